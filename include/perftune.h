@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libperftune — get, set and restore Linux kernel tunables safely.
+ *
+ * One string names one tunable ("block.sda.scheduler", "thp.enabled",
+ * "sysctl.vm.dirty_ratio"; see perftune(8) and DESIGN.md §2 for the
+ * namespace).  Every function returns 0, a non-negative count, or a negative
+ * errno; the context keeps a one-line message naming the key and the cause,
+ * readable with perftune_ctx_last_error().  The library never prints (unless
+ * a log function is set) and never exits.
+ *
+ * Errors a function may return are listed with it.  Across the API:
+ *   -EINVAL     malformed key or value, or a value the tunable does not accept
+ *   -ENOENT     the key names a tunable this kernel does not have
+ *   -ENODEV     the selector names no device (or a device without the attribute)
+ *   -EACCES/-EPERM  not allowed (not root, read-only attribute)
+ *   -EROFS      the tunable is read-only by design (e.g. selinux.enforce)
+ *   -ENOMEM     out of memory
+ *   -EIO        the kernel accepted a write but did not carry it out
+ *   -EBUSY      a named transaction is held by a live process
+ *   -ENAMETOOLONG  key, value or path over the limits
+ *   -EOPNOTSUPP the tunable exists in the namespace but not on this machine
+ *               (no cpufreq driver, SELinux not enabled, ...)
+ */
+#ifndef PERFTUNE_H
+#define PERFTUNE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PERFTUNE_KEY_MAX 512   /* bytes, including the NUL */
+#define PERFTUNE_VALUE_MAX 4096 /* bytes, including the NUL */
+
+/* ------------------------------------------------------------------------ */
+/* Context                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/** Opaque library context: root directory, journal directory, log, last error. */
+struct perftune_ctx;
+
+/**
+ * perftune_ctx_new() - create a context on the running machine.
+ * The root is "/", the journal directory $PERFTUNE_JOURNAL_DIR or /run/perftune.
+ * @ctxp: receives the new context (refcount 1).
+ * Return: 0, or -ENOMEM, or -errno if "/" cannot be opened.
+ */
+int perftune_ctx_new(struct perftune_ctx **ctxp);
+
+/** perftune_ctx_ref() - take a reference. Return: @ctx. */
+struct perftune_ctx *perftune_ctx_ref(struct perftune_ctx *ctx);
+
+/** perftune_ctx_unref() - drop a reference; frees at zero. Accepts NULL. Return: NULL. */
+struct perftune_ctx *perftune_ctx_unref(struct perftune_ctx *ctx);
+
+/**
+ * perftune_ctx_set_root() - read and write kernel files below @root instead of "/".
+ * Used by tests with a fake tree (root/sys, root/proc/sys, root/dev).
+ * Return: 0, -ENOENT/-ENOTDIR if @root is not a directory, -ENOMEM.
+ */
+int perftune_ctx_set_root(struct perftune_ctx *ctx, const char *root);
+
+/** perftune_ctx_get_root() - the root directory in use. */
+const char *perftune_ctx_get_root(struct perftune_ctx *ctx);
+
+/**
+ * perftune_ctx_set_journal_dir() - keep transaction journals in @dir.
+ * The directory is created with mode 0700 when first needed.
+ * Return: 0, -EINVAL (relative path), -ENOMEM.
+ */
+int perftune_ctx_set_journal_dir(struct perftune_ctx *ctx, const char *dir);
+
+/** perftune_ctx_get_journal_dir() - the journal directory in use. */
+const char *perftune_ctx_get_journal_dir(struct perftune_ctx *ctx);
+
+/** Log priorities, as in syslog(3). */
+enum {
+	PERFTUNE_LOG_ERR = 3,
+	PERFTUNE_LOG_WARNING = 4,
+	PERFTUNE_LOG_NOTICE = 5,
+	PERFTUNE_LOG_INFO = 6,
+	PERFTUNE_LOG_DEBUG = 7,
+};
+
+/** Log callback: @priority is a PERFTUNE_LOG_* value, @msg one line without newline. */
+typedef void (*perftune_log_fn)(struct perftune_ctx *ctx, int priority, const char *msg,
+				void *userdata);
+
+/**
+ * perftune_ctx_set_log_fn() - send log messages up to @max_priority to @fn.
+ * @fn NULL disables logging (the default).
+ */
+void perftune_ctx_set_log_fn(struct perftune_ctx *ctx, perftune_log_fn fn, int max_priority,
+			     void *userdata);
+
+/**
+ * perftune_ctx_last_error() - one line naming the key and the cause of the last
+ * failed call on @ctx ("block.sdx.scheduler: no such block device"), or "" if none.
+ * Valid until the next call on @ctx.
+ */
+const char *perftune_ctx_last_error(struct perftune_ctx *ctx);
+
+/** perftune_version() - the library version string, e.g. "0.1.0". */
+const char *perftune_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Reading                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * perftune_get() - read the current value of @key.
+ * A key that expands to several tunables (a glob, "cpu.all...") yields their
+ * value if all agree, else -ENOTUNIQ naming the first two that differ.
+ * @value: receives a malloc'd string; free() it.
+ * Return: 0, -EINVAL, -ENOENT, -ENODEV, -EOPNOTSUPP, -EACCES, -ENOTUNIQ, -ENOMEM.
+ */
+int perftune_get(struct perftune_ctx *ctx, const char *key, char **value);
+
+/**
+ * Generic iterator, used for lists, transaction changes and status.
+ * After perftune_iter_next() returned 1 the accessors describe the current item;
+ * accessors that do not apply to an iterator return NULL / 0.
+ */
+struct perftune_iter;
+
+/**
+ * perftune_list() - iterate over the existing tunables whose key starts with @prefix
+ * (NULL or "" for all), in a stable order. Items: key and value.
+ * Tunables that exist but cannot be read (permission) are listed with value NULL.
+ * Return: 0, -ENOMEM.
+ */
+int perftune_list(struct perftune_ctx *ctx, const char *prefix, struct perftune_iter **iterp);
+
+/** perftune_iter_next() - advance. Return: 1 item available, 0 end. */
+int perftune_iter_next(struct perftune_iter *iter);
+
+/** perftune_iter_key() - concrete key of the current item. */
+const char *perftune_iter_key(struct perftune_iter *iter);
+
+/**
+ * perftune_iter_value() - value of the current item: the current value (list),
+ * the new value (transaction changes), the value the transaction wrote (status).
+ */
+const char *perftune_iter_value(struct perftune_iter *iter);
+
+/** perftune_iter_old() - the original value (transaction changes and status). */
+const char *perftune_iter_old(struct perftune_iter *iter);
+
+/** perftune_iter_current() - the value on the machine now (status). */
+const char *perftune_iter_current(struct perftune_iter *iter);
+
+/** perftune_iter_name() - the transaction name (status). */
+const char *perftune_iter_name(struct perftune_iter *iter);
+
+/** perftune_iter_note() - a remark: alias mapping, resolution, drift, skip reason. */
+const char *perftune_iter_note(struct perftune_iter *iter);
+
+/** Item flags (perftune_iter_flags). */
+enum {
+	PERFTUNE_ITEM_DRIFT = 1 << 0,	 /* current value differs from what the transaction wrote */
+	PERFTUNE_ITEM_ORPHANED = 1 << 1, /* the transaction's holder process is gone */
+	PERFTUNE_ITEM_HELD = 1 << 2,	 /* the transaction is held by a live process */
+	PERFTUNE_ITEM_WRITTEN = 1 << 3,	 /* the key was written (not just journaled) */
+	PERFTUNE_ITEM_UNCHANGED = 1 << 4, /* staged but already at the value: no write */
+	PERFTUNE_ITEM_COMMITTED = 1 << 5, /* the transaction's commit completed */
+	PERFTUNE_ITEM_SHADOWED = 1 << 6,  /* a later live transaction also changed the key */
+};
+
+/** perftune_iter_flags() - PERFTUNE_ITEM_* bits of the current item. */
+unsigned perftune_iter_flags(struct perftune_iter *iter);
+
+/** perftune_iter_pid() - holder pid of the transaction (status), 0 if none. */
+int perftune_iter_pid(struct perftune_iter *iter);
+
+/** perftune_iter_free() - free the iterator. Accepts NULL. */
+void perftune_iter_free(struct perftune_iter *iter);
+
+/** Describes one tunable (perftune_describe). */
+struct perftune_desc;
+
+/**
+ * perftune_describe() - current value, allowed choices or range, unit, whether
+ * it can be written and why not.  @key must name exactly one tunable.
+ * Return: 0, -EINVAL, -ENOENT, -ENODEV, -EOPNOTSUPP, -ENOTUNIQ, -ENOMEM.
+ */
+int perftune_describe(struct perftune_ctx *ctx, const char *key, struct perftune_desc **descp);
+
+const char *perftune_desc_key(const struct perftune_desc *d);	  /* concrete key */
+const char *perftune_desc_value(const struct perftune_desc *d);	  /* current value or NULL */
+const char *perftune_desc_path(const struct perftune_desc *d);	  /* kernel file behind it */
+const char *perftune_desc_choices(const struct perftune_desc *d); /* space separated, or NULL */
+/** perftune_desc_range() - true if the value is a number in [*min, *max]. */
+bool perftune_desc_range(const struct perftune_desc *d, long long *min, long long *max);
+const char *perftune_desc_unit(const struct perftune_desc *d);	 /* "kB", "us", "pages" or NULL */
+bool perftune_desc_writable(const struct perftune_desc *d);
+const char *perftune_desc_reason(const struct perftune_desc *d); /* why not writable, or NULL */
+const char *perftune_desc_info(const struct perftune_desc *d);	 /* extra facts, or NULL */
+/** perftune_desc_free() - accepts NULL. */
+void perftune_desc_free(struct perftune_desc *d);
+
+/* ------------------------------------------------------------------------ */
+/* Transactions                                                             */
+/* ------------------------------------------------------------------------ */
+
+/** A named, all-or-nothing set of changes with a journal of the originals. */
+struct perftune_tx;
+
+/** Transaction flags. */
+enum {
+	PERFTUNE_TX_DRY_RUN = 1 << 0,	   /* validate and report, write nothing */
+	PERFTUNE_TX_HOLD = 1 << 1,	   /* keep held values (PM QoS fds) while the tx lives */
+	PERFTUNE_TX_ALLOW_PARTIAL = 1 << 2, /* accept fewer huge pages than asked */
+};
+
+/**
+ * perftune_tx_new() - start a transaction named @name ("default" if NULL).
+ * The name is [A-Za-z0-9_.@-]{1,64}.  Re-using the name of a committed
+ * transaction extends it: originals already journaled are kept.
+ * Return: 0, -EINVAL (bad name or flags), -ENOMEM.
+ */
+int perftune_tx_new(struct perftune_ctx *ctx, const char *name, unsigned flags,
+		    struct perftune_tx **txp);
+
+struct perftune_tx *perftune_tx_ref(struct perftune_tx *tx);
+
+/**
+ * perftune_tx_unref() - drop a reference.  At zero a committed HOLD
+ * transaction is rolled back (its hold ends with it); a committed non-HOLD
+ * transaction stays in force until perftune_restore().  Accepts NULL.
+ */
+struct perftune_tx *perftune_tx_unref(struct perftune_tx *tx);
+
+/**
+ * perftune_tx_set() - validate @value for @key and stage it.  Nothing is written.
+ * Aliases are mapped (scheduler "deadline" -> "mq-deadline"); a glob stages every
+ * tunable it matches.  On error nothing is staged by this call.
+ * Return: number of tunables staged (>= 1), -EINVAL, -ENOENT, -ENODEV, -EACCES,
+ *         -EROFS, -EOPNOTSUPP, -EALREADY (the tx was committed), -ENOMEM.
+ */
+int perftune_tx_set(struct perftune_tx *tx, const char *key, const char *value);
+
+/**
+ * perftune_tx_commit() - write every staged value: journal the original, write,
+ * read back.  On any failure every key already written is restored in reverse
+ * order and the error names the failing key.  With DRY_RUN nothing is written.
+ * Return: number of tunables written (0 if all were already at their values),
+ *         -EIO (read-back differs), -EAGAIN (partial huge pages without
+ *         ALLOW_PARTIAL), any write errno, -EALREADY.
+ */
+int perftune_tx_commit(struct perftune_tx *tx);
+
+/**
+ * perftune_tx_changes() - iterate over the staged tunables: key, old value,
+ * new value, flags (UNCHANGED, WRITTEN), note.  Valid before and after commit.
+ */
+int perftune_tx_changes(struct perftune_tx *tx, struct perftune_iter **iterp);
+
+/**
+ * perftune_tx_rollback() - restore every key of the committed transaction and
+ * remove its journal (same as perftune_restore() of its name).
+ * Return: number of keys written back, or -errno.
+ */
+int perftune_tx_rollback(struct perftune_tx *tx);
+
+/** perftune_tx_name() - the transaction's name. */
+const char *perftune_tx_name(struct perftune_tx *tx);
+
+/** Flags for perftune_restore(). */
+enum {
+	PERFTUNE_RESTORE_ALL = 1 << 0,	   /* every journaled transaction (@name NULL) */
+	PERFTUNE_RESTORE_ORPHANS = 1 << 1, /* only those whose holder died (@name NULL) */
+	PERFTUNE_RESTORE_FORCE = 1 << 2,   /* even if held by a live process */
+};
+
+/**
+ * perftune_restore() - return every key of transaction @name to its original,
+ * in reverse order (schedulers before their iosched parameters), and remove
+ * its journal.  Keys that drifted are restored too and logged as such.
+ * A key that a later live transaction also changed is handed over to it.
+ * Return: number of keys written back, -ENOENT (no such transaction),
+ *         -EBUSY (held by a live process, without FORCE), or -errno.
+ */
+int perftune_restore(struct perftune_ctx *ctx, const char *name, unsigned flags);
+
+/**
+ * perftune_status() - iterate over every key of every journaled transaction:
+ * name, key, original (old), written (value), current, pid, flags
+ * (ORPHANED, HELD, DRIFT, WRITTEN, COMMITTED, SHADOWED), note.
+ * Return: 0, -ENOMEM, -errno reading the journal directory.
+ */
+int perftune_status(struct perftune_ctx *ctx, struct perftune_iter **iterp);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFTUNE_H */

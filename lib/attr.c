@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The only module that opens, reads and writes kernel files.  Every path is
+ * relative to the context root and confined below its top directory (sys/,
+ * proc/, dev/) with openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS): sysfs is
+ * full of relative symlinks, which stay allowed, but nothing resolves outside.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "internal.h"
+
+static const char *const tops[] = { "sys/", "proc/", "dev/" };
+
+/* Split "sys/block/x" into the top dir fd and the rest. */
+static int open_top(struct perftune_ctx *ctx, const char *path, const char **rest)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(tops); i++) {
+		size_t n = strlen(tops[i]);
+		if (strncmp(path, tops[i], n) == 0 && path[n] && path[n] != '/') {
+			char top[8];
+			memcpy(top, tops[i], n - 1);
+			top[n - 1] = '\0';
+			*rest = path + n;
+			int fd = openat(pt_root_fd(ctx), top, O_PATH | O_DIRECTORY | O_CLOEXEC |
+								   O_NOFOLLOW);
+			return fd < 0 ? -errno : fd;
+		}
+	}
+	return -EPERM;
+}
+
+int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags)
+{
+	struct open_how how = {
+		/* openat2 takes only these flags with O_PATH */
+		.flags = (unsigned)flags | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	const char *rest;
+	int top, fd;
+
+	top = open_top(ctx, path, &rest);
+	if (top < 0)
+		return top;
+	fd = (int)syscall(SYS_openat2, top, rest, &how, sizeof(how));
+	if (fd < 0)
+		fd = errno == EXDEV ? -EPERM : -errno; /* EXDEV: escape attempt */
+	close(top);
+	return fd;
+}
+
+int pt_attr_read_raw(struct perftune_ctx *ctx, const char *path, char *buf, size_t size)
+{
+	_cleanup_close_ int fd = pt_attr_open(ctx, path, O_RDONLY);
+	size_t len = 0;
+
+	if (fd < 0)
+		return fd;
+	if (size == 0)
+		return -EINVAL;
+	while (len < size - 1) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	return (int)len;
+}
+
+int pt_attr_read(struct perftune_ctx *ctx, const char *path, char *buf, size_t size)
+{
+	int r = pt_attr_read_raw(ctx, path, buf, size);
+
+	if (r < 0)
+		return r;
+	pt_normalize(buf);
+	return (int)strlen(buf);
+}
+
+int pt_attr_write_real(struct perftune_ctx *ctx, const char *path, const char *buf, size_t len)
+{
+	_cleanup_close_ int fd = pt_attr_open(ctx, path, O_WRONLY | O_NOFOLLOW);
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	do
+		n = write(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+int pt_attr_write(struct perftune_ctx *ctx, const char *path, const char *value)
+{
+	void *ud;
+	pt_write_fn fn = pt_attr_get_write_fn(ctx, &ud);
+
+	pt_log(ctx, PERFTUNE_LOG_DEBUG, "write %s <- %s", path, value);
+	if (fn)
+		return fn(ctx, path, value, strlen(value), ud);
+	return pt_attr_write_real(ctx, path, value, strlen(value));
+}
+
+int pt_attr_write_hold(struct perftune_ctx *ctx, const char *path, const void *buf, size_t len,
+		       int *hold_fd)
+{
+	void *ud;
+	pt_write_fn fn = pt_attr_get_write_fn(ctx, &ud);
+	int fd;
+	ssize_t n;
+
+	*hold_fd = -1;
+	if (fn) /* a simulated kernel keeps the request itself */
+		return fn(ctx, path, buf, len, ud);
+	fd = pt_attr_open(ctx, path, O_RDWR | O_NOFOLLOW);
+	if (fd < 0)
+		return fd;
+	n = write(fd, buf, len);
+	if (n < 0 || (size_t)n != len) {
+		int r = n < 0 ? -errno : -EIO;
+		close(fd);
+		return r;
+	}
+	*hold_fd = fd;
+	return 0;
+}
+
+static int attr_stat(struct perftune_ctx *ctx, const char *path, struct stat *st)
+{
+	_cleanup_close_ int fd = pt_attr_open(ctx, path, O_PATH);
+
+	if (fd < 0)
+		return fd;
+	return fstat(fd, st) < 0 ? -errno : 0;
+}
+
+bool pt_attr_exists(struct perftune_ctx *ctx, const char *path)
+{
+	struct stat st;
+	return attr_stat(ctx, path, &st) == 0;
+}
+
+bool pt_attr_is_dir(struct perftune_ctx *ctx, const char *path)
+{
+	struct stat st;
+	return attr_stat(ctx, path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool pt_attr_tunable(struct perftune_ctx *ctx, const char *path)
+{
+	struct stat st;
+	return attr_stat(ctx, path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0222);
+}
+
+int pt_attr_writable(struct perftune_ctx *ctx, const char *path, char *reason, size_t size)
+{
+	struct stat st;
+	int r = attr_stat(ctx, path, &st);
+
+	if (r < 0)
+		return r;
+	if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
+		snprintf(reason, size, "not a regular attribute file");
+		return 0;
+	}
+	if (!(st.st_mode & 0222)) {
+		snprintf(reason, size, "read-only in this kernel (mode %04o)", st.st_mode & 07777);
+		return 0;
+	}
+	if (pt_root_is_host(ctx) && geteuid() != 0 && geteuid() != st.st_uid) {
+		snprintf(reason, size, "needs root (owned by uid %u, mode %04o)", st.st_uid,
+			 st.st_mode & 07777);
+		return 0;
+	}
+	return 1;
+}
+
+DIR *pt_attr_opendir(struct perftune_ctx *ctx, const char *path)
+{
+	int fd = pt_attr_open(ctx, path, O_RDONLY | O_DIRECTORY);
+	DIR *d;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	d = fdopendir(fd);
+	if (!d)
+		close(fd);
+	return d;
+}
+
+int pt_attr_readlink(struct perftune_ctx *ctx, const char *path, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	_cleanup_close_ int dfd = -1;
+	ssize_t n;
+
+	if (!slash || (size_t)(slash - path) >= sizeof(dir))
+		return -EINVAL;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	dfd = pt_attr_open(ctx, dir, O_PATH | O_DIRECTORY);
+	if (dfd < 0)
+		return dfd;
+	n = readlinkat(dfd, slash + 1, buf, size - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return (int)n;
+}

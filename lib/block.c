@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * block.<sel>.<attr>: request queue attributes (Documentation/ABI/stable/sysfs-block).
+ * Selectors: a kernel name, a glob, or in brackets a /dev path or any path
+ * (the disk under it).  A partition means its disk.  A bio-based dm/md device
+ * has a scheduler the kernel ignores: its scheduler, iosched and nr_requests
+ * keys resolve to the disks underneath (slaves/, recursively).
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <libudev.h>
+#include "internal.h"
+
+#define MAX_DISKS 4096
+
+enum { ATTR_SCHED, ATTR_QUEUE, ATTR_IOSCHED };
+
+struct disks {
+	char (*name)[64];
+	char (*via)[96];
+	size_t n, cap;
+};
+
+static int disks_add(struct disks *d, const char *name, const char *via)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->name[i], name))
+			return 0;
+	if (d->n == MAX_DISKS)
+		return -E2BIG;
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 16;
+		void *a = realloc(d->name, cap * sizeof(*d->name));
+		if (!a)
+			return -ENOMEM;
+		d->name = a;
+		a = realloc(d->via, cap * sizeof(*d->via));
+		if (!a)
+			return -ENOMEM;
+		d->via = a;
+		d->cap = cap;
+	}
+	snprintf(d->name[d->n], sizeof(*d->name), "%s", name);
+	snprintf(d->via[d->n], sizeof(*d->via), "%s", via ? via : "");
+	d->n++;
+	return 0;
+}
+
+static void disks_free(struct disks *d)
+{
+	free(d->name);
+	free(d->via);
+}
+
+static bool is_disk(struct perftune_ctx *ctx, const char *name)
+{
+	char p[PATH_MAX];
+	return strchr(name, '/') == NULL && name[0] != '.' &&
+	       pt_snprintf(p, sizeof(p), "sys/block/%s", name) >= 0 && pt_attr_exists(ctx, p);
+}
+
+/* The disk a block device (disk or partition) belongs to, via libudev. */
+static int disk_of_udev(struct perftune_ctx *ctx, struct udev_device *dev, char *out, size_t size)
+{
+	struct udev_device *disk = dev;
+	const char *type = udev_device_get_devtype(dev);
+
+	if (type && !strcmp(type, "partition"))
+		disk = udev_device_get_parent_with_subsystem_devtype(dev, "block", "disk");
+	if (!disk || !udev_device_get_sysname(disk))
+		return -ENODEV;
+	snprintf(out, size, "%s", udev_device_get_sysname(disk));
+	return is_disk(ctx, out) ? 0 : -ENODEV;
+}
+
+static int disk_of_name(struct perftune_ctx *ctx, const char *name, char *out, size_t size)
+{
+	struct udev_device *dev;
+	int r;
+
+	if (is_disk(ctx, name))
+		return pt_snprintf(out, size, "%s", name) < 0 ? -ENAMETOOLONG : 0;
+	dev = udev_device_new_from_subsystem_sysname(pt_udev(ctx), "block", name);
+	if (!dev)
+		return -ENODEV;
+	r = disk_of_udev(ctx, dev, out, size);
+	udev_device_unref(dev);
+	return r;
+}
+
+static int disk_of_devnum(struct perftune_ctx *ctx, dev_t devnum, char *out, size_t size)
+{
+	struct udev_device *dev = udev_device_new_from_devnum(pt_udev(ctx), 'b', devnum);
+	int r;
+
+	if (!dev)
+		return -ENODEV;
+	r = disk_of_udev(ctx, dev, out, size);
+	udev_device_unref(dev);
+	return r;
+}
+
+/* Fake root: the device a path is on, from <root>/proc/self/mountinfo. */
+static int devnum_from_mountinfo(struct perftune_ctx *ctx, const char *path, dev_t *devnum)
+{
+	char buf[PT_READ_MAX], *save = NULL;
+	size_t best = 0;
+	int r = pt_attr_read_raw(ctx, "proc/self/mountinfo", buf, sizeof(buf));
+
+	if (r < 0)
+		return r;
+	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned maj, min;
+		char mnt[PATH_MAX];
+		size_t n;
+		if (sscanf(line, "%*d %*d %u:%u %*s %4095s", &maj, &min, mnt) != 3)
+			continue;
+		n = strlen(mnt);
+		if (strncmp(path, mnt, n) || (path[n] && path[n] != '/' && n > 1) || n < best)
+			continue;
+		best = n;
+		*devnum = makedev(maj, min);
+	}
+	return best ? 0 : -ENOENT;
+}
+
+/* block[/dev/x] and block[/some/path] */
+static int disk_of_path(struct perftune_ctx *ctx, const char *key, const char *path, char *out,
+			size_t size)
+{
+	struct stat st;
+	dev_t devnum;
+	int r;
+
+	if (pt_root_is_host(ctx)) {
+		if (stat(path, &st) < 0)
+			return pt_err(ctx, -errno, "%s: %s: %s", key, path, strerror(errno));
+		if (S_ISBLK(st.st_mode))
+			devnum = st.st_rdev;
+		else if (!strncmp(path, "/dev/", 5))
+			return pt_err(ctx, -ENOTBLK, "%s: %s is not a block device", key, path);
+		else
+			devnum = st.st_dev;
+	} else if (!strncmp(path, "/dev/", 5)) {
+		char link[PATH_MAX];
+		const char *base = strrchr(path, '/') + 1;
+		if (pt_attr_readlink(ctx, path + 1, link, sizeof(link)) >= 0)
+			base = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+		r = disk_of_name(ctx, base, out, size);
+		return r < 0 ? pt_err(ctx, -ENODEV, "%s: %s is not a block device", key, path) : 0;
+	} else if (devnum_from_mountinfo(ctx, path, &devnum) < 0) {
+		return pt_err(ctx, -ENOENT, "%s: %s: no such path", key, path);
+	}
+	if (major(devnum) == 0)
+		return pt_err(ctx, -ENODEV,
+			      "%s: %s is on a filesystem without a block device (tmpfs, overlay, "
+			      "btrfs subvolume, nfs)",
+			      key, path);
+	r = disk_of_devnum(ctx, devnum, out, size);
+	if (r < 0)
+		return pt_err(ctx, -ENODEV, "%s: %s: device %u:%u has no request queue", key, path,
+			      major(devnum), minor(devnum));
+	return 0;
+}
+
+/* bio-based dm/md: stacked on slaves and no real scheduler of its own */
+static bool is_bio_based(struct perftune_ctx *ctx, const char *disk)
+{
+	char p[PATH_MAX], raw[512];
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	bool slaves = false;
+
+	snprintf(p, sizeof(p), "sys/block/%s/slaves", disk);
+	d = pt_attr_opendir(ctx, p);
+	if (!d)
+		return false;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			slaves = true;
+	if (!slaves)
+		return false;
+	snprintf(p, sizeof(p), "sys/block/%s/queue/scheduler", disk);
+	if (pt_attr_read_raw(ctx, p, raw, sizeof(raw)) < 0)
+		return true;
+	pt_choices(raw, raw, sizeof(raw));
+	return strcmp(raw, "none") == 0;
+}
+
+static int add_slaves(struct perftune_ctx *ctx, struct disks *out, const char *disk,
+		      const char *via, int depth)
+{
+	char p[PATH_MAX], name[64];
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	int r = 0;
+
+	if (depth > 8)
+		return -ELOOP;
+	if (!is_bio_based(ctx, disk))
+		return disks_add(out, disk, via);
+	snprintf(p, sizeof(p), "sys/block/%s/slaves", disk);
+	d = pt_attr_opendir(ctx, p);
+	while (d && (de = readdir(d)) && r >= 0) {
+		if (de->d_name[0] == '.' || disk_of_name(ctx, de->d_name, name, sizeof(name)) < 0)
+			continue;
+		r = add_slaves(ctx, out, name, via, depth + 1);
+	}
+	return r;
+}
+
+static int select_disks(struct perftune_ctx *ctx, const struct pt_keyparts *kp, struct disks *out)
+{
+	const struct pt_comp *sel = &kp->c[1];
+	char disk[64];
+	int r;
+
+	if (sel->bracketed && sel->s[0] == '/') {
+		r = disk_of_path(ctx, kp->text, sel->s, disk, sizeof(disk));
+		return r < 0 ? r : disks_add(out, disk, NULL);
+	}
+	if (strchr(sel->s, '/') || !strcmp(sel->s, "..") || !strcmp(sel->s, "."))
+		return pt_err(ctx, -EINVAL, "%s: '%s' is not a device name", kp->text, sel->s);
+	if (pt_glob(sel->s)) {
+		_cleanup_closedir_ DIR *d = pt_attr_opendir(ctx, "sys/block");
+		struct dirent *de;
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] != '.' && !fnmatch(sel->s, de->d_name, 0) &&
+			    (r = disks_add(out, de->d_name, NULL)) < 0)
+				return r;
+		if (!out->n)
+			return pt_err(ctx, -ENODEV, "%s: no block device matches '%s'", kp->text,
+				      sel->s);
+		return 0;
+	}
+	if (disk_of_name(ctx, sel->s, disk, sizeof(disk)) < 0)
+		return pt_err(ctx, -ENODEV, "%s: no such block device", kp->text);
+	return disks_add(out, disk, strcmp(disk, sel->s) ? sel->s : NULL);
+}
+
+static int emit_attr(struct perftune_ctx *ctx, const char *disk, int kind, const char *name,
+		     const char *note, pt_emit_fn emit, void *ud)
+{
+	struct pt_tunable t;
+	char path[PATH_MAX];
+	int r;
+
+	if (kind == ATTR_IOSCHED)
+		r = pt_snprintf(path, sizeof(path), "sys/block/%s/queue/iosched/%s", disk, name);
+	else
+		r = pt_snprintf(path, sizeof(path), "sys/block/%s/queue/%s", disk, name);
+	if (r < 0 || pt_tunable_init(&t, &pt_block_family, path, "block.%s.%s%s", disk,
+				     kind == ATTR_IOSCHED ? "iosched." : "", name) < 0)
+		return -ENAMETOOLONG;
+	snprintf(t.group, sizeof(t.group), "%s", disk);
+	t.kind = kind;
+	t.order = kind == ATTR_SCHED ? 0 : kind == ATTR_QUEUE ? 1 : 2;
+	if (note && *note)
+		snprintf(t.note, sizeof(t.note), "%s", note);
+	return emit(ctx, &t, ud);
+}
+
+static int block_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,
+			 void *ud)
+{
+	struct disks sel = { 0 }, res = { 0 };
+	const char *attr;
+	int kind, r;
+
+	if (kp->n < 3)
+		return pt_err(ctx, -EINVAL, "%s: expected block.<device>.<attribute>", kp->text);
+	for (int i = 2; i < kp->n; i++)
+		if (kp->c[i].bracketed || pt_glob(kp->c[i].s))
+			return pt_err(ctx, -EINVAL, "%s: attribute names take no brackets or globs",
+				      kp->text);
+	if (kp->n == 4 && !strcmp(kp->c[2].s, "iosched")) {
+		kind = ATTR_IOSCHED;
+		attr = kp->c[3].s;
+	} else if (kp->n == 3) {
+		attr = kp->c[2].s;
+		kind = !strcmp(attr, "scheduler") ? ATTR_SCHED : ATTR_QUEUE;
+	} else {
+		return pt_err(ctx, -EINVAL, "%s: expected block.<device>.<attribute> or "
+					    "block.<device>.iosched.<parameter>",
+			      kp->text);
+	}
+	r = select_disks(ctx, kp, &sel);
+	for (size_t i = 0; r >= 0 && i < sel.n; i++) {
+		char via[96] = "";
+		bool stacked = kind != ATTR_QUEUE || !strcmp(attr, "nr_requests");
+		if (stacked && is_bio_based(ctx, sel.name[i])) {
+			snprintf(via, sizeof(via), "via %s (bio-based: its disks carry the I/O)",
+				 sel.name[i]);
+			r = add_slaves(ctx, &res, sel.name[i], via, 0);
+		} else {
+			if (sel.via[i][0])
+				snprintf(via, sizeof(via), "via %s", sel.via[i]);
+			r = disks_add(&res, sel.name[i], via);
+		}
+	}
+	for (size_t i = 0; r >= 0 && i < res.n; i++) {
+		char p[PATH_MAX];
+		snprintf(p, sizeof(p), "sys/block/%s/queue", res.name[i]);
+		if (!pt_attr_is_dir(ctx, p)) {
+			if (pt_glob(kp->c[1].s))
+				continue;
+			r = pt_err(ctx, -ENODEV, "%s: %s has no request queue", kp->text,
+				   res.name[i]);
+			break;
+		}
+		if (kind == ATTR_QUEUE) {
+			snprintf(p, sizeof(p), "sys/block/%s/queue/%s", res.name[i], attr);
+			if (!pt_attr_exists(ctx, p) || pt_attr_is_dir(ctx, p)) {
+				r = pt_err(ctx, -ENOENT, "%s: %s has no queue attribute '%s'",
+					   kp->text, res.name[i], attr);
+				break;
+			}
+		}
+		r = emit_attr(ctx, res.name[i], kind, attr, res.via[i], emit, ud);
+	}
+	disks_free(&sel);
+	disks_free(&res);
+	return r;
+}
+
+static int list_dir(struct perftune_ctx *ctx, const char *disk, int kind, pt_emit_fn emit, void *ud,
+		    bool bio)
+{
+	char p[PATH_MAX];
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	int r = 0;
+
+	snprintf(p, sizeof(p), "sys/block/%s/queue%s", disk, kind == ATTR_IOSCHED ? "/iosched" : "");
+	d = pt_attr_opendir(ctx, p);
+	while (d && (de = readdir(d)) && r >= 0) {
+		char f[PATH_MAX];
+		if (de->d_type != DT_REG)
+			continue;
+		snprintf(f, sizeof(f), "%s/%s", p, de->d_name);
+		if (!pt_attr_tunable(ctx, f))
+			continue; /* read-only facts are not tunables */
+		int k = kind == ATTR_IOSCHED ? ATTR_IOSCHED
+			: !strcmp(de->d_name, "scheduler") ? ATTR_SCHED : ATTR_QUEUE;
+		if (bio && (k == ATTR_SCHED || !strcmp(de->d_name, "nr_requests")))
+			continue;
+		r = emit_attr(ctx, disk, k, de->d_name, NULL, emit, ud);
+	}
+	return r;
+}
+
+static int block_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
+{
+	_cleanup_closedir_ DIR *d = pt_attr_opendir(ctx, "sys/block");
+	struct dirent *de;
+	int r = 0;
+
+	while (d && (de = readdir(d)) && r >= 0) {
+		bool bio;
+		if (de->d_name[0] == '.')
+			continue;
+		bio = is_bio_based(ctx, de->d_name);
+		r = list_dir(ctx, de->d_name, ATTR_QUEUE, emit, ud, bio);
+		if (r >= 0 && !bio)
+			r = list_dir(ctx, de->d_name, ATTR_IOSCHED, emit, ud, bio);
+	}
+	return r;
+}
+
+static int block_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size)
+{
+	int r = pt_attr_read(ctx, t->path, buf, size);
+
+	if (r == -ENOENT && t->kind == ATTR_IOSCHED) {
+		char p[PATH_MAX], cur[64] = "?";
+		snprintf(p, sizeof(p), "sys/block/%s/queue/scheduler", t->group);
+		pt_attr_read(ctx, p, cur, sizeof(cur));
+		return pt_err(ctx, -ENOENT, "%s: not a parameter of %s's scheduler '%s'", t->key,
+			      t->group, cur);
+	}
+	return r < 0 ? pt_file_read(ctx, t, buf, size) : 0;
+}
+
+/* blk-mq names for the legacy elevators: deadline, noop and cfq are gone since 5.0 */
+static const char *sched_alias(const char *name, const char *raw)
+{
+	if (!strcmp(name, "deadline"))
+		return "mq-deadline";
+	if (!strcmp(name, "noop"))
+		return "none";
+	if (!strcmp(name, "cfq") && pt_choice_in(raw, "bfq"))
+		return "bfq";
+	return name;
+}
+
+static int sched_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+			  char *out, size_t size)
+{
+	char raw[512], alts[PT_VAL], choices[512], *save = NULL;
+	int r = pt_attr_read_raw(ctx, t->path, raw, sizeof(raw));
+
+	if (r < 0)
+		return pt_file_read(ctx, t, out, size);
+	snprintf(alts, sizeof(alts), "%s", in);
+	pt_trim(alts);
+	for (char *a = strtok_r(alts, "|", &save); a; a = strtok_r(NULL, "|", &save)) {
+		pt_trim(a);
+		const char *name = sched_alias(a, raw);
+		if (pt_choice_in(raw, name)) {
+			char tmp[PT_VAL];
+			snprintf(out, size, "%s", name);
+			return pt_file_validate(ctx, t, name, tmp, sizeof(tmp));
+		}
+	}
+	pt_choices(raw, choices, sizeof(choices));
+	return pt_err(ctx, -EINVAL, "%s: '%s' is not offered by %s (%s)", t->key, in, t->group,
+		      choices);
+}
+
+static int block_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+			  char *out, size_t size)
+{
+	if (t->kind == ATTR_SCHED)
+		return sched_validate(ctx, t, in, out, size);
+	if (t->kind == ATTR_IOSCHED && !pt_attr_exists(ctx, t->path)) {
+		char tmp[64];
+		return block_read(ctx, t, tmp, sizeof(tmp));
+	}
+	return pt_file_validate(ctx, t, in, out, size);
+}
+
+static int block_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			  struct perftune_desc *d)
+{
+	int r = pt_file_describe(ctx, t, d);
+	static const struct {
+		const char *name, *unit;
+	} units[] = { { "read_ahead_kb", "kB" }, { "max_sectors_kb", "kB" },
+		      { "wbt_lat_usec", "us" },	 { "nr_requests", "requests" } };
+
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+		if (strstr(t->key, units[i].name))
+			pt_desc_set_unit(d, units[i].unit);
+	if (t->kind == ATTR_SCHED)
+		pt_desc_add_info(d, "aliases: deadline=mq-deadline noop=none cfq=bfq; a|b = first "
+				    "offered; changing it drops iosched.* parameters");
+	return r;
+}
+
+const struct pt_family pt_block_family = {
+	.name = "block",
+	.resolve = block_resolve,
+	.list = block_list,
+	.read = block_read,
+	.validate = block_validate,
+	.write = pt_file_write,
+	.describe = block_describe,
+};

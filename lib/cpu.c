@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * cpu.*: cpufreq policy (Documentation/admin-guide/pm/cpufreq.rst), cpuidle
+ * states by name (pm/cpuidle.rst), per-CPU resume latency QoS and boost.
+ * cpufreq facts are read through libcpupower when built with it, sysfs
+ * otherwise; writes always go through attr.c so every write is journaled,
+ * read back and can be fault-injected the same way.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+#if HAVE_CPUPOWER
+#include <cpufreq.h>
+#include <cpuidle.h>
+#endif
+
+#define CPU_DIR "sys/devices/system/cpu"
+#define MAX_CPUS 8192
+
+enum { C_GOVERNOR, C_MIN, C_MAX, C_EPP, C_IDLE, C_MAXLAT, C_RESUME, C_BOOST };
+
+static const struct {
+	const char *key, *file;
+} freq_attrs[] = {
+	[C_GOVERNOR] = { "governor", "cpufreq/scaling_governor" },
+	[C_MIN] = { "min_khz", "cpufreq/scaling_min_freq" },
+	[C_MAX] = { "max_khz", "cpufreq/scaling_max_freq" },
+	[C_EPP] = { "epp", "cpufreq/energy_performance_preference" },
+};
+
+static bool cpu_present(struct perftune_ctx *ctx, int cpu)
+{
+	char p[64];
+	snprintf(p, sizeof(p), CPU_DIR "/cpu%d", cpu);
+	return pt_attr_is_dir(ctx, p);
+}
+
+/* "all", "3", "0-3,8" -> mask of present CPUs; returns count or -errno */
+static int parse_cpus(struct perftune_ctx *ctx, const struct pt_keyparts *kp, unsigned char *mask)
+{
+	const char *s = kp->c[1].s;
+	int n = 0;
+
+	if (!strcmp(s, "all") || !strcmp(s, "*")) {
+		memset(mask, 0xff, MAX_CPUS / 8);
+	} else {
+		int r = pt_parse_cpulist(s, mask, MAX_CPUS);
+		if (r < 0)
+			return pt_err(ctx, -EINVAL, "%s: '%s' is not a CPU list (all, 3, 0-3,8)",
+				      kp->text, s);
+	}
+	for (int i = 0; i < MAX_CPUS; i++) {
+		if (!(mask[i / 8] & (1u << (i % 8))))
+			continue;
+		if (cpu_present(ctx, i)) {
+			n++;
+		} else {
+			if (strcmp(s, "all") && strcmp(s, "*"))
+				return pt_err(ctx, -ENODEV, "%s: no CPU %d", kp->text, i);
+			mask[i / 8] &= (unsigned char)~(1u << (i % 8));
+		}
+	}
+	return n;
+}
+
+/* stateK whose name (or "stateK") is @name, or -ENOENT */
+static int idle_state(struct perftune_ctx *ctx, int cpu, const char *name, char *dir, size_t size)
+{
+	for (int k = 0; k < 64; k++) {
+		char p[PATH_MAX], n[64];
+		snprintf(p, sizeof(p), CPU_DIR "/cpu%d/cpuidle/state%d", cpu, k);
+		if (!pt_attr_is_dir(ctx, p))
+			break;
+		snprintf(p + strlen(p), sizeof(p) - strlen(p), "/name");
+#if HAVE_CPUPOWER
+		char *cn = pt_root_is_host(ctx) ? cpuidle_state_name((unsigned)cpu, (unsigned)k) : NULL;
+		if (cn) {
+			snprintf(n, sizeof(n), "%s", cn);
+			free(cn);
+		} else
+#endif
+			if (pt_attr_read(ctx, p, n, sizeof(n)) < 0)
+			continue;
+		if (!strcmp(n, name) || (!strncmp(name, "state", 5) && atoi(name + 5) == k &&
+					 strspn(name + 5, "0123456789") == strlen(name + 5))) {
+			snprintf(dir, size, CPU_DIR "/cpu%d/cpuidle/state%d", cpu, k);
+			return k;
+		}
+	}
+	return -ENOENT;
+}
+
+static int emit_cpu(struct perftune_ctx *ctx, int cpu, int kind, const char *state,
+		    const char *key, pt_emit_fn emit, void *ud)
+{
+	struct pt_tunable t;
+	char path[PATH_MAX], dir[PATH_MAX];
+	int r;
+
+	switch (kind) {
+	case C_IDLE:
+		if (idle_state(ctx, cpu, state, dir, sizeof(dir)) < 0)
+			return -ENOENT;
+		snprintf(path, sizeof(path), "%s/disable", dir);
+		r = pt_tunable_init(&t, &pt_cpu_family, path, "cpu.%d.idle.%s.disable", cpu, state);
+		break;
+	case C_MAXLAT:
+		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cpuidle", cpu);
+		if (!pt_attr_is_dir(ctx, path))
+			return -ENOENT;
+		r = pt_tunable_init(&t, &pt_cpu_family, path, "cpu.%d.idle.max_latency_us", cpu);
+		break;
+	case C_RESUME:
+		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/power/pm_qos_resume_latency_us", cpu);
+		r = pt_tunable_init(&t, &pt_cpu_family, path, "cpu.%d.resume_latency_us", cpu);
+		break;
+	case C_BOOST:
+		r = pt_tunable_init(&t, &pt_cpu_family, CPU_DIR "/cpufreq/boost", "cpu.boost");
+		break;
+	default:
+		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/%s", cpu, freq_attrs[kind].file);
+		r = pt_tunable_init(&t, &pt_cpu_family, path, "cpu.%d.%s", cpu, freq_attrs[kind].key);
+	}
+	if (r < 0)
+		return r;
+	if (kind != C_MAXLAT && !pt_attr_exists(ctx, t.path))
+		return -ENOENT;
+	t.kind = kind;
+	t.id = cpu;
+	snprintf(t.aux, sizeof(t.aux), "%s", state ? state : "");
+	(void)key;
+	return emit(ctx, &t, ud);
+}
+
+static int kind_of(const struct pt_keyparts *kp, const char **state)
+{
+	const char *a = kp->c[2].s;
+
+	*state = NULL;
+	if (kp->n == 3) {
+		for (int k = C_GOVERNOR; k <= C_EPP; k++)
+			if (!strcmp(a, freq_attrs[k].key))
+				return k;
+		if (!strcmp(a, "resume_latency_us"))
+			return C_RESUME;
+	}
+	if (kp->n == 4 && !strcmp(a, "idle") && !strcmp(kp->c[3].s, "max_latency_us"))
+		return C_MAXLAT;
+	if (kp->n == 5 && !strcmp(a, "idle") && !strcmp(kp->c[4].s, "disable") &&
+	    !pt_glob(kp->c[3].s)) {
+		*state = kp->c[3].s;
+		return C_IDLE;
+	}
+	return -1;
+}
+
+static int cpu_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,
+		       void *ud)
+{
+	unsigned char mask[MAX_CPUS / 8];
+	const char *state;
+	int kind, n, found = 0, r = 0;
+	bool all;
+
+	if (kp->n == 2 && !strcmp(kp->c[1].s, "boost")) {
+		r = emit_cpu(ctx, 0, C_BOOST, NULL, kp->text, emit, ud);
+		return r == -ENOENT ? pt_err(ctx, -EOPNOTSUPP,
+					     "%s: this cpufreq driver has no boost switch", kp->text)
+				    : r;
+	}
+	if (kp->n < 3 || kp->c[1].bracketed || (kind = kind_of(kp, &state)) < 0)
+		return pt_err(ctx, -EINVAL,
+			      "%s: expected cpu.<cpus>.governor|min_khz|max_khz|epp|"
+			      "resume_latency_us, cpu.<cpus>.idle.<state>.disable, "
+			      "cpu.<cpus>.idle.max_latency_us or cpu.boost",
+			      kp->text);
+	n = parse_cpus(ctx, kp, mask);
+	if (n < 0)
+		return n;
+	all = !strcmp(kp->c[1].s, "all") || !strcmp(kp->c[1].s, "*");
+	for (int i = 0; i < MAX_CPUS && r >= 0; i++) {
+		if (!(mask[i / 8] & (1u << (i % 8))))
+			continue;
+		r = emit_cpu(ctx, i, kind, state, kp->text, emit, ud);
+		if (r == -ENOENT) {
+			if (!all && kind == C_IDLE)
+				return pt_err(ctx, -ENOENT, "%s: CPU %d has no idle state '%s'",
+					      kp->text, i, state);
+			r = 0;
+			continue;
+		}
+		found++;
+	}
+	if (r >= 0 && !found) {
+		if (kind <= C_EPP)
+			return pt_err(ctx, -EOPNOTSUPP,
+				      "%s: no cpufreq driver on this machine (no "
+				      "/sys/devices/system/cpu/cpuN/cpufreq/%s)",
+				      kp->text, strrchr(freq_attrs[kind].file, '/') + 1);
+		if (kind == C_IDLE)
+			return pt_err(ctx, -ENOENT, "%s: no CPU has an idle state '%s'", kp->text,
+				      state);
+		if (kind == C_MAXLAT)
+			return pt_err(ctx, -EOPNOTSUPP, "%s: no cpuidle states on this machine",
+				      kp->text);
+		return pt_err(ctx, -EOPNOTSUPP, "%s: not supported on this machine", kp->text);
+	}
+	return r;
+}
+
+static int cpu_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
+{
+	int r = emit_cpu(ctx, 0, C_BOOST, NULL, NULL, emit, ud);
+
+	for (int i = 0; i < MAX_CPUS && (r >= 0 || r == -ENOENT); i++) {
+		if (!cpu_present(ctx, i))
+			break;
+		for (int k = C_GOVERNOR; k <= C_EPP; k++)
+			if ((r = emit_cpu(ctx, i, k, NULL, NULL, emit, ud)) < 0 && r != -ENOENT)
+				return r;
+		r = emit_cpu(ctx, i, C_RESUME, NULL, NULL, emit, ud);
+		if (r < 0 && r != -ENOENT)
+			return r;
+		r = emit_cpu(ctx, i, C_MAXLAT, NULL, NULL, emit, ud);
+		for (int k = 0; k < 64 && (r >= 0 || r == -ENOENT); k++) {
+			char p[PATH_MAX], name[64];
+			snprintf(p, sizeof(p), CPU_DIR "/cpu%d/cpuidle/state%d/name", i, k);
+			if (pt_attr_read(ctx, p, name, sizeof(name)) < 0)
+				break;
+			r = emit_cpu(ctx, i, C_IDLE, name, NULL, emit, ud);
+		}
+	}
+	return r == -ENOENT ? 0 : r;
+}
+
+/* idle.max_latency_us reads as the deepest exit latency still allowed */
+static int maxlat_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size)
+{
+	long long max = -1;
+
+	for (int k = 0; k < 64; k++) {
+		char p[PATH_MAX], v[32];
+		long long lat, dis;
+		snprintf(p, sizeof(p), "%s/state%d/latency", t->path, k);
+		if (pt_attr_read(ctx, p, v, sizeof(v)) < 0)
+			break;
+		pt_parse_ll(v, &lat);
+		snprintf(p, sizeof(p), "%s/state%d/disable", t->path, k);
+		if (pt_attr_read(ctx, p, v, sizeof(v)) < 0 || pt_parse_ll(v, &dis) < 0 || dis)
+			continue;
+		if (lat > max)
+			max = lat;
+	}
+	return pt_snprintf(buf, size, "%lld", max < 0 ? 0 : max) < 0 ? -ENAMETOOLONG : 0;
+}
+
+static int cpu_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size)
+{
+	if (t->kind == C_MAXLAT)
+		return maxlat_read(ctx, t, buf, size);
+#if HAVE_CPUPOWER
+	if (pt_root_is_host(ctx) && (t->kind == C_GOVERNOR || t->kind == C_MIN || t->kind == C_MAX)) {
+		struct cpufreq_policy *p = cpufreq_get_policy((unsigned)t->id);
+		if (p) {
+			int r = t->kind == C_GOVERNOR ? pt_snprintf(buf, size, "%s", p->governor)
+				: pt_snprintf(buf, size, "%lu", t->kind == C_MIN ? p->min : p->max);
+			cpufreq_put_policy(p);
+			return r < 0 ? -ENAMETOOLONG : 0;
+		}
+	}
+#endif
+	return pt_file_read(ctx, t, buf, size);
+}
+
+static int read_sibling(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *file,
+			char *buf, size_t size)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), CPU_DIR "/cpu%d/cpufreq/%s", t->id, file);
+	return pt_attr_read(ctx, p, buf, size);
+}
+
+static int hw_limits(struct perftune_ctx *ctx, const struct pt_tunable *t, long long *min,
+		     long long *max)
+{
+	char a[32], b[32];
+
+#if HAVE_CPUPOWER
+	unsigned long lo, hi;
+	if (pt_root_is_host(ctx) && cpufreq_get_hardware_limits((unsigned)t->id, &lo, &hi) == 0) {
+		*min = (long long)lo;
+		*max = (long long)hi;
+		return 0;
+	}
+#endif
+	if (read_sibling(ctx, t, "cpuinfo_min_freq", a, sizeof(a)) < 0 ||
+	    read_sibling(ctx, t, "cpuinfo_max_freq", b, sizeof(b)) < 0 || pt_parse_ll(a, min) < 0 ||
+	    pt_parse_ll(b, max) < 0)
+		return -ENOENT;
+	return 0;
+}
+
+static int cpu_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+			char *out, size_t size)
+{
+	char avail[PT_VAL], tmp[PT_VAL];
+	long long lo = 0, hi = 0;
+	int r;
+
+	switch (t->kind) {
+	case C_GOVERNOR:
+	case C_EPP:
+		r = read_sibling(ctx, t,
+				 t->kind == C_GOVERNOR ? "scaling_available_governors"
+						       : "energy_performance_available_preferences",
+				 avail, sizeof(avail));
+		snprintf(out, size, "%s", in);
+		pt_trim(out);
+		if (r >= 0 && !pt_choice_in(avail, out))
+			return pt_err(ctx, -EINVAL, "%s: '%s' is not one of: %s", t->key, out, avail);
+		return pt_file_validate(ctx, t, out, tmp, sizeof(tmp));
+	case C_MIN:
+	case C_MAX:
+		if (hw_limits(ctx, t, &lo, &hi) < 0)
+			return pt_file_validate(ctx, t, in, out, size);
+		r = pt_validate_range(ctx, t, in, lo, hi, out, size);
+		return r < 0 ? r : pt_file_validate(ctx, t, out, tmp, sizeof(tmp));
+	case C_RESUME:
+		snprintf(out, size, "%s", in);
+		pt_trim(out);
+		if (!strcmp(out, "n/a"))
+			return pt_file_validate(ctx, t, "0", tmp, sizeof(tmp));
+		r = pt_validate_range(ctx, t, out, 0, 2000000000LL, out, size);
+		return r < 0 ? r : pt_file_validate(ctx, t, out, tmp, sizeof(tmp));
+	case C_IDLE:
+	case C_BOOST:
+		r = pt_validate_range(ctx, t, in, 0, 1, out, size);
+		return r < 0 ? r : pt_file_validate(ctx, t, out, tmp, sizeof(tmp));
+	default:
+		return pt_err(ctx, -EINVAL, "%s: internal: not directly writable", t->key);
+	}
+}
+
+/* idle.max_latency_us=N stages idle.<state>.disable=1 for each deeper state */
+int pt_cpu_expand_maxlat(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+			 pt_stage_fn stage, void *ud)
+{
+	long long limit;
+	int r = 0;
+
+	if (pt_parse_ll(value, &limit) < 0 || limit < 0)
+		return pt_err(ctx, -EINVAL, "%s: '%s' is not a latency in us", t->key, value);
+	for (int k = 0; k < 64 && r >= 0; k++) {
+		char p[PATH_MAX], v[64], name[64];
+		long long lat;
+		struct pt_tunable s;
+		snprintf(p, sizeof(p), "%s/state%d/latency", t->path, k);
+		if (pt_attr_read(ctx, p, v, sizeof(v)) < 0)
+			break;
+		if (pt_parse_ll(v, &lat) < 0 || lat <= limit)
+			continue;
+		snprintf(p, sizeof(p), "%s/state%d/name", t->path, k);
+		if (pt_attr_read(ctx, p, name, sizeof(name)) < 0)
+			continue;
+		pt_tunable_init(&s, &pt_cpu_family, NULL, "cpu.%d.idle.%s.disable", t->id, name);
+		snprintf(s.path, sizeof(s.path), "%s/state%d/disable", t->path, k);
+		s.kind = C_IDLE;
+		s.id = t->id;
+		snprintf(s.aux, sizeof(s.aux), "%s", name);
+		snprintf(s.note, sizeof(s.note), "from %s=%s (exit latency %lld us)", t->key, value,
+			 lat);
+		r = stage(ctx, &s, "1", ud);
+	}
+	return r;
+}
+
+bool pt_cpu_is_macro(const struct pt_tunable *t)
+{
+	return t->fam == &pt_cpu_family && t->kind == C_MAXLAT;
+}
+
+static int cpu_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			struct perftune_desc *d)
+{
+	char avail[PT_VAL];
+	long long lo, hi;
+	int r;
+
+	if (t->kind == C_MAXLAT) {
+		r = maxlat_read(ctx, t, avail, sizeof(avail));
+		pt_desc_set_value(d, avail);
+		pt_desc_set_unit(d, "us");
+		pt_desc_set_writable(d, true, NULL);
+		pt_desc_add_info(d, "setting N disables every idle state whose exit latency exceeds "
+				    "N us; restore re-enables exactly those");
+		return r;
+	}
+	r = pt_file_describe(ctx, t, d);
+	if (t->kind == C_GOVERNOR && read_sibling(ctx, t, "scaling_available_governors", avail,
+						 sizeof(avail)) >= 0)
+		pt_desc_set_choices(d, avail);
+	if (t->kind == C_EPP && read_sibling(ctx, t, "energy_performance_available_preferences",
+					     avail, sizeof(avail)) >= 0)
+		pt_desc_set_choices(d, avail);
+	if ((t->kind == C_MIN || t->kind == C_MAX) && hw_limits(ctx, t, &lo, &hi) == 0) {
+		pt_desc_set_range(d, lo, hi);
+		pt_desc_set_unit(d, "kHz");
+	}
+	if (t->kind == C_RESUME) {
+		pt_desc_set_unit(d, "us");
+		pt_desc_add_info(d, "0 = no constraint, n/a = no idle at all (kernel convention)");
+	}
+	if (t->kind == C_IDLE) {
+		pt_desc_set_range(d, 0, 1);
+		char p[PATH_MAX], lat[32];
+		snprintf(p, sizeof(p), "%.*s/latency", (int)(strrchr(t->path, '/') - t->path), t->path);
+		if (pt_attr_read(ctx, p, lat, sizeof(lat)) >= 0)
+			pt_desc_add_info(d, "exit latency %s us", lat);
+	}
+#if HAVE_CPUPOWER
+	pt_desc_add_info(d, "cpufreq read through libcpupower");
+#endif
+	return r;
+}
+
+const struct pt_family pt_cpu_family = {
+	.name = "cpu",
+	.resolve = cpu_resolve,
+	.list = cpu_list,
+	.read = cpu_read,
+	.validate = cpu_validate,
+	.write = pt_file_write,
+	.describe = cpu_describe,
+};

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The library context: root, journal dir, log callback, last error. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <libudev.h>
+#include "internal.h"
+
+#define DEFAULT_JOURNAL_DIR "/run/perftune"
+
+struct perftune_ctx {
+	int refcount;
+	char *root;
+	int root_fd;
+	char *journal_dir;
+	perftune_log_fn log_fn;
+	int log_max;
+	void *log_data;
+	char last_error[512];
+	struct udev *udev;
+	pt_write_fn write_fn;
+	void *write_data;
+	pthread_mutex_t lock;
+};
+
+PERFTUNE_EXPORT int perftune_ctx_new(struct perftune_ctx **ctxp)
+{
+	struct perftune_ctx *ctx;
+	const char *jd = getenv("PERFTUNE_JOURNAL_DIR");
+
+	if (!ctxp)
+		return -EINVAL;
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	ctx->refcount = 1;
+	ctx->root_fd = -1;
+	pthread_mutexattr_t ma;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&ctx->lock, &ma);
+	pthread_mutexattr_destroy(&ma);
+	ctx->journal_dir = strdup(jd && jd[0] == '/' ? jd : DEFAULT_JOURNAL_DIR);
+	if (!ctx->journal_dir) {
+		free(ctx);
+		return -ENOMEM;
+	}
+	int r = perftune_ctx_set_root(ctx, "/");
+	if (r < 0) {
+		perftune_ctx_unref(ctx);
+		return r;
+	}
+	*ctxp = ctx;
+	return 0;
+}
+
+PERFTUNE_EXPORT struct perftune_ctx *perftune_ctx_ref(struct perftune_ctx *ctx)
+{
+	if (ctx)
+		__atomic_add_fetch(&ctx->refcount, 1, __ATOMIC_SEQ_CST);
+	return ctx;
+}
+
+PERFTUNE_EXPORT struct perftune_ctx *perftune_ctx_unref(struct perftune_ctx *ctx)
+{
+	if (!ctx || __atomic_sub_fetch(&ctx->refcount, 1, __ATOMIC_SEQ_CST) > 0)
+		return NULL;
+	if (ctx->root_fd >= 0)
+		close(ctx->root_fd);
+	udev_unref(ctx->udev);
+	pthread_mutex_destroy(&ctx->lock);
+	free(ctx->root);
+	free(ctx->journal_dir);
+	free(ctx);
+	return NULL;
+}
+
+PERFTUNE_EXPORT int perftune_ctx_set_root(struct perftune_ctx *ctx, const char *root)
+{
+	char *copy;
+	int fd;
+
+	if (!ctx || !root || root[0] != '/')
+		return -EINVAL;
+	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return pt_err(ctx, -errno, "root %s: %s", root, strerror(errno));
+	copy = strdup(root);
+	if (!copy) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (ctx->root_fd >= 0)
+		close(ctx->root_fd);
+	free(ctx->root);
+	ctx->root = copy;
+	ctx->root_fd = fd;
+	return 0;
+}
+
+PERFTUNE_EXPORT const char *perftune_ctx_get_root(struct perftune_ctx *ctx)
+{
+	return ctx ? ctx->root : NULL;
+}
+
+PERFTUNE_EXPORT int perftune_ctx_set_journal_dir(struct perftune_ctx *ctx, const char *dir)
+{
+	char *copy;
+
+	if (!ctx || !dir || dir[0] != '/')
+		return -EINVAL;
+	copy = strdup(dir);
+	if (!copy)
+		return -ENOMEM;
+	free(ctx->journal_dir);
+	ctx->journal_dir = copy;
+	return 0;
+}
+
+PERFTUNE_EXPORT const char *perftune_ctx_get_journal_dir(struct perftune_ctx *ctx)
+{
+	return ctx ? ctx->journal_dir : NULL;
+}
+
+PERFTUNE_EXPORT void perftune_ctx_set_log_fn(struct perftune_ctx *ctx, perftune_log_fn fn,
+					     int max_priority, void *userdata)
+{
+	if (!ctx)
+		return;
+	ctx->log_fn = fn;
+	ctx->log_max = max_priority;
+	ctx->log_data = userdata;
+}
+
+PERFTUNE_EXPORT const char *perftune_ctx_last_error(struct perftune_ctx *ctx)
+{
+	return ctx ? ctx->last_error : "";
+}
+
+PERFTUNE_EXPORT const char *perftune_version(void)
+{
+	return PERFTUNE_VERSION;
+}
+
+int pt_root_fd(struct perftune_ctx *ctx)
+{
+	return ctx->root_fd;
+}
+
+bool pt_root_is_host(struct perftune_ctx *ctx)
+{
+	return strcmp(ctx->root, "/") == 0;
+}
+
+struct udev *pt_udev(struct perftune_ctx *ctx)
+{
+	if (!ctx->udev)
+		ctx->udev = udev_new();
+	return ctx->udev;
+}
+
+void pt_log(struct perftune_ctx *ctx, int prio, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!ctx->log_fn || prio > ctx->log_max)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ctx->log_fn(ctx, prio, msg, ctx->log_data);
+}
+
+int pt_err(struct perftune_ctx *ctx, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx->last_error, sizeof(ctx->last_error), fmt, ap);
+	va_end(ap);
+	pt_log(ctx, PERFTUNE_LOG_DEBUG, "error: %s", ctx->last_error);
+	return err;
+}
+
+void pt_err_clear(struct perftune_ctx *ctx)
+{
+	ctx->last_error[0] = '\0';
+}
+
+void pt_lock(struct perftune_ctx *ctx)
+{
+	pthread_mutex_lock(&ctx->lock);
+}
+
+void pt_unlock(struct perftune_ctx *ctx)
+{
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+void pt_attr_set_write_fn(struct perftune_ctx *ctx, pt_write_fn fn, void *userdata)
+{
+	ctx->write_fn = fn;
+	ctx->write_data = userdata;
+}
+
+pt_write_fn pt_attr_get_write_fn(struct perftune_ctx *ctx, void **userdata)
+{
+	*userdata = ctx->write_data;
+	return ctx->write_fn;
+}

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * hugepages.*: persistent huge pages per size and per NUMA node
+ * (Documentation/admin-guide/mm/hugetlbpage.rst).  The kernel allocates what
+ * it can and reports the real count: a read-back below the request is a
+ * partial allocation (-EAGAIN), accepted only with PERFTUNE_TX_ALLOW_PARTIAL.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+
+#define HP_DIR "sys/kernel/mm/hugepages"
+#define NODE_DIR "sys/devices/system/node"
+#define HP_MAX (1LL << 31)
+
+enum { HP_DEFAULT, HP_NR, HP_OVERCOMMIT, HP_NODE };
+
+/* "2M", "1G", "2048kB", "64K" -> kB; 0 on error */
+static unsigned long size_kb(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	if (!isdigit((unsigned char)*s))
+		return 0;
+	v = strtoul(s, &end, 10);
+	if (!strcmp(end, "kB") || !strcmp(end, "K") || !strcmp(end, "k") || !strcmp(end, "KB"))
+		return v;
+	if (!strcmp(end, "M") || !strcmp(end, "MB"))
+		return v * 1024;
+	if (!strcmp(end, "G") || !strcmp(end, "GB"))
+		return v * 1024 * 1024;
+	return 0;
+}
+
+static void size_name(unsigned long kb, char *buf, size_t size)
+{
+	if (kb % (1024 * 1024) == 0)
+		snprintf(buf, size, "%luG", kb / (1024 * 1024));
+	else if (kb % 1024 == 0)
+		snprintf(buf, size, "%luM", kb / 1024);
+	else
+		snprintf(buf, size, "%lukB", kb);
+}
+
+static int emit_hp(struct perftune_ctx *ctx, int kind, unsigned long kb, int node, pt_emit_fn emit,
+		   void *ud)
+{
+	struct pt_tunable t;
+	char sz[32], path[PATH_MAX];
+	int r;
+
+	size_name(kb, sz, sizeof(sz));
+	switch (kind) {
+	case HP_DEFAULT:
+		r = pt_tunable_init(&t, &pt_hugepages_family, "proc/sys/vm/nr_hugepages",
+				    "hugepages.nr");
+		break;
+	case HP_NR:
+	case HP_OVERCOMMIT:
+		snprintf(path, sizeof(path), HP_DIR "/hugepages-%lukB/%s", kb,
+			 kind == HP_NR ? "nr_hugepages" : "nr_overcommit_hugepages");
+		r = pt_tunable_init(&t, &pt_hugepages_family, path, "hugepages.%s.%s", sz,
+				    kind == HP_NR ? "nr" : "overcommit");
+		break;
+	default:
+		snprintf(path, sizeof(path), NODE_DIR "/node%d/hugepages/hugepages-%lukB/nr_hugepages",
+			 node, kb);
+		r = pt_tunable_init(&t, &pt_hugepages_family, path, "hugepages.%s.node%d.nr", sz,
+				    node);
+	}
+	if (r < 0)
+		return r;
+	t.kind = kind;
+	t.id = node;
+	snprintf(t.aux, sizeof(t.aux), "%lu", kb);
+	if (!pt_attr_exists(ctx, t.path))
+		return -ENOENT;
+	return emit(ctx, &t, ud);
+}
+
+/* Call @fn for each node directory matching @pat (NULL: all). */
+static int for_nodes(struct perftune_ctx *ctx, const char *pat, unsigned long kb, pt_emit_fn emit,
+		     void *ud, int *found)
+{
+	_cleanup_closedir_ DIR *d = pt_attr_opendir(ctx, NODE_DIR);
+	struct dirent *de;
+	int r = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && r >= 0) {
+		char *end;
+		long n;
+		if (strncmp(de->d_name, "node", 4) || !isdigit((unsigned char)de->d_name[4]))
+			continue;
+		n = strtol(de->d_name + 4, &end, 10);
+		if (*end || (pat && fnmatch(pat, de->d_name, 0)))
+			continue;
+		r = emit_hp(ctx, HP_NODE, kb, (int)n, emit, ud);
+		if (r == -ENOENT)
+			r = 0;
+		else if (r >= 0)
+			(*found)++;
+	}
+	return r;
+}
+
+static int hp_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,
+		      void *ud)
+{
+	const char *last = kp->c[kp->n - 1].s;
+	unsigned long kb;
+	int r, found = 0;
+
+	if (kp->n == 2 && !strcmp(last, "nr")) {
+		r = emit_hp(ctx, HP_DEFAULT, 0, 0, emit, ud);
+		return r == -ENOENT ? pt_err(ctx, -EOPNOTSUPP, "%s: no huge page support", kp->text)
+				    : r;
+	}
+	if (kp->n < 3 || kp->n > 4 || kp->c[1].bracketed)
+		return pt_err(ctx, -EINVAL,
+			      "%s: expected hugepages.nr, hugepages.<size>.nr|overcommit or "
+			      "hugepages.<size>.node<N>.nr",
+			      kp->text);
+	kb = size_kb(kp->c[1].s);
+	if (!kb)
+		return pt_err(ctx, -EINVAL, "%s: '%s' is not a page size (2M, 1G, 2048kB)", kp->text,
+			      kp->c[1].s);
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), HP_DIR "/hugepages-%lukB", kb);
+	if (!pt_attr_is_dir(ctx, dir))
+		return pt_err(ctx, -ENOENT, "%s: this machine has no %s huge pages", kp->text,
+			      kp->c[1].s);
+	if (kp->n == 3) {
+		if (strcmp(last, "nr") && strcmp(last, "overcommit"))
+			return pt_err(ctx, -ENOENT, "%s: '%s' is not nr or overcommit", kp->text,
+				      last);
+		return emit_hp(ctx, strcmp(last, "nr") ? HP_OVERCOMMIT : HP_NR, kb, 0, emit, ud);
+	}
+	if (strcmp(last, "nr") || strncmp(kp->c[2].s, "node", 4))
+		return pt_err(ctx, -EINVAL, "%s: per-node key is hugepages.<size>.node<N>.nr",
+			      kp->text);
+	if (!pt_glob(kp->c[2].s)) {
+		char *end;
+		long n = strtol(kp->c[2].s + 4, &end, 10);
+		if (*end || end == kp->c[2].s + 4 || n < 0 || n > 65535)
+			return pt_err(ctx, -EINVAL, "%s: '%s' is not node<N>", kp->text, kp->c[2].s);
+		r = emit_hp(ctx, HP_NODE, kb, (int)n, emit, ud);
+		return r == -ENOENT ? pt_err(ctx, -ENODEV, "%s: no NUMA node %ld", kp->text, n) : r;
+	}
+	r = for_nodes(ctx, kp->c[2].s, kb, emit, ud, &found);
+	return r;
+}
+
+static int hp_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
+{
+	_cleanup_closedir_ DIR *d = pt_attr_opendir(ctx, HP_DIR);
+	struct dirent *de;
+	int r = emit_hp(ctx, HP_DEFAULT, 0, 0, emit, ud), found = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && (r >= 0 || r == -ENOENT)) {
+		unsigned long kb;
+		if (sscanf(de->d_name, "hugepages-%lukB", &kb) != 1)
+			continue;
+		r = emit_hp(ctx, HP_NR, kb, 0, emit, ud);
+		if (r >= 0 || r == -ENOENT)
+			r = emit_hp(ctx, HP_OVERCOMMIT, kb, 0, emit, ud);
+		if (r >= 0 || r == -ENOENT)
+			r = for_nodes(ctx, NULL, kb, emit, ud, &found);
+	}
+	return r == -ENOENT ? 0 : r;
+}
+
+static int hp_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+		       char *out, size_t size)
+{
+	int r = pt_validate_range(ctx, t, in, 0, HP_MAX, out, size);
+	char tmp[PT_VAL];
+
+	return r < 0 ? r : pt_file_validate(ctx, t, out, tmp, sizeof(tmp));
+}
+
+static int hp_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *want,
+		     const char *got)
+{
+	long long w, g;
+
+	if (pt_parse_ll(want, &w) < 0 || pt_parse_ll(got, &g) < 0)
+		return pt_err(ctx, -EIO, "%s: read back '%s'", t->key, got);
+	if (g == w || t->kind == HP_OVERCOMMIT)
+		return g == w ? 0 : pt_err(ctx, -EIO, "%s: wrote %s, read back %s", t->key, want, got);
+	if (g < w)
+		return pt_err(ctx, -EAGAIN, "%s: asked for %lld huge pages, the kernel allocated %lld",
+			      t->key, w, g);
+	return pt_err(ctx, -EIO, "%s: asked for %lld huge pages, %lld remain (in use)", t->key, w,
+		      g);
+}
+
+static int hp_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
+		       struct perftune_desc *d)
+{
+	char path[PATH_MAX], free_pages[64] = "?";
+	const char *slash = strrchr(t->path, '/');
+	int r = pt_file_describe(ctx, t, d);
+
+	pt_desc_set_range(d, 0, HP_MAX);
+	pt_desc_set_unit(d, "pages");
+	if (t->kind != HP_DEFAULT && slash) {
+		snprintf(path, sizeof(path), "%.*s/free_hugepages", (int)(slash - t->path), t->path);
+		pt_attr_read(ctx, path, free_pages, sizeof(free_pages));
+		pt_desc_add_info(d, "page size %s kB, %s free", t->aux, free_pages);
+	}
+	return r;
+}
+
+const struct pt_family pt_hugepages_family = {
+	.name = "hugepages",
+	.resolve = hp_resolve,
+	.list = hp_list,
+	.read = pt_file_read,
+	.validate = hp_validate,
+	.write = pt_file_write,
+	.verify = hp_verify,
+	.describe = hp_describe,
+};

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What the library's files share.  Each struct is private to its file unless here. */
+#ifndef PERFTUNE_INTERNAL_H
+#define PERFTUNE_INTERNAL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "perftune.h"
+#include "macro.h"
+
+#define PT_READ_MAX 65536 /* bounded reads of kernel files */
+#define PT_VAL PERFTUNE_VALUE_MAX
+
+/* ---- ctx.c ---- */
+int pt_root_fd(struct perftune_ctx *ctx);
+bool pt_root_is_host(struct perftune_ctx *ctx);
+struct udev *pt_udev(struct perftune_ctx *ctx);
+void pt_log(struct perftune_ctx *ctx, int prio, const char *fmt, ...) _printf_(3, 4);
+/* Set the context's one-line error and return @err (a negative errno). */
+int pt_err(struct perftune_ctx *ctx, int err, const char *fmt, ...) _printf_(3, 4);
+void pt_err_clear(struct perftune_ctx *ctx);
+void pt_lock(struct perftune_ctx *ctx);
+void pt_unlock(struct perftune_ctx *ctx);
+
+/* ---- attr.c: the only place that opens, reads and writes kernel files ---- */
+/*
+ * Paths are relative to the context root and must start with "sys/",
+ * "proc/" or "dev/"; they are opened with openat2(RESOLVE_BENEATH) below that
+ * top directory, so neither ".." nor a symlink can lead out of /sys or /proc.
+ */
+int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags);
+/* Read at most @size-1 bytes, NUL-terminate; return length or -errno. */
+int pt_attr_read_raw(struct perftune_ctx *ctx, const char *path, char *buf, size_t size);
+/* Read and normalize: the bracketed choice of a selection file, trimmed, blanks collapsed. */
+int pt_attr_read(struct perftune_ctx *ctx, const char *path, char *buf, size_t size);
+int pt_attr_write(struct perftune_ctx *ctx, const char *path, const char *value);
+/* Write @len bytes and keep the fd open in *@hold_fd (PM QoS). */
+int pt_attr_write_hold(struct perftune_ctx *ctx, const char *path, const void *buf, size_t len,
+		       int *hold_fd);
+bool pt_attr_exists(struct perftune_ctx *ctx, const char *path);
+bool pt_attr_is_dir(struct perftune_ctx *ctx, const char *path);
+/* 1 writable, 0 not (reason filled), -errno if missing. */
+int pt_attr_writable(struct perftune_ctx *ctx, const char *path, char *reason, size_t size);
+/* the file has a write bit: a tunable, not a read-only fact */
+bool pt_attr_tunable(struct perftune_ctx *ctx, const char *path);
+/* opendir below the root, confined like pt_attr_open. */
+DIR *pt_attr_opendir(struct perftune_ctx *ctx, const char *path);
+int pt_attr_readlink(struct perftune_ctx *ctx, const char *path, char *buf, size_t size);
+
+/* Swappable write, for the unit tier's simulated kernel (not exported). */
+typedef int (*pt_write_fn)(struct perftune_ctx *ctx, const char *path, const char *buf,
+			   size_t len, void *userdata);
+void pt_attr_set_write_fn(struct perftune_ctx *ctx, pt_write_fn fn, void *userdata);
+pt_write_fn pt_attr_get_write_fn(struct perftune_ctx *ctx, void **userdata);
+/* The real write(2) path, for simulators that fall through to it. */
+int pt_attr_write_real(struct perftune_ctx *ctx, const char *path, const char *buf, size_t len);
+
+/* ---- util.c ---- */
+void pt_normalize(char *s);		  /* bracket choice, trim, collapse blanks */
+void pt_trim(char *s);
+bool pt_choice_in(const char *raw, const char *word); /* word among the choices of raw */
+void pt_choices(const char *raw, char *out, size_t size); /* "a [b] c" -> "a b c" */
+int pt_parse_ll(const char *s, long long *v);
+int pt_parse_cpulist(const char *s, unsigned char *mask, int nbits); /* 0 or -EINVAL */
+void pt_format_cpulist(const unsigned char *mask, int nbits, char *out, size_t size);
+bool pt_value_ok(const char *v); /* printable, bounded, no newline */
+int pt_snprintf(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4); /* -ENAMETOOLONG on truncation */
+
+/* ---- key.c ---- */
+#define PT_MAX_COMPS 16
+struct pt_comp {
+	char s[PERFTUNE_KEY_MAX];
+	bool bracketed;
+};
+struct pt_keyparts {
+	const char *text; /* the key as given */
+	int n;
+	struct pt_comp c[PT_MAX_COMPS];
+};
+
+/* A concrete tunable: one key, one file (or one family-defined object). */
+struct pt_tunable {
+	const struct pt_family *fam;
+	char key[PERFTUNE_KEY_MAX]; /* canonical concrete key */
+	char path[PATH_MAX];	    /* kernel file, relative to the root */
+	char group[64];		    /* commit group: a disk name; "" = no device */
+	int order;		    /* within a group: 0 scheduler, 1 attributes, 2 iosched params */
+	int id;			    /* cpu, node or pid */
+	int kind;		    /* family-specific */
+	char aux[64];		    /* family-specific */
+	char note[192];		    /* how the key resolved, or "" */
+};
+
+typedef int (*pt_emit_fn)(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud);
+
+struct pt_family {
+	const char *name;
+	/* expand parsed key into concrete tunables; errors name the key */
+	int (*resolve)(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,
+		       void *ud);
+	/* enumerate every tunable of the family present on this machine */
+	int (*list)(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud);
+	int (*read)(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size);
+	/* check @in and produce the exact value to write and expect back */
+	int (*validate)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+			char *out, size_t size);
+	int (*write)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+		     int *hold_fd);
+	/* compare read-back with the value written: 0, -EIO, -EAGAIN (partial) */
+	int (*verify)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *want,
+		      const char *got);
+	int (*describe)(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			struct perftune_desc *d);
+	unsigned flags;
+};
+enum {
+	PT_FAM_HELD = 1 << 0, /* the value lives with an open fd: restore = close */
+};
+
+int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *kp);
+const struct pt_family *pt_family_find(const char *name);
+/* Parse and resolve @key; emit each concrete tunable. */
+int pt_resolve(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void *ud);
+/* Resolve to exactly the tunables, into a malloc'd array. */
+int pt_resolve_all(struct perftune_ctx *ctx, const char *key, struct pt_tunable **out);
+/* Look a concrete key up again (journal replay). */
+int pt_resolve_one(struct perftune_ctx *ctx, const char *key, struct pt_tunable *t);
+bool pt_glob(const char *s);
+int pt_tunable_init(struct pt_tunable *t, const struct pt_family *fam, const char *path,
+		    const char *fmt, ...) _printf_(4, 5);
+
+/* generic file-backed ops, for families whose tunables are plain files */
+int pt_file_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size);
+int pt_file_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+		     char *out, size_t size);
+int pt_file_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+		  int *hold_fd);
+int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
+		     struct perftune_desc *d);
+/* validate a number in [min, max] */
+int pt_validate_range(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+		      long long min, long long max, char *out, size_t size);
+
+/* ---- desc.c: description and generic iterator objects ---- */
+struct perftune_desc *pt_desc_new(const struct pt_tunable *t);
+void pt_desc_set_value(struct perftune_desc *d, const char *v);
+void pt_desc_set_choices(struct perftune_desc *d, const char *choices);
+void pt_desc_set_range(struct perftune_desc *d, long long min, long long max);
+void pt_desc_set_unit(struct perftune_desc *d, const char *unit);
+void pt_desc_set_writable(struct perftune_desc *d, bool w, const char *reason);
+void pt_desc_add_info(struct perftune_desc *d, const char *fmt, ...) _printf_(2, 3);
+
+struct pt_item {
+	char *name, *key, *value, *old, *current, *note;
+	unsigned flags;
+	int pid;
+};
+struct perftune_iter *pt_iter_new(void);
+/* Takes copies of the strings. */
+int pt_iter_add(struct perftune_iter *it, const struct pt_item *item);
+void pt_iter_sort(struct perftune_iter *it);
+
+/* ---- families ---- */
+extern const struct pt_family pt_block_family, pt_hugepages_family, pt_thp_family,
+	pt_cpu_family, pt_pmqos_family, pt_numa_family, pt_proc_family, pt_selinux_family,
+	pt_sysctl_family, pt_sysfs_family;
+
+/* cpu.c: idle.max_latency_us expands into idle.<state>.disable keys */
+typedef int (*pt_stage_fn)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+			   void *ud);
+bool pt_cpu_is_macro(const struct pt_tunable *t);
+int pt_cpu_expand_maxlat(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+			 pt_stage_fn stage, void *ud);
+
+/* ---- journal.c ---- */
+struct pt_journal;
+struct pt_jentry {
+	char *key;
+	char *orig;	/* original value (possibly handed over) */
+	char *written;	/* last value written, or NULL */
+	bool restored;	/* already given back */
+	unsigned long long seq; /* when the original was taken: orders stacked transactions */
+};
+struct pt_jinfo {
+	char name[80];
+	unsigned long long seq;
+	pid_t pid;
+	unsigned long long starttime;
+	bool committed, orphaned, held, foreign_boot;
+	unsigned flags;
+	size_t n;
+	struct pt_jentry *e;
+};
+int pt_journal_name_ok(const char *name);
+int pt_journal_dir_open(struct perftune_ctx *ctx, bool create);
+int pt_journal_lock(struct perftune_ctx *ctx, int *lockfd);
+int pt_journal_load(struct perftune_ctx *ctx, const char *name, struct pt_jinfo *ji);
+void pt_jinfo_free(struct pt_jinfo *ji);
+struct pt_jentry *pt_jinfo_find(struct pt_jinfo *ji, const char *key);
+int pt_journal_names(struct perftune_ctx *ctx, char ***names); /* NULL-terminated, sorted by seq */
+void pt_strv_free(char **v);
+/* Open (create or append) the journal of @name for this process. */
+int pt_journal_begin(struct perftune_ctx *ctx, const char *name, unsigned flags, int *jfd);
+int pt_journal_append(struct perftune_ctx *ctx, int jfd, const char *tag, const char *key,
+		      const char *value);
+int pt_journal_append_to(struct perftune_ctx *ctx, const char *name, const char *tag,
+			 const char *key, const char *value);
+int pt_journal_remove(struct perftune_ctx *ctx, const char *name);
+
+/* ---- restore.c ---- */
+/* Restore transaction @name; lock must be held. */
+int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags);
+
+#endif

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Journals: /run/perftune/<name>.journal, versioned append-only text.
+ *
+ *   perftune-journal 1
+ *   name <name>
+ *   boot <boot id>
+ *   flags <hex>
+ *   pid <pid> <starttime>        holder; the last one counts, "pid 0 0" = released
+ *   orig <seq> <key>\t<value>    original, appended before the first write of key
+ *   wrote <key>\t<value>         what the write left (read back)
+ *   handover <key>\t<value>      an earlier transaction's original, handed over
+ *   restored <key>               key given back (or handed over)
+ *   commit                       the commit completed
+ *
+ * Values are %-escaped (%, tab, newline, control bytes).  /run is a tmpfs
+ * cleared at boot exactly when the tunables reset, so no fsync is needed: a
+ * killed process loses nothing it wrote, and a journal never outlives what it
+ * protects; the boot id guards journals kept elsewhere.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "internal.h"
+
+#define JOURNAL_MAGIC "perftune-journal 1"
+#define JOURNAL_MAX (4 << 20)
+#define LINE_MAX_LEN (PERFTUNE_KEY_MAX + 3 * PT_VAL + 64)
+
+int pt_journal_name_ok(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	if (n == 0 || n > 64 || name[0] == '.')
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) && !strchr("_.@-", name[i]))
+			return 0;
+	return 1;
+}
+
+static void boot_id(char *buf, size_t size)
+{
+	_cleanup_close_ int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
+
+	buf[n > 0 ? n : 0] = '\0';
+	pt_trim(buf);
+	if (!buf[0])
+		snprintf(buf, size, "unknown");
+}
+
+static unsigned long long proc_starttime(pid_t pid)
+{
+	char p[64], buf[1024], *rp;
+	unsigned long long st = 0;
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
+		return 0;
+	buf[n] = '\0';
+	rp = strrchr(buf, ')'); /* comm may contain spaces */
+	if (!rp || sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+				  "%*d %*d %*d %*d %llu",
+			  &st) != 1)
+		return 0;
+	return st;
+}
+
+static bool holder_alive(pid_t pid, unsigned long long starttime)
+{
+	if (pid <= 0)
+		return false;
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return false;
+	return proc_starttime(pid) == starttime; /* a reused pid is not the holder */
+}
+
+/* Open the journal dir, refusing anything not ours: symlink, other owner, group/other access. */
+int pt_journal_dir_open(struct perftune_ctx *ctx, bool create)
+{
+	const char *dir = perftune_ctx_get_journal_dir(ctx);
+	struct stat st;
+	int fd;
+
+	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return pt_err(ctx, -errno, "journal directory %s: %s", dir, strerror(errno));
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT && !create ? -ENOENT
+			: pt_err(ctx, -errno, "journal directory %s: %s", dir,
+				 errno == ELOOP || errno == ENOTDIR ? "is a symlink or not a directory"
+								     : strerror(errno));
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 0077)) {
+		close(fd);
+		return pt_err(ctx, -EPERM,
+			      "journal directory %s: must be owned by uid %u with mode 0700, refusing",
+			      dir, geteuid());
+	}
+	return fd;
+}
+
+int pt_journal_lock(struct perftune_ctx *ctx, int *lockfd)
+{
+	_cleanup_close_ int dfd = pt_journal_dir_open(ctx, true);
+	int fd;
+
+	if (dfd < 0)
+		return dfd;
+	fd = openat(dfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return pt_err(ctx, -errno, "journal lock: %s", strerror(errno));
+	while (flock(fd, LOCK_EX) < 0)
+		if (errno != EINTR) {
+			int r = -errno;
+			close(fd);
+			return pt_err(ctx, r, "journal lock: %s", strerror(-r));
+		}
+	*lockfd = fd;
+	return 0;
+}
+
+static void escape(const char *in, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)in; *p && o + 4 < size; p++) {
+		if (*p == '%' || *p < 0x20 || *p == 0x7f)
+			o += (size_t)snprintf(out + o, size - o, "%%%02X", *p);
+		else
+			out[o++] = (char)*p;
+	}
+	out[o] = '\0';
+}
+
+static int unescape(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; *r; r++) {
+		if (*r != '%') {
+			*w++ = *r;
+			continue;
+		}
+		if (!isxdigit((unsigned char)r[1]) || !isxdigit((unsigned char)r[2]))
+			return -EINVAL;
+		char hex[3] = { r[1], r[2], 0 };
+		*w++ = (char)strtol(hex, NULL, 16);
+		r += 2;
+	}
+	*w = '\0';
+	return 0;
+}
+
+static int open_journal(struct perftune_ctx *ctx, const char *name, int flags, int *fd)
+{
+	char file[128];
+	struct stat st;
+	_cleanup_close_ int dfd = pt_journal_dir_open(ctx, flags & O_CREAT);
+
+	if (dfd < 0)
+		return dfd;
+	snprintf(file, sizeof(file), "%s.journal", name);
+	*fd = openat(dfd, file, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+	if (*fd < 0)
+		return -errno;
+	if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 0077) || st.st_nlink != 1) {
+		close(*fd);
+		return pt_err(ctx, -EPERM, "journal %s: not a private regular file of uid %u, refusing",
+			      name, geteuid());
+	}
+	return 0;
+}
+
+void pt_jinfo_free(struct pt_jinfo *ji)
+{
+	for (size_t i = 0; i < ji->n; i++) {
+		free(ji->e[i].key);
+		free(ji->e[i].orig);
+		free(ji->e[i].written);
+	}
+	free(ji->e);
+	memset(ji, 0, sizeof(*ji));
+}
+
+struct pt_jentry *pt_jinfo_find(struct pt_jinfo *ji, const char *key)
+{
+	for (size_t i = 0; i < ji->n; i++)
+		if (!strcmp(ji->e[i].key, key))
+			return &ji->e[i];
+	return NULL;
+}
+
+static int replace(char **dst, const char *v)
+{
+	char *d = strdup(v);
+	if (!d)
+		return -ENOMEM;
+	free(*dst);
+	*dst = d;
+	return 0;
+}
+
+/* One record; returns 0 or -EINVAL for anything unexpected. */
+static int parse_record(struct pt_jinfo *ji, char *line, const char *boot)
+{
+	char *sp = strchr(line, ' '), *tab, *arg;
+
+	if (!strcmp(line, "commit")) {
+		ji->committed = true;
+		return 0;
+	}
+	if (!sp)
+		return -EINVAL;
+	*sp = '\0';
+	arg = sp + 1;
+	if (!strcmp(line, "name"))
+		return strcmp(arg, ji->name) ? -EINVAL : 0;
+	if (!strcmp(line, "boot")) {
+		ji->foreign_boot = strcmp(arg, boot) != 0;
+		return 0;
+	}
+	if (!strcmp(line, "flags"))
+		return sscanf(arg, "%x", &ji->flags) == 1 ? 0 : -EINVAL;
+	if (!strcmp(line, "pid"))
+		return sscanf(arg, "%d %llu", &ji->pid, &ji->starttime) == 2 ? 0 : -EINVAL;
+	if (!strcmp(line, "restored")) {
+		struct pt_jentry *e = pt_jinfo_find(ji, arg);
+		if (!e)
+			return -EINVAL;
+		e->restored = true;
+		return 0;
+	}
+	unsigned long long seq = 0;
+	if (!strcmp(line, "orig")) {
+		char *end;
+		seq = strtoull(arg, &end, 10);
+		if (*end != ' ')
+			return -EINVAL;
+		arg = end + 1;
+	}
+	tab = strchr(arg, '\t');
+	if (!tab)
+		return -EINVAL;
+	*tab = '\0';
+	if (unescape(arg) < 0 || unescape(tab + 1) < 0 || strlen(arg) >= PERFTUNE_KEY_MAX)
+		return -EINVAL;
+	struct pt_jentry *e = pt_jinfo_find(ji, arg);
+	if (!strcmp(line, "orig")) {
+		if (e && !e->restored)
+			return -EINVAL; /* a live key has one original */
+		if (!e) {
+			void *n = realloc(ji->e, (ji->n + 1) * sizeof(*ji->e));
+			if (!n)
+				return -ENOMEM;
+			ji->e = n;
+			e = &ji->e[ji->n++];
+			memset(e, 0, sizeof(*e));
+			if (replace(&e->key, arg) < 0)
+				return -ENOMEM;
+		}
+		free(e->written);
+		e->written = NULL;
+		e->restored = false;
+		if (seq > ji->seq)
+			ji->seq = seq;
+		e->seq = seq;
+		return replace(&e->orig, tab + 1);
+	}
+	if (!e)
+		return -EINVAL;
+	if (!strcmp(line, "wrote"))
+		return replace(&e->written, tab + 1);
+	if (!strcmp(line, "handover"))
+		return replace(&e->orig, tab + 1);
+	return -EINVAL;
+}
+
+int pt_journal_load(struct perftune_ctx *ctx, const char *name, struct pt_jinfo *ji)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	char boot[64], *save = NULL, *line;
+	size_t len = 0;
+	int r, lineno = 0;
+
+	memset(ji, 0, sizeof(*ji));
+	if (!pt_journal_name_ok(name))
+		return pt_err(ctx, -EINVAL, "'%s' is not a transaction name", name);
+	r = open_journal(ctx, name, O_RDONLY, &fd);
+	if (r == -ENOENT)
+		return pt_err(ctx, -ENOENT, "no transaction named '%s'", name);
+	if (r < 0)
+		return r;
+	buf = malloc(JOURNAL_MAX + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (ssize_t n; (n = read(fd, buf + len, JOURNAL_MAX + 1 - len)) > 0;)
+		len += (size_t)n;
+	if (len > JOURNAL_MAX)
+		return pt_err(ctx, -EFBIG, "journal %s: larger than %d bytes, refusing", name,
+			      JOURNAL_MAX);
+	buf[len] = '\0';
+	if (memchr(buf, '\0', len))
+		return pt_err(ctx, -EINVAL, "journal %s: corrupt (NUL byte)", name);
+	snprintf(ji->name, sizeof(ji->name), "%s", name);
+	boot_id(boot, sizeof(boot));
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		lineno++;
+		if (strlen(line) > LINE_MAX_LEN)
+			r = -EINVAL;
+		else if (lineno == 1)
+			r = strcmp(line, JOURNAL_MAGIC) ? -EPROTO : 0;
+		else
+			r = parse_record(ji, line, boot);
+		if (r < 0) {
+			pt_jinfo_free(ji);
+			if (r == -ENOMEM)
+				return r;
+			return pt_err(ctx, -EINVAL, "journal %s: %s at line %d, refusing", name,
+				      r == -EPROTO ? "unknown format" : "corrupt record", lineno);
+		}
+	}
+	if (lineno == 0)
+		return pt_err(ctx, -EINVAL, "journal %s: empty, refusing", name);
+	if (ji->pid > 0 && ji->pid != getpid()) {
+		ji->held = holder_alive(ji->pid, ji->starttime);
+		ji->orphaned = !ji->held;
+	} else if (ji->pid == getpid()) {
+		ji->held = true;
+	}
+	return 0;
+}
+
+static int seq_cmp(const void *a, const void *b)
+{
+	const char *const *x = a, *const *y = b;
+	return strcmp(*x, *y);
+}
+
+void pt_strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+int pt_journal_names(struct perftune_ctx *ctx, char ***names)
+{
+	int dfd = pt_journal_dir_open(ctx, false);
+	DIR *d;
+	struct dirent *de;
+	char **v = calloc(1, sizeof(char *));
+	size_t n = 0;
+
+	if (!v) {
+		if (dfd >= 0)
+			close(dfd);
+		return -ENOMEM;
+	}
+	if (dfd == -ENOENT) {
+		*names = v;
+		return 0;
+	}
+	if (dfd < 0 || !(d = fdopendir(dfd))) {
+		free(v);
+		if (dfd >= 0)
+			close(dfd);
+		return dfd < 0 ? dfd : -errno;
+	}
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		char **nv;
+		if (l <= 8 || strcmp(de->d_name + l - 8, ".journal"))
+			continue;
+		nv = realloc(v, (n + 2) * sizeof(char *));
+		if (!nv)
+			break;
+		v = nv;
+		v[n] = strndup(de->d_name, l - 8);
+		if (!v[n])
+			break;
+		if (!pt_journal_name_ok(v[n])) {
+			free(v[n]);
+			continue;
+		}
+		v[++n] = NULL;
+	}
+	closedir(d);
+	qsort(v, n, sizeof(char *), seq_cmp);
+	*names = v;
+	return (int)n;
+}
+
+static unsigned long long next_seq(void)
+{
+	static unsigned long long last;
+	struct timespec ts;
+	unsigned long long s;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s = (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+	if (s <= last)
+		s = last + 1;
+	last = s;
+	return s;
+}
+
+static int append_line(int fd, const char *line)
+{
+	size_t len = strlen(line), off = 0;
+
+	while (off < len) {
+		ssize_t n = write(fd, line + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+int pt_journal_append(struct perftune_ctx *ctx, int jfd, const char *tag, const char *key,
+		      const char *value)
+{
+	_cleanup_free_ char *line = malloc(LINE_MAX_LEN + 2);
+	char ek[PERFTUNE_KEY_MAX * 3], ev[PT_VAL * 3];
+	int r;
+
+	if (!line)
+		return -ENOMEM;
+	escape(key ? key : "", ek, sizeof(ek));
+	escape(value ? value : "", ev, sizeof(ev));
+	if (!strcmp(tag, "orig"))
+		snprintf(line, LINE_MAX_LEN + 2, "orig %llu %s\t%s\n", next_seq(), ek, ev);
+	else if (!strcmp(tag, "restored"))
+		snprintf(line, LINE_MAX_LEN + 2, "restored %s\n", ek);
+	else if (!strcmp(tag, "commit"))
+		snprintf(line, LINE_MAX_LEN + 2, "commit\n");
+	else if (!strcmp(tag, "pid"))
+		snprintf(line, LINE_MAX_LEN + 2, "pid %s\n", value);
+	else
+		snprintf(line, LINE_MAX_LEN + 2, "%s %s\t%s\n", tag, ek, ev);
+	r = append_line(jfd, line);
+	if (r < 0)
+		return pt_err(ctx, r, "cannot write journal: %s", strerror(-r));
+	return 0;
+}
+
+int pt_journal_append_to(struct perftune_ctx *ctx, const char *name, const char *tag,
+			 const char *key, const char *value)
+{
+	_cleanup_close_ int fd = -1;
+	int r = open_journal(ctx, name, O_WRONLY | O_APPEND, &fd);
+
+	return r < 0 ? r : pt_journal_append(ctx, fd, tag, key, value);
+}
+
+int pt_journal_begin(struct perftune_ctx *ctx, const char *name, unsigned flags, int *jfd)
+{
+	char boot[64], hdr[512], pid[64];
+	int fd, r = open_journal(ctx, name, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, &fd);
+
+	if (r == -EEXIST) {
+		r = open_journal(ctx, name, O_WRONLY | O_APPEND, &fd);
+	} else if (r == 0) {
+		boot_id(boot, sizeof(boot));
+		snprintf(hdr, sizeof(hdr), JOURNAL_MAGIC "\nname %s\nboot %s\nflags %x\n", name,
+			 boot, flags);
+		r = append_line(fd, hdr);
+		if (r < 0)
+			close(fd);
+	}
+	if (r < 0)
+		return pt_err(ctx, r, "journal %s: %s", name, strerror(-r));
+	snprintf(pid, sizeof(pid), "%d %llu", getpid(), proc_starttime(getpid()));
+	r = pt_journal_append(ctx, fd, "pid", NULL, pid);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	*jfd = fd;
+	return 0;
+}
+
+int pt_journal_remove(struct perftune_ctx *ctx, const char *name)
+{
+	_cleanup_close_ int dfd = pt_journal_dir_open(ctx, false);
+	char file[128];
+
+	if (dfd < 0)
+		return dfd;
+	snprintf(file, sizeof(file), "%s.journal", name);
+	return unlinkat(dfd, file, 0) < 0 ? -errno : 0;
+}

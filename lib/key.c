@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Keys: parsing into components, the family registry, resolution of a key
+ * into concrete tunables, and the read API (get, list, describe).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+
+static const struct pt_family *const families[] = {
+	&pt_block_family, &pt_cpu_family,     &pt_hugepages_family, &pt_numa_family,
+	&pt_pmqos_family, &pt_proc_family,    &pt_selinux_family,   &pt_sysctl_family,
+	&pt_sysfs_family, &pt_thp_family,
+};
+
+const struct pt_family *pt_family_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(families); i++)
+		if (strcmp(families[i]->name, name) == 0)
+			return families[i];
+	return NULL;
+}
+
+/* A printable, bounded copy of user input for error messages. */
+static const char *shown(const char *key, char *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; key[i] && i + 4 < size && i < 96; i++)
+		buf[i] = isprint((unsigned char)key[i]) ? key[i] : '?';
+	buf[i] = '\0';
+	if (key[i])
+		strcpy(buf + (i > size - 4 ? size - 4 : i), "...");
+	return buf;
+}
+
+static bool plain_char(char c)
+{
+	return isalnum((unsigned char)c) || strchr("_-*?:,+@", c);
+}
+
+int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *kp)
+{
+	char sb[128];
+	const char *p = key;
+	size_t len;
+
+	if (!key || !*key)
+		return pt_err(ctx, -EINVAL, "empty key");
+	len = strnlen(key, PERFTUNE_KEY_MAX);
+	if (len >= PERFTUNE_KEY_MAX)
+		return pt_err(ctx, -ENAMETOOLONG, "%s: key longer than %d bytes",
+			      shown(key, sb, sizeof(sb)), PERFTUNE_KEY_MAX - 1);
+	memset(kp, 0, sizeof(*kp));
+	kp->text = key;
+	while (*p) {
+		struct pt_comp *c;
+		size_t n = 0;
+
+		if (kp->n == PT_MAX_COMPS)
+			return pt_err(ctx, -EINVAL, "%s: more than %d components",
+				      shown(key, sb, sizeof(sb)), PT_MAX_COMPS);
+		c = &kp->c[kp->n++];
+		if (*p == '[') {
+			const char *end = strchr(p + 1, ']');
+			if (!end)
+				return pt_err(ctx, -EINVAL, "%s: '[' without ']'",
+					      shown(key, sb, sizeof(sb)));
+			n = (size_t)(end - p - 1);
+			if (n == 0)
+				return pt_err(ctx, -EINVAL, "%s: empty [] selector",
+					      shown(key, sb, sizeof(sb)));
+			for (const char *q = p + 1; q < end; q++)
+				if (!isprint((unsigned char)*q) || *q == '[')
+					return pt_err(ctx, -EINVAL,
+						      "%s: bad character in [] selector",
+						      shown(key, sb, sizeof(sb)));
+			memcpy(c->s, p + 1, n);
+			c->bracketed = true;
+			p = end + 1;
+			if (*p && *p != '.')
+				return pt_err(ctx, -EINVAL, "%s: expected '.' after ']'",
+					      shown(key, sb, sizeof(sb)));
+		} else {
+			while (*p && *p != '.' && *p != '[') {
+				if (!plain_char(*p))
+					return pt_err(ctx, -EINVAL, "%s: bad character '%c' in key",
+						      shown(key, sb, sizeof(sb)),
+						      isprint((unsigned char)*p) ? *p : '?');
+				c->s[n++] = *p++;
+			}
+			if (n == 0)
+				return pt_err(ctx, -EINVAL, "%s: empty component",
+					      shown(key, sb, sizeof(sb)));
+			if (*p == '[')
+				continue; /* family[selector] */
+		}
+		if (*p == '.') {
+			p++;
+			if (!*p)
+				return pt_err(ctx, -EINVAL, "%s: key ends with '.'",
+					      shown(key, sb, sizeof(sb)));
+		}
+	}
+	if (kp->c[0].bracketed)
+		return pt_err(ctx, -EINVAL, "%s: key must start with a family name",
+			      shown(key, sb, sizeof(sb)));
+	return 0;
+}
+
+bool pt_glob(const char *s)
+{
+	return strpbrk(s, "*?") != NULL;
+}
+
+int pt_tunable_init(struct pt_tunable *t, const struct pt_family *fam, const char *path,
+		    const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	memset(t, 0, sizeof(*t));
+	t->fam = fam;
+	t->order = 1;
+	if (path && pt_snprintf(t->path, sizeof(t->path), "%s", path) < 0)
+		return -ENAMETOOLONG;
+	va_start(ap, fmt);
+	n = vsnprintf(t->key, sizeof(t->key), fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= sizeof(t->key) ? -ENAMETOOLONG : 0;
+}
+
+int pt_resolve(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void *ud)
+{
+	struct pt_keyparts *kp = malloc(sizeof(*kp));
+	const struct pt_family *fam;
+	char sb[128];
+	int r;
+
+	if (!kp)
+		return -ENOMEM;
+	r = pt_key_parse(ctx, key, kp);
+	if (r < 0)
+		goto out;
+	fam = pt_family_find(kp->c[0].s);
+	if (!fam) {
+		r = pt_err(ctx, -EINVAL,
+			   "%s: unknown family '%s' (block, cpu, hugepages, numa, pmqos, proc, "
+			   "selinux, sysctl, sysfs, thp)",
+			   shown(key, sb, sizeof(sb)), kp->c[0].s);
+		goto out;
+	}
+	r = fam->resolve(ctx, kp, emit, ud);
+out:
+	free(kp);
+	return r;
+}
+
+struct collect {
+	struct pt_tunable *v;
+	size_t n, cap;
+};
+
+static int collect_emit(struct perftune_ctx *ctx _unused_, const struct pt_tunable *t, void *ud)
+{
+	struct collect *c = ud;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->v[i].key, t->key) == 0)
+			return 0;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 8;
+		struct pt_tunable *n = realloc(c->v, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		c->v = n;
+		c->cap = cap;
+	}
+	c->v[c->n++] = *t;
+	return 0;
+}
+
+int pt_resolve_all(struct perftune_ctx *ctx, const char *key, struct pt_tunable **out)
+{
+	struct collect c = { 0 };
+	char sb[128];
+	int r = pt_resolve(ctx, key, collect_emit, &c);
+
+	if (r >= 0 && c.n == 0)
+		r = pt_err(ctx, -ENODEV, "%s: matches nothing on this machine",
+			   shown(key, sb, sizeof(sb)));
+	if (r < 0) {
+		free(c.v);
+		return r;
+	}
+	*out = c.v;
+	return (int)c.n;
+}
+
+int pt_resolve_one(struct perftune_ctx *ctx, const char *key, struct pt_tunable *t)
+{
+	_cleanup_free_ struct pt_tunable *v = NULL;
+	int n = pt_resolve_all(ctx, key, &v);
+
+	if (n < 0)
+		return n;
+	if (n != 1)
+		return pt_err(ctx, -ENOTUNIQ, "%s: names %d tunables, not one", key, n);
+	*t = v[0];
+	return 0;
+}
+
+/* ---- generic file-backed tunables ---- */
+
+static int file_errmsg(struct perftune_ctx *ctx, const struct pt_tunable *t, int r, const char *op)
+{
+	if (r == -ENOENT)
+		return pt_err(ctx, -ENOENT, "%s: not present on this kernel (/%s)", t->key, t->path);
+	return pt_err(ctx, r, "%s: cannot %s /%s: %s", t->key, op, t->path, strerror(-r));
+}
+
+int pt_file_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size)
+{
+	int r = pt_attr_read(ctx, t->path, buf, size);
+
+	return r < 0 ? file_errmsg(ctx, t, r, "read") : 0;
+}
+
+static int check_writable(struct perftune_ctx *ctx, const struct pt_tunable *t)
+{
+	char reason[160];
+	int r = pt_attr_writable(ctx, t->path, reason, sizeof(reason));
+
+	if (r < 0)
+		return file_errmsg(ctx, t, r, "open");
+	if (r == 0)
+		return pt_err(ctx, strstr(reason, "root") ? -EACCES : -EROFS, "%s: %s", t->key,
+			      reason);
+	return 0;
+}
+
+int pt_file_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+		     char *out, size_t size)
+{
+	char raw[PT_VAL], cur[PT_VAL], choices[PT_VAL];
+	long long v;
+	int r;
+
+	r = pt_attr_read_raw(ctx, t->path, raw, sizeof(raw));
+	if (r < 0)
+		return file_errmsg(ctx, t, r, "read");
+	r = check_writable(ctx, t);
+	if (r < 0)
+		return r;
+	if (pt_snprintf(out, size, "%s", in) < 0)
+		return pt_err(ctx, -ENAMETOOLONG, "%s: value too long", t->key);
+	pt_normalize(out);
+	snprintf(cur, sizeof(cur), "%s", raw);
+	pt_normalize(cur);
+	if (strchr(raw, '[') && strchr(raw, ']')) {
+		if (!pt_choice_in(raw, out)) {
+			pt_choices(raw, choices, sizeof(choices));
+			return pt_err(ctx, -EINVAL, "%s: '%s' is not one of: %s", t->key, out,
+				      choices);
+		}
+	} else if (pt_parse_ll(cur, &v) == 0 && pt_parse_ll(out, &v) < 0) {
+		return pt_err(ctx, -EINVAL, "%s: '%s' is not a number", t->key, out);
+	}
+	return 0;
+}
+
+int pt_validate_range(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+		      long long min, long long max, char *out, size_t size)
+{
+	long long v;
+
+	if (pt_parse_ll(in, &v) < 0)
+		return pt_err(ctx, -EINVAL, "%s: '%s' is not a number", t->key, in);
+	if (v < min || v > max)
+		return pt_err(ctx, -ERANGE, "%s: %lld is out of range [%lld, %lld]", t->key, v, min,
+			      max);
+	return pt_snprintf(out, size, "%lld", v) < 0 ? -ENAMETOOLONG : 0;
+}
+
+int pt_file_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+		  int *hold_fd _unused_)
+{
+	int r = pt_attr_write(ctx, t->path, value);
+
+	if (r < 0)
+		return pt_err(ctx, r, "%s: kernel refused '%s': %s", t->key, value, strerror(-r));
+	return 0;
+}
+
+int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
+		     struct perftune_desc *d)
+{
+	char raw[PT_VAL], buf[PT_VAL], reason[160];
+	int r = pt_attr_read_raw(ctx, t->path, raw, sizeof(raw));
+
+	if (r < 0)
+		return file_errmsg(ctx, t, r, "read");
+	if (strchr(raw, '[') && strchr(raw, ']')) {
+		pt_choices(raw, buf, sizeof(buf));
+		pt_desc_set_choices(d, buf);
+	}
+	snprintf(buf, sizeof(buf), "%s", raw);
+	pt_normalize(buf);
+	pt_desc_set_value(d, buf);
+	r = pt_attr_writable(ctx, t->path, reason, sizeof(reason));
+	pt_desc_set_writable(d, r > 0, r < 0 ? strerror(-r) : reason);
+	return 0;
+}
+
+/* ---- read API ---- */
+
+struct get_state {
+	char *value;
+	char first[PERFTUNE_KEY_MAX];
+	int r;
+};
+
+static int get_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
+{
+	struct get_state *g = ud;
+	char buf[PT_VAL];
+	int r = t->fam->read(ctx, t, buf, sizeof(buf));
+
+	if (r < 0)
+		return r;
+	if (!g->value) {
+		g->value = strdup(buf);
+		snprintf(g->first, sizeof(g->first), "%s", t->key);
+		return g->value ? 0 : -ENOMEM;
+	}
+	if (strcmp(g->value, buf) != 0)
+		return pt_err(ctx, -ENOTUNIQ, "values differ: %s is '%s', %s is '%s'", g->first,
+			      g->value, t->key, buf);
+	return 0;
+}
+
+PERFTUNE_EXPORT int perftune_get(struct perftune_ctx *ctx, const char *key, char **value)
+{
+	struct get_state g = { 0 };
+	int r;
+
+	if (!ctx || !value)
+		return -EINVAL;
+	pt_lock(ctx);
+	pt_err_clear(ctx);
+	r = pt_resolve(ctx, key, get_emit, &g);
+	if (r >= 0 && !g.value)
+		r = pt_err(ctx, -ENODEV, "%s: matches nothing on this machine", key);
+	if (r < 0) {
+		free(g.value);
+	} else {
+		*value = g.value;
+		r = 0;
+	}
+	pt_unlock(ctx);
+	return r;
+}
+
+static int list_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
+{
+	struct perftune_iter *it = ((void **)ud)[0];
+	const char *prefix = ((void **)ud)[1];
+	char buf[PT_VAL];
+	struct pt_item item = { .key = (char *)t->key };
+
+	if (prefix && strncmp(t->key, prefix, strlen(prefix)) != 0)
+		return 0;
+	if (t->fam->read(ctx, t, buf, sizeof(buf)) == 0)
+		item.value = buf;
+	item.note = (char *)t->note;
+	return pt_iter_add(it, &item);
+}
+
+PERFTUNE_EXPORT int perftune_list(struct perftune_ctx *ctx, const char *prefix,
+				  struct perftune_iter **iterp)
+{
+	struct perftune_iter *it;
+	int r = 0;
+
+	if (!ctx || !iterp)
+		return -EINVAL;
+	it = pt_iter_new();
+	if (!it)
+		return -ENOMEM;
+	pt_lock(ctx);
+	pt_err_clear(ctx);
+	for (size_t i = 0; i < ARRAY_SIZE(families) && r >= 0; i++) {
+		const char *name = families[i]->name;
+		size_t n = strlen(name);
+		void *ud[2] = { it, (void *)(prefix && *prefix ? prefix : NULL) };
+
+		/* skip families the prefix rules out */
+		if (prefix && *prefix && strncmp(prefix, name, strlen(prefix) < n ? strlen(prefix) : n))
+			continue;
+		if (prefix && strlen(prefix) > n && strchr(".[", prefix[n]) == NULL)
+			continue;
+		r = families[i]->list(ctx, list_emit, ud);
+		if (r == -ENOMEM)
+			break;
+		r = 0; /* a family absent on this machine lists nothing */
+	}
+	pt_err_clear(ctx);
+	pt_unlock(ctx);
+	if (r < 0) {
+		perftune_iter_free(it);
+		return r;
+	}
+	pt_iter_sort(it);
+	*iterp = it;
+	return 0;
+}
+
+PERFTUNE_EXPORT int perftune_describe(struct perftune_ctx *ctx, const char *key,
+				      struct perftune_desc **descp)
+{
+	struct pt_tunable t;
+	struct perftune_desc *d;
+	int r;
+
+	if (!ctx || !descp)
+		return -EINVAL;
+	pt_lock(ctx);
+	pt_err_clear(ctx);
+	r = pt_resolve_one(ctx, key, &t);
+	if (r < 0)
+		goto out;
+	d = pt_desc_new(&t);
+	if (!d) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = t.fam->describe(ctx, &t, d);
+	if (r < 0)
+		perftune_desc_free(d);
+	else
+		*descp = d;
+out:
+	pt_unlock(ctx);
+	return r < 0 ? r : 0;
+}

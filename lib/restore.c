@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Restore and status.  Restoring a transaction writes each original back,
+ * schedulers first (their iosched parameters only exist under them), newest
+ * first otherwise.  A key that a later live transaction also changed is not
+ * written: its original is handed over to that transaction, so that restoring
+ * stacked transactions in any order returns the machine to where it was.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+
+/* the live transaction that took @key after @seq, earliest first */
+static int later_holder(struct perftune_ctx *ctx, const char *self, const char *key,
+			unsigned long long seq, char *out, size_t size)
+{
+	char **names = NULL;
+	unsigned long long best = 0;
+	int n = pt_journal_names(ctx, &names);
+
+	out[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		struct pt_jinfo ji;
+		struct pt_jentry *e;
+		if (!strcmp(names[i], self) || pt_journal_load(ctx, names[i], &ji) < 0)
+			continue;
+		e = pt_jinfo_find(&ji, key);
+		if (e && !e->restored && !ji.foreign_boot && e->seq > seq && (!best || e->seq < best)) {
+			best = e->seq;
+			snprintf(out, size, "%s", names[i]);
+		}
+		pt_jinfo_free(&ji);
+	}
+	pt_strv_free(names);
+	pt_err_clear(ctx);
+	return out[0] != '\0';
+}
+
+static int restore_entry(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct pt_jentry *e,
+			 int *written)
+{
+	struct pt_tunable t;
+	char cur[PT_VAL], later[80];
+	int r, dummy = -1;
+
+	r = pt_resolve_one(ctx, e->key, &t);
+	if (r < 0) {
+		pt_log(ctx, PERFTUNE_LOG_NOTICE, "%s: skipped, gone: %s", e->key,
+		       perftune_ctx_last_error(ctx));
+		pt_err_clear(ctx);
+		return pt_journal_append_to(ctx, ji->name, "restored", e->key, NULL);
+	}
+	if (t.fam->flags & PT_FAM_HELD) /* the request died with its holder's fd */
+		return pt_journal_append_to(ctx, ji->name, "restored", e->key, NULL);
+	if (later_holder(ctx, ji->name, e->key, e->seq, later, sizeof(later))) {
+		pt_log(ctx, PERFTUNE_LOG_INFO, "%s: handed over to transaction '%s'", e->key, later);
+		r = pt_journal_append_to(ctx, later, "handover", e->key, e->orig);
+		return r < 0 ? r : pt_journal_append_to(ctx, ji->name, "restored", e->key, NULL);
+	}
+	r = t.fam->read(ctx, &t, cur, sizeof(cur));
+	if (r == -ENOENT && t.order == 2) { /* an iosched parameter gone with its scheduler */
+		pt_err_clear(ctx);
+		return pt_journal_append_to(ctx, ji->name, "restored", e->key, NULL);
+	}
+	if (r < 0)
+		return r;
+	if (e->written && strcmp(cur, e->written))
+		pt_log(ctx, PERFTUNE_LOG_WARNING,
+		       "%s: drifted: transaction '%s' wrote '%s', now '%s'; restoring '%s' anyway",
+		       e->key, ji->name, e->written, cur, e->orig);
+	if (strcmp(cur, e->orig)) {
+		r = t.fam->write(ctx, &t, e->orig, &dummy);
+		if (dummy >= 0)
+			close(dummy);
+		if (r < 0)
+			return r;
+		if (t.fam->read(ctx, &t, cur, sizeof(cur)) == 0 && strcmp(cur, e->orig))
+			pt_log(ctx, PERFTUNE_LOG_WARNING, "%s: restored '%s' but reads back '%s'",
+			       e->key, e->orig, cur);
+		(*written)++;
+	}
+	return pt_journal_append_to(ctx, ji->name, "restored", e->key, NULL);
+}
+
+static bool is_sched(struct perftune_ctx *ctx, const char *key)
+{
+	struct pt_tunable t;
+	bool s = pt_resolve_one(ctx, key, &t) == 0 && t.order == 0;
+
+	pt_err_clear(ctx);
+	return s;
+}
+
+int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags)
+{
+	struct pt_jinfo ji;
+	int r, written = 0, failed = 0;
+	char firsterr[512] = "";
+
+	r = pt_journal_load(ctx, name, &ji);
+	if (r < 0)
+		return r;
+	if (ji.held && ji.pid != getpid() && !(flags & PERFTUNE_RESTORE_FORCE)) {
+		r = pt_err(ctx, -EBUSY, "transaction '%s' is held by process %d (stop it first)", name,
+			   ji.pid);
+		goto out;
+	}
+	if (ji.foreign_boot) {
+		pt_log(ctx, PERFTUNE_LOG_NOTICE,
+		       "transaction '%s' is from another boot: its values were reset then", name);
+		pt_journal_remove(ctx, name);
+		goto out;
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = ji.n; i-- > 0;) {
+			struct pt_jentry *e = &ji.e[i];
+			if (e->restored || is_sched(ctx, e->key) != (pass == 0))
+				continue;
+			r = restore_entry(ctx, &ji, e, &written);
+			if (r < 0) {
+				failed++;
+				if (!firsterr[0])
+					snprintf(firsterr, sizeof(firsterr), "%s",
+						 perftune_ctx_last_error(ctx));
+				pt_log(ctx, PERFTUNE_LOG_ERR, "%s: not restored: %s", e->key,
+				       perftune_ctx_last_error(ctx));
+				continue;
+			}
+			e->restored = true;
+		}
+	if (failed) {
+		r = pt_err(ctx, -EIO, "transaction '%s': %d key(s) not restored, journal kept: %s",
+			   name, failed, firsterr);
+		goto out;
+	}
+	pt_journal_remove(ctx, name);
+	r = written;
+out:
+	pt_jinfo_free(&ji);
+	return r;
+}
+
+PERFTUNE_EXPORT int perftune_restore(struct perftune_ctx *ctx, const char *name, unsigned flags)
+{
+	char **names = NULL;
+	int lockfd, r, total = 0, err = 0;
+
+	if (!ctx || (!name && !(flags & (PERFTUNE_RESTORE_ALL | PERFTUNE_RESTORE_ORPHANS))))
+		return -EINVAL;
+	pt_lock(ctx);
+	pt_err_clear(ctx);
+	r = pt_journal_lock(ctx, &lockfd);
+	if (r < 0)
+		goto out;
+	if (name) {
+		r = pt_restore_locked(ctx, name, flags);
+		close(lockfd);
+		goto out;
+	}
+	r = pt_journal_names(ctx, &names);
+	for (int i = 0; i < r; i++) {
+		struct pt_jinfo ji;
+		int k;
+		if (flags & PERFTUNE_RESTORE_ORPHANS) {
+			if (pt_journal_load(ctx, names[i], &ji) < 0)
+				continue;
+			bool orphan = ji.orphaned || ji.foreign_boot;
+			pt_jinfo_free(&ji);
+			if (!orphan)
+				continue;
+		}
+		k = pt_restore_locked(ctx, names[i], flags);
+		if (k < 0 && !err)
+			err = k;
+		total += k > 0 ? k : 0;
+	}
+	pt_strv_free(names);
+	close(lockfd);
+	r = err ? err : (r < 0 ? r : total);
+out:
+	pt_unlock(ctx);
+	return r;
+}
+
+PERFTUNE_EXPORT int perftune_status(struct perftune_ctx *ctx, struct perftune_iter **iterp)
+{
+	struct perftune_iter *it;
+	char **names = NULL;
+	int n, r = 0;
+
+	if (!ctx || !iterp)
+		return -EINVAL;
+	it = pt_iter_new();
+	if (!it)
+		return -ENOMEM;
+	pt_lock(ctx);
+	pt_err_clear(ctx);
+	n = pt_journal_names(ctx, &names);
+	if (n < 0)
+		r = n;
+	for (int i = 0; i < n && r >= 0; i++) {
+		struct pt_jinfo ji;
+		if (pt_journal_load(ctx, names[i], &ji) < 0) {
+			struct pt_item bad = { .name = names[i], .key = "",
+					       .note = (char *)perftune_ctx_last_error(ctx) };
+			r = pt_iter_add(it, &bad);
+			continue;
+		}
+		for (size_t k = 0; k < ji.n && r >= 0; k++) {
+			struct pt_jentry *e = &ji.e[k];
+			struct pt_tunable t;
+			char cur[PT_VAL] = "", later[80], note[256] = "";
+			bool have = false;
+			struct pt_item item = { .name = ji.name, .key = e->key, .old = e->orig,
+						.value = e->written, .pid = ji.held || ji.orphaned ? ji.pid : 0 };
+			if (e->restored)
+				continue;
+			if (pt_resolve_one(ctx, e->key, &t) == 0 && t.fam->read(ctx, &t, cur, sizeof(cur)) == 0)
+				have = true;
+			else
+				snprintf(note, sizeof(note), "%s", perftune_ctx_last_error(ctx));
+			pt_err_clear(ctx);
+			item.current = have ? cur : NULL;
+			item.flags = (ji.orphaned ? PERFTUNE_ITEM_ORPHANED : 0) |
+				     (ji.held ? PERFTUNE_ITEM_HELD : 0) |
+				     (ji.committed ? PERFTUNE_ITEM_COMMITTED : 0) |
+				     (e->written ? PERFTUNE_ITEM_WRITTEN : 0);
+			if (later_holder(ctx, ji.name, e->key, e->seq, later, sizeof(later))) {
+				item.flags |= PERFTUNE_ITEM_SHADOWED;
+				snprintf(note, sizeof(note), "also changed later by '%s'", later);
+			} else if (have && e->written && strcmp(cur, e->written) &&
+				   !(t.fam->flags & PT_FAM_HELD)) {
+				item.flags |= PERFTUNE_ITEM_DRIFT;
+				snprintf(note, sizeof(note), "drift: changed behind perftune's back");
+			}
+			if (ji.foreign_boot)
+				snprintf(note, sizeof(note), "journal from another boot");
+			item.note = note;
+			r = pt_iter_add(it, &item);
+		}
+		pt_jinfo_free(&ji);
+	}
+	pt_strv_free(names);
+	pt_unlock(ctx);
+	if (r < 0) {
+		perftune_iter_free(it);
+		return r;
+	}
+	*iterp = it;
+	return 0;
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* sysctl.<name> (/proc/sys) and the sysfs[<path>] escape hatch (/sys). */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "internal.h"
+
+/* "net.ipv4.conf.[eth0.100].rp_filter": components with dots keep brackets */
+static int append_comp(char *key, size_t size, const char *comp)
+{
+	size_t n = strlen(key);
+	bool br = strchr(comp, '.') != NULL;
+
+	return pt_snprintf(key + n, size - n, "%s%s%s%s", n ? "." : "", br ? "[" : "", comp,
+			   br ? "]" : "");
+}
+
+struct walk {
+	const struct pt_keyparts *kp; /* NULL: list everything */
+	int first;		      /* first component of kp that is a path part */
+	pt_emit_fn emit;
+	void *ud;
+	int found;
+};
+
+static int emit_sysctl(struct perftune_ctx *ctx, struct walk *w, const char *path,
+		       const char *name)
+{
+	struct pt_tunable t;
+
+	if (pt_tunable_init(&t, &pt_sysctl_family, path, "sysctl.%s", name) < 0)
+		return 0; /* too long to name: not listed */
+	w->found++;
+	return w->emit(ctx, &t, w->ud);
+}
+
+/* Walk proc/sys below @path matching components from @depth (all, if listing). */
+static int walk(struct perftune_ctx *ctx, struct walk *w, const char *path, const char *name,
+		int depth)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	const char *pat = w->kp && depth < w->kp->n ? w->kp->c[depth].s : NULL;
+	int r = 0;
+
+	if (w->kp && depth == w->kp->n) {
+		if (pt_attr_is_dir(ctx, path))
+			return 0;
+		return emit_sysctl(ctx, w, path, name);
+	}
+	if (pat && !pt_glob(pat)) { /* a plain component: no directory scan needed */
+		char p[PATH_MAX], n[PERFTUNE_KEY_MAX];
+		if (strcmp(pat, ".") == 0 || strcmp(pat, "..") == 0 || strchr(pat, '/'))
+			return pt_err(ctx, -EINVAL, "%s: '%s' is not a sysctl name component",
+				      w->kp->text, pat);
+		n[0] = '\0';
+		if (pt_snprintf(p, sizeof(p), "%s/%s", path, pat) < 0 ||
+		    pt_snprintf(n, sizeof(n), "%s", name) < 0 || append_comp(n, sizeof(n), pat) < 0)
+			return pt_err(ctx, -ENAMETOOLONG, "%s: name too long", w->kp->text);
+		if (!pt_attr_exists(ctx, p))
+			return 0;
+		return walk(ctx, w, p, n, depth + 1);
+	}
+	d = pt_attr_opendir(ctx, path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && r >= 0) {
+		char p[PATH_MAX], n[PERFTUNE_KEY_MAX];
+		if (de->d_name[0] == '.')
+			continue;
+		if (pat && fnmatch(pat, de->d_name, 0) != 0)
+			continue;
+		snprintf(n, sizeof(n), "%s", name);
+		if (pt_snprintf(p, sizeof(p), "%s/%s", path, de->d_name) < 0 ||
+		    append_comp(n, sizeof(n), de->d_name) < 0)
+			continue;
+		if (de->d_type == DT_DIR)
+			r = walk(ctx, w, p, n, depth + 1);
+		else if (!w->kp && de->d_type == DT_REG && pt_attr_tunable(ctx, p))
+			r = emit_sysctl(ctx, w, p, n);
+		else if (w->kp)
+			r = walk(ctx, w, p, n, depth + 1);
+	}
+	return r;
+}
+
+static int sysctl_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,
+			  void *ud)
+{
+	struct walk w = { .kp = kp, .emit = emit, .ud = ud };
+	int r;
+
+	if (kp->n < 2)
+		return pt_err(ctx, -EINVAL, "%s: sysctl needs a name (sysctl.vm.swappiness)",
+			      kp->text);
+	r = walk(ctx, &w, "proc/sys", "", 1);
+	if (r >= 0 && !w.found)
+		return pt_err(ctx, -ENOENT, "%s: no such sysctl", kp->text);
+	return r;
+}
+
+static int sysctl_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
+{
+	struct walk w = { .emit = emit, .ud = ud };
+	return walk(ctx, &w, "proc/sys", "", 1);
+}
+
+static int sysctl_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size)
+{
+	struct stat st;
+	_cleanup_close_ int fd = pt_attr_open(ctx, t->path, O_PATH);
+
+	/* write-only triggers (vm.drop_caches) are not readable tunables */
+	if (fd >= 0 && fstat(fd, &st) == 0 && !(st.st_mode & 0444))
+		return pt_err(ctx, -EACCES, "%s: write-only trigger, not a tunable", t->key);
+	return pt_file_read(ctx, t, buf, size);
+}
+
+const struct pt_family pt_sysctl_family = {
+	.name = "sysctl",
+	.resolve = sysctl_resolve,
+	.list = sysctl_list,
+	.read = sysctl_read,
+	.validate = pt_file_validate,
+	.write = pt_file_write,
+	.describe = pt_file_describe,
+};
+
+/* ---- sysfs[<path>] ---- */
+
+static int sysfs_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,
+			 void *ud)
+{
+	const char *p = kp->c[1].s;
+	struct pt_tunable t;
+
+	if (kp->n != 2 || !kp->c[1].bracketed)
+		return pt_err(ctx, -EINVAL, "%s: write sysfs[/sys/path/to/attribute]", kp->text);
+	if (strncmp(p, "/sys/", 5) != 0 || !p[5])
+		return pt_err(ctx, -EPERM, "%s: path must be under /sys", kp->text);
+	if (strstr(p, "/../") || strstr(p, "/./") || strstr(p, "//") ||
+	    (strlen(p) >= 3 && strcmp(p + strlen(p) - 3, "/..") == 0) ||
+	    p[strlen(p) - 1] == '/')
+		return pt_err(ctx, -EPERM, "%s: path must not contain '..', '.', '//' or end in '/'",
+			      kp->text);
+	if (pt_tunable_init(&t, &pt_sysfs_family, p + 1, "sysfs[%s]", p) < 0)
+		return pt_err(ctx, -ENAMETOOLONG, "%s: path too long", kp->text);
+	int fd = pt_attr_open(ctx, t.path, O_PATH);
+	if (fd == -EPERM || fd == -ELOOP)
+		return pt_err(ctx, -EPERM, "%s: path resolves outside /sys (symlink)", kp->text);
+	if (fd < 0)
+		return pt_err(ctx, fd, "%s: %s", kp->text, strerror(-fd));
+	struct stat st;
+	int r = fstat(fd, &st) < 0 ? -errno : 0;
+	close(fd);
+	if (r == 0 && !S_ISREG(st.st_mode))
+		return pt_err(ctx, -EISDIR, "%s: not an attribute file", kp->text);
+	return r < 0 ? r : emit(ctx, &t, ud);
+}
+
+static int sysfs_list(struct perftune_ctx *ctx _unused_, pt_emit_fn emit _unused_, void *ud _unused_)
+{
+	return 0; /* an escape hatch, not enumerated */
+}
+
+const struct pt_family pt_sysfs_family = {
+	.name = "sysfs",
+	.resolve = sysfs_resolve,
+	.list = sysfs_list,
+	.read = pt_file_read,
+	.validate = pt_file_validate,
+	.write = pt_file_write,
+	.describe = pt_file_describe,
+};

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* thp.*: /sys/kernel/mm/transparent_hugepage (Documentation/admin-guide/mm/transhuge.rst). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+
+#define THP_DIR "sys/kernel/mm/transparent_hugepage"
+
+static int thp_emit(struct perftune_ctx *ctx, const char *sub, const char *file, pt_emit_fn emit,
+		    void *ud)
+{
+	struct pt_tunable t;
+	char path[PATH_MAX];
+
+	if (pt_snprintf(path, sizeof(path), THP_DIR "%s%s/%s", sub[0] ? "/" : "", sub, file) < 0 ||
+	    pt_tunable_init(&t, &pt_thp_family, path, "thp.%s%s%s", sub, sub[0] ? "." : "",
+			    file) < 0)
+		return -ENAMETOOLONG;
+	return emit(ctx, &t, ud);
+}
+
+static int thp_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,
+		       void *ud)
+{
+	const char *sub = kp->n == 3 ? kp->c[1].s : "";
+	const char *file = kp->c[kp->n - 1].s;
+	char path[PATH_MAX];
+
+	if (kp->n < 2 || kp->n > 3 || (kp->n == 3 && strcmp(sub, "khugepaged") != 0) ||
+	    kp->c[1].bracketed || pt_glob(file))
+		return pt_err(ctx, -EINVAL,
+			      "%s: expected thp.<attribute> or thp.khugepaged.<attribute>", kp->text);
+	if (!pt_attr_is_dir(ctx, THP_DIR))
+		return pt_err(ctx, -EOPNOTSUPP,
+			      "%s: this kernel has no transparent huge pages (" THP_DIR ")",
+			      kp->text);
+	snprintf(path, sizeof(path), THP_DIR "%s%s/%s", sub[0] ? "/" : "", sub, file);
+	if (!pt_attr_exists(ctx, path) || pt_attr_is_dir(ctx, path))
+		return pt_err(ctx, -ENOENT, "%s: no such THP attribute", kp->text);
+	return thp_emit(ctx, sub, file, emit, ud);
+}
+
+static int thp_list_dir(struct perftune_ctx *ctx, const char *sub, pt_emit_fn emit, void *ud)
+{
+	char dir[PATH_MAX];
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	int r = 0;
+
+	snprintf(dir, sizeof(dir), THP_DIR "%s%s", sub[0] ? "/" : "", sub);
+	d = pt_attr_opendir(ctx, dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && r >= 0) {
+		char f[PATH_MAX];
+		snprintf(f, sizeof(f), "%s/%s", dir, de->d_name);
+		if (de->d_type == DT_REG && pt_attr_tunable(ctx, f))
+			r = thp_emit(ctx, sub, de->d_name, emit, ud);
+	}
+	return r;
+}
+
+static int thp_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
+{
+	int r = thp_list_dir(ctx, "", emit, ud);
+	return r < 0 ? r : thp_list_dir(ctx, "khugepaged", emit, ud);
+}
+
+const struct pt_family pt_thp_family = {
+	.name = "thp",
+	.resolve = thp_resolve,
+	.list = thp_list,
+	.read = pt_file_read,
+	.validate = pt_file_validate,
+	.write = pt_file_write,
+	.describe = pt_file_describe,
+};

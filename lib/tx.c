@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Transactions: stage validated values, then commit all-or-nothing.
+ * For each key in order (schedulers before the attributes and iosched
+ * parameters they reset): journal the original, write, read back and compare.
+ * A failure gives back every key this commit wrote, in reverse order.
+ * tx.c knows no family: everything goes through the family ops.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+
+struct stage {
+	struct pt_tunable t;
+	char value[PT_VAL]; /* exact value to write */
+	char old[PT_VAL];   /* value before this commit */
+	char input[PT_VAL]; /* as given, when an alias was mapped */
+	unsigned flags;	    /* PERFTUNE_ITEM_* */
+	bool deferred;	    /* iosched parameter of a scheduler staged in the same tx */
+	bool attempted;	    /* a write was tried: give it back on failure */
+	bool journaled;	    /* the journal had the key before this commit */
+	int hold_fd;
+};
+
+struct perftune_tx {
+	int refcount;
+	struct perftune_ctx *ctx;
+	char name[65];
+	unsigned flags;
+	struct stage *s;
+	size_t n, cap;
+	bool committed, done;
+};
+
+PERFTUNE_EXPORT int perftune_tx_new(struct perftune_ctx *ctx, const char *name, unsigned flags,
+				    struct perftune_tx **txp)
+{
+	struct perftune_tx *tx;
+
+	if (!ctx || !txp)
+		return -EINVAL;
+	if (!name)
+		name = "default";
+	if (!pt_journal_name_ok(name))
+		return pt_err(ctx, -EINVAL,
+			      "'%s': a transaction name is 1-64 of [A-Za-z0-9_.@-], not starting "
+			      "with '.'",
+			      name);
+	if (flags & ~(unsigned)(PERFTUNE_TX_DRY_RUN | PERFTUNE_TX_HOLD | PERFTUNE_TX_ALLOW_PARTIAL))
+		return pt_err(ctx, -EINVAL, "unknown transaction flags 0x%x", flags);
+	tx = calloc(1, sizeof(*tx));
+	if (!tx)
+		return -ENOMEM;
+	tx->refcount = 1;
+	tx->ctx = perftune_ctx_ref(ctx);
+	tx->flags = flags;
+	snprintf(tx->name, sizeof(tx->name), "%s", name);
+	*txp = tx;
+	return 0;
+}
+
+PERFTUNE_EXPORT struct perftune_tx *perftune_tx_ref(struct perftune_tx *tx)
+{
+	if (tx)
+		tx->refcount++;
+	return tx;
+}
+
+static void release_holds(struct perftune_tx *tx)
+{
+	for (size_t i = 0; i < tx->n; i++)
+		if (tx->s[i].hold_fd >= 0) {
+			close(tx->s[i].hold_fd);
+			tx->s[i].hold_fd = -1;
+		}
+}
+
+PERFTUNE_EXPORT struct perftune_tx *perftune_tx_unref(struct perftune_tx *tx)
+{
+	if (!tx || --tx->refcount > 0)
+		return NULL;
+	if (tx->committed && !tx->done && (tx->flags & PERFTUNE_TX_HOLD))
+		perftune_tx_rollback(tx); /* a hold ends with its transaction */
+	release_holds(tx);
+	perftune_ctx_unref(tx->ctx);
+	free(tx->s);
+	free(tx);
+	return NULL;
+}
+
+PERFTUNE_EXPORT const char *perftune_tx_name(struct perftune_tx *tx)
+{
+	return tx ? tx->name : NULL;
+}
+
+/* staging area of one perftune_tx_set() call: merged only if all of it validates */
+struct pending {
+	struct perftune_tx *tx;
+	struct stage *s;
+	size_t n;
+	const char *input;
+};
+
+static struct stage *find(struct stage *s, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s[i].t.key, key))
+			return &s[i];
+	return NULL;
+}
+
+static bool sched_staged(struct perftune_tx *tx, struct pending *p, const char *group)
+{
+	for (size_t i = 0; i < tx->n; i++)
+		if (tx->s[i].t.order == 0 && !strcmp(tx->s[i].t.group, group))
+			return true;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->s[i].t.order == 0 && !strcmp(p->s[i].t.group, group))
+			return true;
+	return false;
+}
+
+static int stage_one(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+		     void *ud)
+{
+	struct pending *p = ud;
+	struct stage *s, *n = realloc(p->s, (p->n + 1) * sizeof(*p->s));
+	int r;
+
+	if (!n)
+		return -ENOMEM;
+	p->s = n;
+	s = &p->s[p->n];
+	memset(s, 0, sizeof(*s));
+	s->t = *t;
+	s->hold_fd = -1;
+	if ((t->fam->flags & PT_FAM_HELD) && !(p->tx->flags & PERFTUNE_TX_HOLD))
+		return pt_err(ctx, -EINVAL,
+			      "%s: a PM QoS request is in force only while its fd is open: it needs "
+			      "a holding transaction (perftune set --hold, PERFTUNE_TX_HOLD)",
+			      t->key);
+	r = t->fam->validate(ctx, t, value, s->value, sizeof(s->value));
+	if (r == -ENOENT && t->order == 2 && t->group[0] && sched_staged(p->tx, p, t->group)) {
+		/* its scheduler switches first: validate after the switch */
+		snprintf(s->value, sizeof(s->value), "%s", value);
+		s->deferred = true;
+		pt_err_clear(ctx);
+		r = 0;
+	}
+	if (r < 0)
+		return r;
+	if (strcmp(s->value, value))
+		snprintf(s->input, sizeof(s->input), "%s", value);
+	if (t->fam->read(ctx, t, s->old, sizeof(s->old)) < 0)
+		s->old[0] = '\0';
+	pt_err_clear(ctx);
+	p->n++;
+	return 0;
+}
+
+static int stage_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
+{
+	struct pending *p = ud;
+
+	if (pt_cpu_is_macro(t))
+		return pt_cpu_expand_maxlat(ctx, t, p->input, stage_one, ud);
+	return stage_one(ctx, t, p->input, ud);
+}
+
+PERFTUNE_EXPORT int perftune_tx_set(struct perftune_tx *tx, const char *key, const char *value)
+{
+	struct perftune_ctx *ctx;
+	struct pending p = { .tx = tx, .input = value };
+	int r;
+
+	if (!tx || !key || !value)
+		return -EINVAL;
+	ctx = tx->ctx;
+	pt_lock(ctx);
+	pt_err_clear(ctx);
+	if (tx->committed) {
+		r = pt_err(ctx, -EALREADY, "%s: transaction '%s' is already committed", key,
+			   tx->name);
+		goto out;
+	}
+	if (!pt_value_ok(value)) {
+		r = pt_err(ctx, -EINVAL, "%s: value has a newline or control character, or is too "
+					 "long",
+			   key);
+		goto out;
+	}
+	r = pt_resolve(ctx, key, stage_emit, &p);
+	if (r >= 0 && p.n == 0)
+		r = pt_err(ctx, -ENODEV, "%s: matches nothing on this machine", key);
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; i < p.n; i++) {
+		struct stage *old = find(tx->s, tx->n, p.s[i].t.key);
+		if (old) {
+			*old = p.s[i];
+			continue;
+		}
+		if (tx->n == tx->cap) {
+			size_t cap = tx->cap ? tx->cap * 2 : 16;
+			struct stage *n = realloc(tx->s, cap * sizeof(*n));
+			if (!n) {
+				r = -ENOMEM;
+				goto out;
+			}
+			tx->s = n;
+			tx->cap = cap;
+		}
+		tx->s[tx->n++] = p.s[i];
+	}
+	r = (int)p.n;
+out:
+	free(p.s);
+	pt_unlock(ctx);
+	return r;
+}
+
+/* schedulers first, then attributes, then iosched parameters; stable */
+static int order_cmp(const void *a, const void *b)
+{
+	const struct stage *x = a, *y = b;
+	if (x->t.order != y->t.order)
+		return x->t.order - y->t.order;
+	return x < y ? -1 : x > y;
+}
+
+static int verify(struct perftune_ctx *ctx, struct perftune_tx *tx, struct stage *s)
+{
+	char got[PT_VAL];
+	int r = s->t.fam->read(ctx, &s->t, got, sizeof(got));
+
+	if (r < 0)
+		return r;
+	if (s->t.fam->verify)
+		r = s->t.fam->verify(ctx, &s->t, s->value, got);
+	else if (strcmp(got, s->value))
+		r = pt_err(ctx, -EIO, "%s: the kernel accepted '%s' but reads back '%s'", s->t.key,
+			   s->value, got);
+	if (r == -EAGAIN && (tx->flags & PERFTUNE_TX_ALLOW_PARTIAL)) {
+		pt_log(ctx, PERFTUNE_LOG_WARNING, "%s (accepted: partial allowed)",
+		       perftune_ctx_last_error(ctx));
+		snprintf(s->t.note, sizeof(s->t.note), "partial: asked %s, got %s", s->value, got);
+		snprintf(s->value, sizeof(s->value), "%s", got);
+		pt_err_clear(ctx);
+		r = 0;
+	}
+	return r;
+}
+
+/* Give back what this commit wrote, newest first, schedulers before the rest. */
+static void undo(struct perftune_ctx *ctx, struct perftune_tx *tx, int jfd, size_t upto)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = upto + 1; i-- > 0;) {
+			struct stage *s = &tx->s[i];
+			int dummy = -1;
+			if (!s->attempted || (pass == 0) != (s->t.order == 0))
+				continue;
+			if (s->hold_fd >= 0) {
+				close(s->hold_fd);
+				s->hold_fd = -1;
+			} else if (!(s->t.fam->flags & PT_FAM_HELD)) {
+				char cur[PT_VAL];
+				if (s->t.fam->read(ctx, &s->t, cur, sizeof(cur)) < 0 ||
+				    strcmp(cur, s->old))
+					if (s->t.fam->write(ctx, &s->t, s->old, &dummy) < 0)
+						pt_log(ctx, PERFTUNE_LOG_ERR, "rollback of %s failed: %s",
+						       s->t.key, perftune_ctx_last_error(ctx));
+			}
+			if (s->journaled)
+				pt_journal_append(ctx, jfd, "wrote", s->t.key, s->old);
+			else
+				pt_journal_append(ctx, jfd, "restored", s->t.key, NULL);
+			s->attempted = false;
+			s->flags &= ~(unsigned)PERFTUNE_ITEM_WRITTEN;
+		}
+}
+
+static int commit_one(struct perftune_ctx *ctx, struct perftune_tx *tx, struct pt_jinfo *ji,
+		      int jfd, struct stage *s)
+{
+	char cur[PT_VAL];
+	int r;
+
+	if (s->deferred) {
+		char v[PT_VAL];
+		r = s->t.fam->validate(ctx, &s->t, s->value, v, sizeof(v));
+		if (r < 0)
+			return r;
+		snprintf(s->value, sizeof(s->value), "%s", v);
+	}
+	r = s->t.fam->read(ctx, &s->t, cur, sizeof(cur));
+	if (r < 0)
+		return r;
+	snprintf(s->old, sizeof(s->old), "%s", cur);
+	s->journaled = pt_jinfo_find(ji, s->t.key) && !pt_jinfo_find(ji, s->t.key)->restored;
+	if (!strcmp(cur, s->value) && !(s->t.fam->flags & PT_FAM_HELD)) {
+		s->flags |= PERFTUNE_ITEM_UNCHANGED;
+		return 0;
+	}
+	if (!s->journaled) {
+		r = pt_journal_append(ctx, jfd, "orig", s->t.key, cur);
+		if (r < 0)
+			return r;
+	}
+	s->attempted = true;
+	r = s->t.fam->write(ctx, &s->t, s->value, &s->hold_fd);
+	if (r >= 0)
+		r = verify(ctx, tx, s);
+	if (r < 0)
+		return r;
+	s->flags |= PERFTUNE_ITEM_WRITTEN;
+	return pt_journal_append(ctx, jfd, "wrote", s->t.key, s->value);
+}
+
+static int dry_run(struct perftune_ctx *ctx, struct perftune_tx *tx)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < tx->n; i++) {
+		struct stage *s = &tx->s[i];
+		if (s->t.fam->read(ctx, &s->t, s->old, sizeof(s->old)) < 0)
+			s->old[0] = '\0';
+		if (!strcmp(s->old, s->value) && !(s->t.fam->flags & PT_FAM_HELD))
+			s->flags |= PERFTUNE_ITEM_UNCHANGED;
+		else
+			n++;
+	}
+	pt_err_clear(ctx);
+	return n;
+}
+
+static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
+{
+	struct pt_jinfo ji;
+	int jfd = -1, r, written = 0;
+	size_t i;
+	bool existed;
+
+	r = pt_journal_load(ctx, tx->name, &ji);
+	existed = r == 0;
+	if (r == -ENOENT)
+		pt_err_clear(ctx);
+	else if (r < 0)
+		return r;
+	if (existed && ji.held && ji.pid != getpid()) {
+		r = pt_err(ctx, -EBUSY, "transaction '%s' is held by process %d", tx->name, ji.pid);
+		goto out;
+	}
+	r = pt_journal_begin(ctx, tx->name, tx->flags, &jfd);
+	if (r < 0)
+		goto out;
+	for (i = 0; i < tx->n; i++) {
+		r = commit_one(ctx, tx, &ji, jfd, &tx->s[i]);
+		if (r < 0)
+			break;
+		written += (tx->s[i].flags & PERFTUNE_ITEM_WRITTEN) != 0;
+	}
+	if (r < 0) {
+		char msg[512];
+		snprintf(msg, sizeof(msg), "%s", perftune_ctx_last_error(ctx));
+		undo(ctx, tx, jfd, i);
+		pt_err(ctx, r, "%s (rolled back)", msg[0] ? msg : strerror(-r));
+		/* nothing of a new transaction remains: drop its journal */
+		if (!existed) {
+			struct pt_jinfo now;
+			if (pt_journal_load(ctx, tx->name, &now) == 0) {
+				bool live = false;
+				for (size_t k = 0; k < now.n; k++)
+					live |= !now.e[k].restored;
+				if (!live)
+					pt_journal_remove(ctx, tx->name);
+				pt_jinfo_free(&now);
+			}
+			pt_err(ctx, r, "%s (rolled back)", msg[0] ? msg : strerror(-r));
+		}
+		goto out;
+	}
+	r = pt_journal_append(ctx, jfd, "commit", NULL, NULL);
+	if (r >= 0 && !(tx->flags & PERFTUNE_TX_HOLD))
+		r = pt_journal_append(ctx, jfd, "pid", NULL, "0 0"); /* persists without a holder */
+	if (r >= 0)
+		r = written;
+out:
+	if (jfd >= 0)
+		close(jfd);
+	pt_jinfo_free(&ji);
+	return r;
+}
+
+PERFTUNE_EXPORT int perftune_tx_commit(struct perftune_tx *tx)
+{
+	struct perftune_ctx *ctx;
+	int lockfd = -1, r;
+
+	if (!tx)
+		return -EINVAL;
+	ctx = tx->ctx;
+	pt_lock(ctx);
+	pt_err_clear(ctx);
+	if (tx->committed) {
+		r = pt_err(ctx, -EALREADY, "transaction '%s' is already committed", tx->name);
+		goto out;
+	}
+	qsort(tx->s, tx->n, sizeof(*tx->s), order_cmp);
+	if (tx->flags & PERFTUNE_TX_DRY_RUN) {
+		r = dry_run(ctx, tx);
+		goto out;
+	}
+	r = pt_journal_lock(ctx, &lockfd);
+	if (r < 0)
+		goto out;
+	r = commit_locked(ctx, tx);
+	close(lockfd);
+	if (r >= 0)
+		tx->committed = true;
+	else
+		release_holds(tx);
+out:
+	pt_unlock(ctx);
+	return r;
+}
+
+PERFTUNE_EXPORT int perftune_tx_rollback(struct perftune_tx *tx)
+{
+	int r;
+
+	if (!tx)
+		return -EINVAL;
+	if (!tx->committed || tx->done)
+		return pt_err(tx->ctx, -EALREADY, "transaction '%s' is not committed", tx->name);
+	release_holds(tx);
+	r = perftune_restore(tx->ctx, tx->name, PERFTUNE_RESTORE_FORCE);
+	if (r >= 0 || r == -ENOENT)
+		tx->done = true;
+	return r == -ENOENT ? 0 : r;
+}
+
+PERFTUNE_EXPORT int perftune_tx_changes(struct perftune_tx *tx, struct perftune_iter **iterp)
+{
+	struct perftune_iter *it;
+
+	if (!tx || !iterp)
+		return -EINVAL;
+	it = pt_iter_new();
+	if (!it)
+		return -ENOMEM;
+	for (size_t i = 0; i < tx->n; i++) {
+		struct stage *s = &tx->s[i];
+		char note[PT_VAL + 256] = "";
+		if (s->input[0])
+			snprintf(note, sizeof(note), "from '%s'", s->input);
+		if (s->t.note[0])
+			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%s",
+				 note[0] ? "; " : "", s->t.note);
+		struct pt_item item = { .name = tx->name, .key = s->t.key, .value = s->value,
+					.old = s->old, .note = note, .flags = s->flags };
+		if (pt_iter_add(it, &item) < 0) {
+			perftune_iter_free(it);
+			return -ENOMEM;
+		}
+	}
+	*iterp = it;
+	return 0;
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* String helpers shared by the families: value normalization, choices, cpu lists. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+
+void pt_trim(char *s)
+{
+	size_t n = strlen(s), i = 0;
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	while (isspace((unsigned char)s[i]))
+		i++;
+	memmove(s, s + i, n - i + 1);
+}
+
+/* "always [madvise] never\n" -> "madvise"; "4\t4\t1\t7\n" -> "4 4 1 7" */
+void pt_normalize(char *s)
+{
+	char *open = strchr(s, '['), *close = open ? strchr(open, ']') : NULL;
+	char *w = s;
+	bool blank = false;
+
+	if (open && close && close > open + 1 && !memchr(open + 1, ' ', (size_t)(close - open - 1))) {
+		size_t n = (size_t)(close - open - 1);
+		memmove(s, open + 1, n);
+		s[n] = '\0';
+		return;
+	}
+	pt_trim(s);
+	for (char *r = s; *r; r++) {
+		if (isspace((unsigned char)*r)) {
+			blank = true;
+			continue;
+		}
+		if (blank && w != s)
+			*w++ = ' ';
+		blank = false;
+		*w++ = *r;
+	}
+	*w = '\0';
+}
+
+void pt_choices(const char *raw, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (const char *p = raw; *p && o + 1 < size; p++) {
+		if (*p == '[' || *p == ']')
+			continue;
+		if (isspace((unsigned char)*p)) {
+			if (o && out[o - 1] != ' ')
+				out[o++] = ' ';
+			continue;
+		}
+		out[o++] = *p;
+	}
+	while (o && out[o - 1] == ' ')
+		o--;
+	out[o] = '\0';
+}
+
+bool pt_choice_in(const char *raw, const char *word)
+{
+	char buf[PT_VAL], *save = NULL;
+
+	pt_choices(raw, buf, sizeof(buf));
+	for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		if (strcmp(t, word) == 0)
+			return true;
+	return false;
+}
+
+int pt_parse_ll(const char *s, long long *v)
+{
+	char *end;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	return 0;
+}
+
+/* "0-3,8" -> bits; "all" is handled by callers. */
+int pt_parse_cpulist(const char *s, unsigned char *mask, int nbits)
+{
+	const char *p = s;
+
+	memset(mask, 0, (size_t)(nbits + 7) / 8);
+	if (!*s)
+		return -EINVAL;
+	while (*p) {
+		char *end;
+		long a, b;
+
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		a = strtol(p, &end, 10);
+		b = a;
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (!isdigit((unsigned char)*p))
+				return -EINVAL;
+			b = strtol(p, &end, 10);
+			p = end;
+		}
+		if (a > b || a < 0 || b >= nbits)
+			return -ERANGE;
+		for (long i = a; i <= b; i++)
+			mask[i / 8] |= (unsigned char)(1u << (i % 8));
+		if (*p == ',') {
+			p++;
+			if (!*p)
+				return -EINVAL;
+		} else if (*p) {
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+void pt_format_cpulist(const unsigned char *mask, int nbits, char *out, size_t size)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < nbits; i++) {
+		int j = i;
+		if (!(mask[i / 8] & (1u << (i % 8))))
+			continue;
+		while (j + 1 < nbits && (mask[(j + 1) / 8] & (1u << ((j + 1) % 8))))
+			j++;
+		int n = j > i ? snprintf(out + o, size - o, "%s%d-%d", o ? "," : "", i, j)
+			      : snprintf(out + o, size - o, "%s%d", o ? "," : "", i);
+		if (n < 0 || (size_t)n >= size - o)
+			return;
+		o += (size_t)n;
+		i = j;
+	}
+}
+
+bool pt_value_ok(const char *v)
+{
+	size_t n = 0;
+
+	for (; v[n]; n++)
+		if (v[n] == '\n' || v[n] == '\r' || (iscntrl((unsigned char)v[n]) && v[n] != '\t'))
+			return false;
+	return n < PT_VAL;
+}
+
+int pt_snprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	return n;
+}

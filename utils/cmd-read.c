@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* perftune list | get | describe */
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+
+static int run_list(struct perftune_ctx *ctx, int argc, char **argv)
+{
+	struct perftune_iter *it;
+	bool json = false, first = true;
+	int i = parse_simple(&cmd_list, argc, argv, &json), r;
+
+	if (i < 0 || argc - i > 1)
+		return usage_error(&cmd_list, "list takes at most one PREFIX");
+	r = perftune_list(ctx, i < argc ? argv[i] : NULL, &it);
+	if (r < 0)
+		return lib_error(ctx, r, "list");
+	if (json)
+		fputs("[", stdout);
+	while (perftune_iter_next(it)) {
+		const char *v = perftune_iter_value(it);
+		if (json) {
+			bool f = true;
+			printf("%s\n  {", first ? "" : ",");
+			json_kv(stdout, &f, "key", perftune_iter_key(it));
+			json_kv(stdout, &f, "value", v);
+			if (perftune_iter_note(it))
+				json_kv(stdout, &f, "note", perftune_iter_note(it));
+			fputs("}", stdout);
+		} else {
+			printf("%s = %s\n", perftune_iter_key(it), v ? v : "(unreadable)");
+		}
+		first = false;
+	}
+	if (json)
+		puts(first ? "]" : "\n]");
+	perftune_iter_free(it);
+	return 0;
+}
+
+const struct cmd cmd_list = {
+	"list", run_list, "list [--json] [PREFIX]",
+	"List the tunables present on this machine with their values,\n"
+	"optionally only those whose key starts with PREFIX (block.sda, sysctl.vm).",
+};
+
+static int run_get(struct perftune_ctx *ctx, int argc, char **argv)
+{
+	bool json = false, first = true;
+	int i = parse_simple(&cmd_get, argc, argv, &json), ret = 0;
+
+	if (i < 0 || i >= argc)
+		return usage_error(&cmd_get, "get needs at least one KEY");
+	if (json)
+		fputs("{", stdout);
+	for (int k = i; k < argc; k++) {
+		char *v = NULL;
+		int r = perftune_get(ctx, argv[k], &v);
+		if (r < 0) {
+			ret = lib_error(ctx, r, argv[k]);
+			continue;
+		}
+		if (json)
+			json_kv(stdout, &first, argv[k], v);
+		else if (argc - i == 1)
+			puts(v);
+		else
+			printf("%s = %s\n", argv[k], v);
+		free(v);
+	}
+	if (json)
+		puts("}");
+	return ret;
+}
+
+const struct cmd cmd_get = {
+	"get", run_get, "get [--json] KEY...",
+	"Print the current value of each KEY (alone for one key, 'KEY = VALUE' for\n"
+	"several). A key that names several tunables prints their common value.",
+};
+
+static int run_describe(struct perftune_ctx *ctx, int argc, char **argv)
+{
+	struct perftune_desc *d;
+	bool json = false, first = true;
+	long long min, max;
+	int i = parse_simple(&cmd_describe, argc, argv, &json), r;
+	bool range;
+
+	if (i < 0 || argc - i != 1)
+		return usage_error(&cmd_describe, "describe takes one KEY");
+	r = perftune_describe(ctx, argv[i], &d);
+	if (r < 0)
+		return lib_error(ctx, r, argv[i]);
+	range = perftune_desc_range(d, &min, &max);
+	if (json) {
+		fputs("{", stdout);
+		json_kv(stdout, &first, "key", perftune_desc_key(d));
+		json_kv(stdout, &first, "value", perftune_desc_value(d));
+		json_kv(stdout, &first, "path", perftune_desc_path(d));
+		json_kv(stdout, &first, "choices", perftune_desc_choices(d));
+		if (range) {
+			json_ki(stdout, &first, "min", min);
+			json_ki(stdout, &first, "max", max);
+		}
+		json_kv(stdout, &first, "unit", perftune_desc_unit(d));
+		json_kb(stdout, &first, "writable", perftune_desc_writable(d));
+		json_kv(stdout, &first, "reason", perftune_desc_reason(d));
+		json_kv(stdout, &first, "info", perftune_desc_info(d));
+		puts("}");
+	} else {
+		printf("key:      %s\n", perftune_desc_key(d));
+		printf("value:    %s%s%s\n", perftune_desc_value(d) ? perftune_desc_value(d) : "?",
+		       perftune_desc_unit(d) ? " " : "",
+		       perftune_desc_unit(d) ? perftune_desc_unit(d) : "");
+		if (perftune_desc_path(d))
+			printf("file:     %s\n", perftune_desc_path(d));
+		if (perftune_desc_choices(d))
+			printf("choices:  %s\n", perftune_desc_choices(d));
+		if (range)
+			printf("range:    %lld..%lld\n", min, max);
+		printf("writable: %s%s%s\n", perftune_desc_writable(d) ? "yes" : "no",
+		       perftune_desc_reason(d) ? " - " : "",
+		       perftune_desc_reason(d) ? perftune_desc_reason(d) : "");
+		if (perftune_desc_info(d))
+			printf("info:     %s\n", perftune_desc_info(d));
+	}
+	perftune_desc_free(d);
+	return 0;
+}
+
+const struct cmd cmd_describe = {
+	"describe", run_describe, "describe [--json] KEY",
+	"Show a tunable's value, file, allowed choices or range, unit, and whether\n"
+	"it can be written (and why not).",
+};

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* perftune set | restore | status */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "common.h"
+
+static void print_changes(struct perftune_tx *tx, bool dry)
+{
+	struct perftune_iter *it;
+
+	if (perftune_tx_changes(tx, &it) < 0)
+		return;
+	while (perftune_iter_next(it)) {
+		unsigned fl = perftune_iter_flags(it);
+		const char *note = perftune_iter_note(it);
+		if (!dry && !(fl & PERFTUNE_ITEM_WRITTEN) && !(fl & PERFTUNE_ITEM_UNCHANGED))
+			continue;
+		printf("%s: %s -> %s%s%s%s%s\n", perftune_iter_key(it),
+		       perftune_iter_old(it) ? perftune_iter_old(it) : "?", perftune_iter_value(it),
+		       fl & PERFTUNE_ITEM_UNCHANGED ? " (unchanged)" : "", note ? " (" : "",
+		       note ? note : "", note ? ")" : "");
+	}
+	perftune_iter_free(it);
+}
+
+/* Stay in the foreground until SIGTERM/SIGINT/SIGHUP, then roll back. */
+static int hold(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t *set)
+{
+	int sig = 0, r;
+
+	printf("holding transaction '%s' (pid %d); SIGTERM or Ctrl-C restores it\n",
+	       perftune_tx_name(tx), getpid());
+	fflush(stdout);
+	sigwait(set, &sig);
+	r = perftune_tx_rollback(tx);
+	if (r < 0)
+		return lib_error(ctx, r, "rollback");
+	printf("restored transaction '%s' (signal %d)\n", perftune_tx_name(tx), sig);
+	return 0;
+}
+
+static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "hold", no_argument, NULL, 'H' },
+		{ "dry-run", no_argument, NULL, 'd' },
+		{ "allow-partial", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *name = "default";
+	unsigned flags = 0;
+	struct perftune_tx *tx;
+	sigset_t set;
+	int o, r, ret = 0;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "+n:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'n':
+			name = optarg;
+			break;
+		case 'H':
+			flags |= PERFTUNE_TX_HOLD;
+			break;
+		case 'd':
+			flags |= PERFTUNE_TX_DRY_RUN;
+			break;
+		case 'p':
+			flags |= PERFTUNE_TX_ALLOW_PARTIAL;
+			break;
+		case 'h':
+			print_cmd_help(&cmd_set, stdout);
+			return 0;
+		default:
+			return usage_error(&cmd_set, "bad option");
+		}
+	}
+	if (optind >= argc)
+		return usage_error(&cmd_set, "set needs at least one KEY=VALUE");
+	for (int i = optind; i < argc; i++)
+		if (!strchr(argv[i], '=') || argv[i][0] == '=')
+			return usage_error(&cmd_set, "'%s' is not KEY=VALUE", argv[i]);
+	r = perftune_tx_new(ctx, name, flags, &tx);
+	if (r < 0)
+		return r == -EINVAL ? usage_error(&cmd_set, "%s", perftune_ctx_last_error(ctx))
+				    : lib_error(ctx, r, "transaction");
+	for (int i = optind; i < argc; i++) {
+		char *key = strdup(argv[i]), *eq = strchr(key, '=');
+		*eq = '\0';
+		r = perftune_tx_set(tx, key, eq + 1);
+		free(key);
+		if (r < 0) {
+			ret = lib_error(ctx, r, argv[i]);
+			fprintf(stderr, "%s: nothing was changed\n", program);
+			goto out;
+		}
+	}
+	/* a signal during the commit is taken after it, and rolls it back */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (flags & PERFTUNE_TX_HOLD)
+		sigprocmask(SIG_BLOCK, &set, NULL);
+	r = perftune_tx_commit(tx);
+	if (r < 0) {
+		ret = lib_error(ctx, r, "commit");
+		goto out;
+	}
+	print_changes(tx, flags & PERFTUNE_TX_DRY_RUN);
+	if (flags & PERFTUNE_TX_HOLD && !(flags & PERFTUNE_TX_DRY_RUN))
+		ret = hold(ctx, tx, &set);
+out:
+	perftune_tx_unref(tx);
+	return ret;
+}
+
+const struct cmd cmd_set = {
+	"set", run_set,
+	"set [--name NAME] [--hold] [--dry-run] [--allow-partial] KEY=VALUE...",
+	"Change tunables as one transaction (default name 'default'): each original\n"
+	"is journaled before the write, each write is read back, and any failure\n"
+	"restores everything already written. Prints 'key: old -> new'.\n"
+	"  --name NAME      transaction name, for restore NAME; re-using a name extends it\n"
+	"  --hold           stay in the foreground holding the values (PM QoS needs it);\n"
+	"                   SIGTERM, SIGINT or SIGHUP restores them\n"
+	"  --dry-run        validate and print the changes, write nothing\n"
+	"  --allow-partial  accept fewer huge pages than asked (reports what was allocated)",
+};
+
+static int run_restore(struct perftune_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "orphans", no_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	unsigned flags = 0;
+	int o, r;
+	const char *name = NULL;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'a':
+			flags |= PERFTUNE_RESTORE_ALL;
+			break;
+		case 'o':
+			flags |= PERFTUNE_RESTORE_ORPHANS;
+			break;
+		case 'f':
+			flags |= PERFTUNE_RESTORE_FORCE;
+			break;
+		case 'h':
+			print_cmd_help(&cmd_restore, stdout);
+			return 0;
+		default:
+			return usage_error(&cmd_restore, "bad option");
+		}
+	}
+	if (optind < argc)
+		name = argv[optind++];
+	if (optind < argc || (!name) == !(flags & (PERFTUNE_RESTORE_ALL | PERFTUNE_RESTORE_ORPHANS)) ||
+	    ((flags & PERFTUNE_RESTORE_ALL) && (flags & PERFTUNE_RESTORE_ORPHANS)))
+		return usage_error(&cmd_restore, "give one NAME, --all or --orphans");
+	r = perftune_restore(ctx, name, flags);
+	if (r < 0)
+		return lib_error(ctx, r, "restore");
+	printf("restored %s: %d value%s written back\n", name ? name
+		: flags & PERFTUNE_RESTORE_ALL ? "all transactions" : "orphaned transactions",
+	       r, r == 1 ? "" : "s");
+	return 0;
+}
+
+const struct cmd cmd_restore = {
+	"restore", run_restore, "restore [--force] NAME|--all|--orphans",
+	"Return every key of a transaction to its original and remove its journal.\n"
+	"--orphans restores the transactions whose holder died (kill -9, OOM).\n"
+	"Keys changed behind perftune's back (drift) are restored too, with a warning.\n"
+	"A transaction held by a live process is refused unless --force.",
+};
+
+static void status_json(struct perftune_iter *it)
+{
+	bool firstitem = true;
+
+	fputs("[", stdout);
+	while (perftune_iter_next(it)) {
+		bool f = true;
+		unsigned fl = perftune_iter_flags(it);
+		printf("%s\n  {", firstitem ? "" : ",");
+		json_kv(stdout, &f, "transaction", perftune_iter_name(it));
+		json_kv(stdout, &f, "key", perftune_iter_key(it));
+		json_kv(stdout, &f, "original", perftune_iter_old(it));
+		json_kv(stdout, &f, "written", perftune_iter_value(it));
+		json_kv(stdout, &f, "current", perftune_iter_current(it));
+		json_ki(stdout, &f, "pid", perftune_iter_pid(it));
+		json_kb(stdout, &f, "held", fl & PERFTUNE_ITEM_HELD);
+		json_kb(stdout, &f, "orphaned", fl & PERFTUNE_ITEM_ORPHANED);
+		json_kb(stdout, &f, "committed", fl & PERFTUNE_ITEM_COMMITTED);
+		json_kb(stdout, &f, "drift", fl & PERFTUNE_ITEM_DRIFT);
+		json_kb(stdout, &f, "shadowed", fl & PERFTUNE_ITEM_SHADOWED);
+		json_kv(stdout, &f, "note", perftune_iter_note(it));
+		fputs("}", stdout);
+		firstitem = false;
+	}
+	puts(firstitem ? "]" : "\n]");
+}
+
+static int run_status(struct perftune_ctx *ctx, int argc, char **argv)
+{
+	struct perftune_iter *it;
+	bool json = false;
+	const char *last = NULL;
+	char lastbuf[128] = "";
+	int i = parse_simple(&cmd_status, argc, argv, &json), r;
+
+	if (i < 0 || i < argc)
+		return usage_error(&cmd_status, "status takes no operands");
+	r = perftune_status(ctx, &it);
+	if (r < 0)
+		return lib_error(ctx, r, "status");
+	if (json) {
+		status_json(it);
+		perftune_iter_free(it);
+		return 0;
+	}
+	while (perftune_iter_next(it)) {
+		unsigned fl = perftune_iter_flags(it);
+		const char *note = perftune_iter_note(it), *cur = perftune_iter_current(it);
+		if (!last || strcmp(lastbuf, perftune_iter_name(it))) {
+			snprintf(lastbuf, sizeof(lastbuf), "%s", perftune_iter_name(it));
+			last = lastbuf;
+			printf("%s: %s", last,
+			       fl & PERFTUNE_ITEM_ORPHANED ? "ORPHANED (holder gone: restore it)"
+			       : fl & PERFTUNE_ITEM_HELD ? "held"
+			       : fl & PERFTUNE_ITEM_COMMITTED ? "applied" : "incomplete");
+			if (perftune_iter_pid(it))
+				printf(" pid %d", perftune_iter_pid(it));
+			putchar('\n');
+		}
+		if (!*perftune_iter_key(it)) {
+			printf("  error: %s\n", note ? note : "unreadable journal");
+			continue;
+		}
+		printf("  %s: %s -> %s, now %s%s%s%s\n", perftune_iter_key(it), perftune_iter_old(it),
+		       perftune_iter_value(it) ? perftune_iter_value(it) : "(not written)",
+		       cur ? cur : "?", fl & PERFTUNE_ITEM_DRIFT ? " DRIFT" : "",
+		       note ? " - " : "", note ? note : "");
+	}
+	if (!last)
+		puts("no transactions");
+	perftune_iter_free(it);
+	return 0;
+}
+
+const struct cmd cmd_status = {
+	"status", run_status, "status [--json]",
+	"List journaled transactions: each key's original, written and current value,\n"
+	"drift (changed behind perftune's back) and orphans (holder process gone).",
+};

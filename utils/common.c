@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Helpers shared by the perftune subcommands: errors, usage and JSON output. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+
+const char *program = "perftune";
+
+void print_cmd_help(const struct cmd *c, FILE *f)
+{
+	fprintf(f, "Usage: %s %s\n\n%s\n", program, c->usage, c->help);
+}
+
+int usage_error(const struct cmd *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", program);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (c)
+		fprintf(stderr, "Usage: %s %s\n", program, c->usage);
+	return EXIT_USAGE;
+}
+
+int lib_error(struct perftune_ctx *ctx, int r, const char *what)
+{
+	const char *msg = perftune_ctx_last_error(ctx);
+
+	if (msg && *msg)
+		fprintf(stderr, "%s: %s\n", program, msg);
+	else
+		fprintf(stderr, "%s: %s: %s\n", program, what, strerror(-r));
+	return EXIT_FAIL;
+}
+
+void json_str(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void json_key(FILE *f, bool *first, const char *key)
+{
+	if (!*first)
+		fputs(", ", f);
+	*first = false;
+	json_str(f, key);
+	fputs(": ", f);
+}
+
+void json_kv(FILE *f, bool *first, const char *key, const char *value)
+{
+	json_key(f, first, key);
+	json_str(f, value);
+}
+
+void json_kb(FILE *f, bool *first, const char *key, bool value)
+{
+	json_key(f, first, key);
+	fputs(value ? "true" : "false", f);
+}
+
+void json_ki(FILE *f, bool *first, const char *key, long long value)
+{
+	json_key(f, first, key);
+	fprintf(f, "%lld", value);
+}
+
+int parse_simple(const struct cmd *c, int argc, char **argv, bool *json)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int o;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
+		switch (o) {
+		case 'j':
+			*json = true;
+			break;
+		case 'h':
+			print_cmd_help(c, stdout);
+			exit(0);
+		default:
+			return -1;
+		}
+	}
+	return optind;
+}

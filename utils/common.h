@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef PERFTUNE_UTILS_COMMON_H
+#define PERFTUNE_UTILS_COMMON_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "perftune.h"
+
+#define EXIT_FAIL 1
+#define EXIT_USAGE 2
+
+struct cmd {
+	const char *name;
+	int (*run)(struct perftune_ctx *ctx, int argc, char **argv);
+	const char *usage;
+	const char *help;
+};
+
+extern const struct cmd cmd_list, cmd_get, cmd_describe, cmd_set, cmd_restore, cmd_status;
+extern const char *program;
+
+/* print "perftune: <msg>" to stderr and return EXIT_USAGE */
+int usage_error(const struct cmd *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* print the library's message for @r and return EXIT_FAIL */
+int lib_error(struct perftune_ctx *ctx, int r, const char *what);
+void print_cmd_help(const struct cmd *c, FILE *f);
+
+/* JSON output */
+void json_str(FILE *f, const char *s); /* quoted, escaped; null for NULL */
+void json_kv(FILE *f, bool *first, const char *key, const char *value);
+void json_kb(FILE *f, bool *first, const char *key, bool value);
+void json_ki(FILE *f, bool *first, const char *key, long long value);
+
+/* Parse "--json" and "--help"-only option lists; returns index of first operand or -1 */
+int parse_simple(const struct cmd *c, int argc, char **argv, bool *json);
+
+#endif
