@@ -162,7 +162,8 @@ bool pt_attr_is_dir(struct perftune_ctx *ctx, const char *path)
 bool pt_attr_tunable(struct perftune_ctx *ctx, const char *path)
 {
 	struct stat st;
-	return attr_stat(ctx, path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0222);
+	return attr_stat(ctx, path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0222) &&
+	       (st.st_mode & 0444);
 }
 
 int pt_attr_writable(struct perftune_ctx *ctx, const char *path, char *reason, size_t size)

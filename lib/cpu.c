@@ -75,7 +75,7 @@ static int idle_state(struct perftune_ctx *ctx, int cpu, const char *name, char 
 			break;
 		snprintf(p + strlen(p), sizeof(p) - strlen(p), "/name");
 #if HAVE_CPUPOWER
-		char *cn = pt_root_is_host(ctx) ? cpuidle_state_name((unsigned)cpu, (unsigned)k) : NULL;
+		char *cn = pt_sys_is_root(ctx) ? cpuidle_state_name((unsigned)cpu, (unsigned)k) : NULL;
 		if (cn) {
 			snprintf(n, sizeof(n), "%s", cn);
 			free(cn);
@@ -261,7 +261,7 @@ static int cpu_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *
 	if (t->kind == C_MAXLAT)
 		return maxlat_read(ctx, t, buf, size);
 #if HAVE_CPUPOWER
-	if (pt_root_is_host(ctx) && (t->kind == C_GOVERNOR || t->kind == C_MIN || t->kind == C_MAX)) {
+	if (pt_sys_is_root(ctx) && (t->kind == C_GOVERNOR || t->kind == C_MIN || t->kind == C_MAX)) {
 		struct cpufreq_policy *p = cpufreq_get_policy((unsigned)t->id);
 		if (p) {
 			int r = t->kind == C_GOVERNOR ? pt_snprintf(buf, size, "%s", p->governor)
@@ -289,7 +289,7 @@ static int hw_limits(struct perftune_ctx *ctx, const struct pt_tunable *t, long 
 
 #if HAVE_CPUPOWER
 	unsigned long lo, hi;
-	if (pt_root_is_host(ctx) && cpufreq_get_hardware_limits((unsigned)t->id, &lo, &hi) == 0) {
+	if (pt_sys_is_root(ctx) && cpufreq_get_hardware_limits((unsigned)t->id, &lo, &hi) == 0) {
 		*min = (long long)lo;
 		*max = (long long)hi;
 		return 0;

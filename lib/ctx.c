@@ -20,7 +20,7 @@ struct perftune_ctx {
 	perftune_log_fn log_fn;
 	int log_max;
 	void *log_data;
-	char last_error[512];
+	char last_error[PERFTUNE_KEY_MAX + 1024];
 	struct udev *udev;
 	pt_write_fn write_fn;
 	void *write_data;
@@ -156,6 +156,15 @@ bool pt_root_is_host(struct perftune_ctx *ctx)
 	return strcmp(ctx->root, "/") == 0;
 }
 
+bool pt_sys_is_root(struct perftune_ctx *ctx)
+{
+	const char *mock = getenv("UMOCKDEV_DIR");
+
+	if (mock)
+		return strcmp(mock, ctx->root) == 0;
+	return pt_root_is_host(ctx);
+}
+
 struct udev *pt_udev(struct perftune_ctx *ctx)
 {
 	if (!ctx->udev)
@@ -165,7 +174,7 @@ struct udev *pt_udev(struct perftune_ctx *ctx)
 
 void pt_log(struct perftune_ctx *ctx, int prio, const char *fmt, ...)
 {
-	char msg[1024];
+	char msg[PERFTUNE_KEY_MAX + 2048];
 	va_list ap;
 
 	if (!ctx->log_fn || prio > ctx->log_max)

@@ -16,6 +16,8 @@
 /* ---- ctx.c ---- */
 int pt_root_fd(struct perftune_ctx *ctx);
 bool pt_root_is_host(struct perftune_ctx *ctx);
+/* libraries that read /sys themselves (libcpupower) see our root: host, or umockdev on it */
+bool pt_sys_is_root(struct perftune_ctx *ctx);
 struct udev *pt_udev(struct perftune_ctx *ctx);
 void pt_log(struct perftune_ctx *ctx, int prio, const char *fmt, ...) _printf_(3, 4);
 /* Set the context's one-line error and return @err (a negative errno). */

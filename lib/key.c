@@ -318,6 +318,7 @@ int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 /* ---- read API ---- */
 
 struct get_state {
+	const char *key;
 	char *value;
 	char first[PERFTUNE_KEY_MAX];
 	int r;
@@ -337,14 +338,14 @@ static int get_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *
 		return g->value ? 0 : -ENOMEM;
 	}
 	if (strcmp(g->value, buf) != 0)
-		return pt_err(ctx, -ENOTUNIQ, "values differ: %s is '%s', %s is '%s'", g->first,
-			      g->value, t->key, buf);
+		return pt_err(ctx, -ENOTUNIQ, "%s: values differ: %s is '%s', %s is '%s'", g->key,
+			      g->first, g->value, t->key, buf);
 	return 0;
 }
 
 PERFTUNE_EXPORT int perftune_get(struct perftune_ctx *ctx, const char *key, char **value)
 {
-	struct get_state g = { 0 };
+	struct get_state g = { .key = key };
 	int r;
 
 	if (!ctx || !value)

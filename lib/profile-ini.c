@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Reading one tuned.conf the way TuneD's ConfigParser does: "[section]",
+ * "name = value" (first '=' splits), whole-line comments '#'/';', inline
+ * comments " #", indented continuation lines, later duplicates win in place.
+ * Errors name the file and line.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "profile-internal.h"
+
+void pt_buf_add(struct pt_buf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+		char *ns = realloc(b->s, cap);
+		if (!ns) {
+			b->oom = true;
+			return;
+		}
+		b->s = ns;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void pt_buf_puts(struct pt_buf *b, const char *s)
+{
+	pt_buf_add(b, s, strlen(s));
+}
+
+void pt_buf_printf(struct pt_buf *b, const char *fmt, ...)
+{
+	char small[512], *big = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = true;
+		return;
+	}
+	if ((size_t)n < sizeof(small)) {
+		pt_buf_add(b, small, (size_t)n);
+		return;
+	}
+	va_start(ap, fmt);
+	n = vasprintf(&big, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = true;
+		return;
+	}
+	pt_buf_add(b, big, (size_t)n);
+	free(big);
+}
+
+char *pt_buf_steal(struct pt_buf *b)
+{
+	char *s = b->s;
+
+	if (b->oom) {
+		free(s);
+		s = NULL;
+	} else if (!s) {
+		s = strdup("");
+	}
+	memset(b, 0, sizeof(*b));
+	return s;
+}
+
+struct pt_popt *pt_popt_find(struct pt_popt *o, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(o[i].name, name))
+			return &o[i];
+	return NULL;
+}
+
+int pt_popt_set(struct pt_popt **o, size_t *n, const struct pt_popt *src)
+{
+	struct pt_popt *old = pt_popt_find(*o, *n, src->name), *v;
+	char *name = strdup(src->name), *value = strdup(src->value);
+
+	if (!name || !value) {
+		free(name);
+		free(value);
+		return -ENOMEM;
+	}
+	if (old) {
+		free(old->name);
+		free(old->value);
+		*old = (struct pt_popt){ name, value, src->file, src->line };
+		return 0;
+	}
+	v = realloc(*o, (*n + 1) * sizeof(**o));
+	if (!v) {
+		free(name);
+		free(value);
+		return -ENOMEM;
+	}
+	*o = v;
+	v[(*n)++] = (struct pt_popt){ name, value, src->file, src->line };
+	return 0;
+}
+
+void pt_popt_del(struct pt_popt *o, size_t *n, const char *name)
+{
+	struct pt_popt *x = pt_popt_find(o, *n, name);
+
+	if (!x)
+		return;
+	free(x->name);
+	free(x->value);
+	memmove(x, x + 1, (size_t)(o + *n - (x + 1)) * sizeof(*x));
+	(*n)--;
+}
+
+static void popts_free(struct pt_popt *o, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(o[i].name);
+		free(o[i].value);
+	}
+	free(o);
+}
+
+void pt_punit_free(struct pt_punit *u)
+{
+	char **strs[] = { &u->name,	  &u->type,	   &u->devices,	   &u->drop,
+			  &u->udev_regex, &u->cpuinfo_regex, &u->uname_regex, &u->script_pre,
+			  &u->script_post };
+
+	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
+		free(*strs[i]);
+	popts_free(u->opt, u->n);
+	memset(u, 0, sizeof(*u));
+}
+
+void pt_pconf_free(struct pt_pconf *c)
+{
+	popts_free(c->main, c->nmain);
+	for (size_t i = 0; i < c->n; i++)
+		pt_punit_free(&c->u[i]);
+	free(c->u);
+	memset(c, 0, sizeof(*c));
+}
+
+static char *file_read(struct perftune_ctx *ctx, const char *path, int *err)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct pt_buf b = { 0 };
+	char chunk[8192];
+	ssize_t n;
+
+	if (fd < 0) {
+		*err = pt_err(ctx, -errno, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0) {
+		if (b.len + (size_t)n > PT_PROFILE_FILE_MAX) {
+			free(b.s);
+			*err = pt_err(ctx, -EFBIG, "%s: larger than %d bytes", path,
+				      PT_PROFILE_FILE_MAX);
+			return NULL;
+		}
+		pt_buf_add(&b, chunk, (size_t)n);
+	}
+	if (n < 0) {
+		free(b.s);
+		*err = pt_err(ctx, -errno, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (b.s && strlen(b.s) != b.len) {
+		free(b.s);
+		*err = pt_err(ctx, -EINVAL, "%s: contains a NUL byte", path);
+		return NULL;
+	}
+	char *s = pt_buf_steal(&b);
+	if (!s)
+		*err = -ENOMEM;
+	return s;
+}
+
+static char *strip(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* " #..." starts an inline comment, as ConfigParser(inline_comment_prefixes='#') */
+static void cut_inline_comment(char *s)
+{
+	for (char *p = s; *p; p++)
+		if (*p == '#' && p > s && isspace((unsigned char)p[-1])) {
+			*p = '\0';
+			return;
+		}
+}
+
+struct parse {
+	struct perftune_ctx *ctx;
+	struct pt_pconf *c;
+	const char *path, *file_id;
+	struct pt_popt **cur; /* options of the current section */
+	size_t *curn;
+	struct pt_popt *last; /* for continuation lines */
+	int indent;
+	bool headerless; /* a variables file: no [section], lines without '=' ignored */
+};
+
+static int section(struct parse *ps, char *s, int line)
+{
+	char *end = strrchr(s, ']');
+	struct pt_punit *u;
+
+	*end = '\0';
+	s = strip(s + 1);
+	if (!*s)
+		return pt_err(ps->ctx, -EINVAL, "%s:%d: empty section name", ps->path, line);
+	if (!strcmp(s, "main")) {
+		ps->cur = &ps->c->main;
+		ps->curn = &ps->c->nmain;
+		return 0;
+	}
+	for (size_t i = 0; i < ps->c->n; i++)
+		if (!strcmp(ps->c->u[i].name, s)) { /* strict=False: sections merge */
+			ps->cur = &ps->c->u[i].opt;
+			ps->curn = &ps->c->u[i].n;
+			return 0;
+		}
+	u = realloc(ps->c->u, (ps->c->n + 1) * sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	ps->c->u = u;
+	u = &u[ps->c->n++];
+	memset(u, 0, sizeof(*u));
+	u->name = strdup(s);
+	u->file = ps->file_id;
+	u->line = line;
+	ps->cur = &u->opt;
+	ps->curn = &u->n;
+	return u->name ? 0 : -ENOMEM;
+}
+
+static int option(struct parse *ps, char *s, int line)
+{
+	char *eq = strchr(s, '='), *name, *value;
+	struct pt_popt o;
+	int r;
+
+	if (!ps->cur)
+		return pt_err(ps->ctx, -EINVAL, "%s:%d: option before the first [section]", ps->path,
+			      line);
+	if (!eq && ps->headerless)
+		return 0;
+	if (!eq)
+		return pt_err(ps->ctx, -EINVAL, "%s:%d: expected 'name = value' or '[section]': %.60s",
+			      ps->path, line, s);
+	*eq = '\0';
+	name = strip(s);
+	value = strip(eq + 1);
+	if (!*name)
+		return pt_err(ps->ctx, -EINVAL, "%s:%d: option without a name", ps->path, line);
+	o = (struct pt_popt){ name, value, ps->file_id, line };
+	r = pt_popt_set(ps->cur, ps->curn, &o);
+	if (r < 0)
+		return r;
+	ps->last = pt_popt_find(*ps->cur, *ps->curn, name);
+	return 0;
+}
+
+static int continuation(struct parse *ps, const char *s)
+{
+	size_t n = strlen(ps->last->value);
+	char *v = realloc(ps->last->value, n + strlen(s) + 2);
+
+	if (!v)
+		return -ENOMEM;
+	v[n] = '\n';
+	strcpy(v + n + 1, s);
+	ps->last->value = v;
+	return 0;
+}
+
+static int parse_line(struct parse *ps, char *raw, int line)
+{
+	int indent = (int)strspn(raw, " \t");
+	char *s = strip(raw);
+
+	if (!*s) {
+		ps->last = NULL; /* a blank line ends a multi-line value */
+		return 0;
+	}
+	if (*s == '#' || *s == ';')
+		return 0;
+	cut_inline_comment(s);
+	s = strip(s);
+	if (ps->last && indent > ps->indent)
+		return continuation(ps, s);
+	ps->indent = indent;
+	ps->last = NULL;
+	if (*s == '[' && strrchr(s, ']'))
+		return section(ps, s, line);
+	return option(ps, s, line);
+}
+
+int pt_ini_parse(struct perftune_ctx *ctx, const char *path, const char *file_id, bool headerless,
+		 struct pt_pconf *conf)
+{
+	struct parse ps = { .ctx = ctx, .c = conf, .path = path, .file_id = file_id,
+			    .headerless = headerless };
+	char *text, *line;
+	int r = 0, n = 0;
+
+	memset(conf, 0, sizeof(*conf));
+	if (headerless) {
+		ps.cur = &conf->main;
+		ps.curn = &conf->nmain;
+	}
+	text = file_read(ctx, path, &r);
+	if (!text)
+		return r;
+	/* strsep keeps empty lines, so line numbers stay right */
+	for (char *p = text; (line = strsep(&p, "\n")) && r >= 0;) {
+		n++;
+		if (strchr(line, '\r'))
+			*strchr(line, '\r') = '\0';
+		r = parse_line(&ps, line, n);
+	}
+	free(text);
+	if (r < 0)
+		pt_pconf_free(conf);
+	return r;
+}
+
+bool pt_is_true(const char *v)
+{
+	return v && (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
+		     !strcasecmp(v, "y") || !strcasecmp(v, "on"));
+}
+
+/* TuneD's Unit() takes exactly these as true for enabled= and replace= */
+static bool tuned_true(const char *v)
+{
+	return !strcmp(v, "True") || !strcmp(v, "true") || !strcmp(v, "1");
+}
+
+/* TuneD's Unit(): these options describe the unit, they are not plugin options */
+int pt_unit_extract(struct pt_punit *u)
+{
+	static const char *const attrs[] = { "type",	    "devices",	     "drop",
+					     "devices_udev_regex", "cpuinfo_regex", "uname_regex",
+					     "script_pre", "script_post" };
+	char **dst[] = { &u->type,	&u->devices,	   &u->drop,	    &u->udev_regex,
+			 &u->cpuinfo_regex, &u->uname_regex, &u->script_pre, &u->script_post };
+	struct pt_popt *o;
+
+	u->enabled = true;
+	for (size_t i = 0; i < ARRAY_SIZE(attrs); i++) {
+		o = pt_popt_find(u->opt, u->n, attrs[i]);
+		if (!o)
+			continue;
+		*dst[i] = strdup(o->value);
+		if (!*dst[i])
+			return -ENOMEM;
+		pt_popt_del(u->opt, &u->n, attrs[i]);
+	}
+	if ((o = pt_popt_find(u->opt, u->n, "enabled"))) {
+		u->enabled = tuned_true(o->value);
+		pt_popt_del(u->opt, &u->n, "enabled");
+	}
+	if ((o = pt_popt_find(u->opt, u->n, "replace"))) {
+		u->replace = tuned_true(o->value);
+		pt_popt_del(u->opt, &u->n, "replace");
+	}
+	if (!u->type && !(u->type = strdup(u->name)))
+		return -ENOMEM;
+	if (!u->devices && !(u->devices = strdup("*")))
+		return -ENOMEM;
+	return 0;
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What the profile files share (profile*.c, export.c).  A profile is TuneD's
+ * tuned.conf format: read (profile-ini.c), located and merged with its
+ * includes (profile-load.c), expanded (profile-vars.c, profile-func.c) and
+ * mapped onto keys (profile-map.c, profile-dev.c, profile-cpu.c).
+ * Nothing a profile names is ever executed.
+ */
+#ifndef PERFTUNE_PROFILE_INTERNAL_H
+#define PERFTUNE_PROFILE_INTERNAL_H
+
+#include "internal.h"
+
+#define PT_PROFILE_FILE_MAX (1 << 20) /* bytes of one tuned.conf */
+#define PT_PROFILE_DEPTH 32	      /* include nesting */
+#define PT_CPUS_MAX 8192
+
+static inline void pt_strv_freep(char ***v)
+{
+	pt_strv_free(*v);
+}
+
+/* ---- a growable string ---- */
+struct pt_buf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+void pt_buf_add(struct pt_buf *b, const char *s, size_t n);
+void pt_buf_puts(struct pt_buf *b, const char *s);
+void pt_buf_printf(struct pt_buf *b, const char *fmt, ...) _printf_(2, 3);
+char *pt_buf_steal(struct pt_buf *b); /* NULL if out of memory */
+
+/* ---- profile-ini.c: one option, one section, one file ---- */
+struct pt_popt {
+	char *name, *value;
+	const char *file; /* owned by the profile's file list */
+	int line;
+};
+
+struct pt_punit {
+	char *name, *type, *devices, *drop;
+	char *udev_regex, *cpuinfo_regex, *uname_regex, *script_pre, *script_post;
+	bool enabled, replace;
+	int priority;
+	const char *file;
+	int line;
+	struct pt_popt *opt;
+	size_t n;
+};
+
+struct pt_pconf {
+	struct pt_popt *main; /* [main] options */
+	size_t nmain;
+	struct pt_punit *u;
+	size_t n;
+};
+
+/* Parse @path (read from the host filesystem); errors name file and line. */
+int pt_ini_parse(struct perftune_ctx *ctx, const char *path, const char *file_id, bool headerless,
+		 struct pt_pconf *conf);
+void pt_pconf_free(struct pt_pconf *c);
+void pt_punit_free(struct pt_punit *u);
+struct pt_popt *pt_popt_find(struct pt_popt *o, size_t n, const char *name);
+/* Set (update in place, or append) option @name. */
+int pt_popt_set(struct pt_popt **o, size_t *n, const struct pt_popt *src);
+void pt_popt_del(struct pt_popt *o, size_t *n, const char *name);
+/* Split TuneD's unit attributes (type=, devices=, ...) off the options. */
+int pt_unit_extract(struct pt_punit *u);
+
+/* ---- profile items: what the profile maps to ---- */
+enum { PT_HINT_NONE, PT_HINT_DISK_GLOB };
+struct pt_pitem {
+	char *option; /* "disk.readahead", "variables.tmpdir" */
+	char *origin; /* "/usr/lib/tuned/x/tuned.conf:12" */
+	char *raw;    /* value as written, after expansion */
+	char *key;    /* NULL when skipped before a key was known */
+	char *value;
+	char *note;
+	unsigned flags; /* PERFTUNE_ITEM_SKIPPED, PERFTUNE_ITEM_UNCHANGED */
+	/* export hint: the value holds for every disk the unit selects */
+	char *udev_match; /* e.g. KERNEL=="sd*", ATTR{queue/rotational}=="0" */
+};
+
+struct pt_vars;
+
+struct perftune_profile {
+	struct perftune_ctx *ctx;
+	char *name, *path, *summary, *description;
+	char **files; /* every file read, for origins */
+	size_t nfiles;
+	struct pt_popt *main;
+	size_t nmain;
+	struct pt_punit *u; /* merged, in TuneD's instance order */
+	size_t n;
+	struct pt_vars *vars;
+	char **overrides; /* -v NAME=VALUE */
+	struct pt_pitem *items;
+	size_t nitems;
+	struct perftune_tx *check; /* scratch DRY_RUN transaction for validation */
+	unsigned map_flags;
+	char *txname;
+};
+
+/* ---- profile-load.c ---- */
+int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const skip,
+		      char **path);
+int pt_profile_read(struct perftune_profile *p, const char *name_or_path);
+char **pt_profile_path(void); /* search path, NULL-terminated, malloc'd */
+
+/* ---- profile-vars.c ---- */
+struct pt_vars *pt_vars_new(void);
+void pt_vars_free(struct pt_vars *v);
+int pt_vars_override(struct perftune_profile *p, const char *const *defs);
+/* Define the [variables] unit's variables in order (include= reads a file). */
+int pt_vars_define(struct perftune_profile *p, const struct pt_punit *u);
+/*
+ * Expand ${var} and ${f:...} into *@out; *@unresolved says what could not be
+ * evaluated (or NULL).  Return 0, or -errno (a failed assertion: -EINVAL).
+ */
+int pt_vars_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
+		   char **out, char **unresolved);
+/* ${f:...} functions only, before variables exist (include=). */
+int pt_func_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
+		   char **out, char **unresolved);
+
+/* ---- profile-func.c ---- */
+/* Run built-in function @name on @argv; *out is malloc'd, NULL if not evaluated. */
+int pt_func_call(struct perftune_profile *p, const struct pt_popt *o, const char *name, int argc,
+		 char **argv, char **out, char **why);
+int pt_cpus_parse(const char *s, unsigned char *mask); /* TuneD's cpulist syntax */
+int pt_cpus_online(struct perftune_ctx *ctx, unsigned char *mask);
+bool pt_regex_search(const char *re, const char *text, bool *bad);
+int pt_machine_uname(struct perftune_ctx *ctx, char *buf, size_t size);
+
+/* ---- profile-map.c ---- */
+int pt_profile_map(struct perftune_profile *p, unsigned flags, const char *txname);
+void pt_pitems_free(struct perftune_profile *p);
+/* Add an item; @key NULL for an option skipped before it had a key. */
+struct pt_pitem *pt_pitem_add(struct perftune_profile *p, const struct pt_punit *u,
+			      const struct pt_popt *o, const char *key, const char *value,
+			      unsigned flags, const char *fmt, ...) _printf_(7, 8);
+void pt_pitem_skip(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
+		   const char *fmt, ...) _printf_(4, 5);
+/* Validate @value for @key; map errors to a skip.  Return 1 staged, 0 skipped, -errno. */
+int pt_pmap_key(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
+		const char *key, const char *value, bool first_offered, struct pt_pitem **out);
+/* ">N" / "<N": keep the current value if it already satisfies; 1 = handled. */
+int pt_pmap_cond(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
+		 const char *key, const char *value);
+int pt_pmap_sysfs(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
+		  const char *path, const char *value);
+bool pt_is_true(const char *v);
+
+/* ---- profile-dev.c: devices= and the device plugins ---- */
+struct pt_devset {
+	char (*name)[128];
+	size_t n;
+};
+void pt_devset_free(struct pt_devset *d);
+bool pt_devices_match(const char *rules, const char *name);
+int pt_map_disk(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken);
+int pt_map_devattr(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken);
+
+/* ---- profile-cpu.c ---- */
+int pt_map_cpu(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken,
+	       unsigned flags);
+
+#endif

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Finding a profile by name on the search path, reading it with its
+ * include= chain and merging the chain the way TuneD's loader and merger do:
+ * includes first, later files override options of the same section,
+ * replace=true replaces a whole section, drop= removes inherited options.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "profile-internal.h"
+
+static const char *const default_path[] = {
+	"/etc/perftune/profiles",
+	PERFTUNE_PROFILES_DIR,
+	"/etc/tuned",
+	"/usr/lib/tuned",
+};
+
+char **pt_profile_path(void)
+{
+	const char *env = getenv("PERFTUNE_PROFILE_PATH");
+	char **v = calloc(ARRAY_SIZE(default_path) + 1, sizeof(*v)), *dup, *save = NULL;
+	size_t n = 0;
+
+	if (!v)
+		return NULL;
+	if (!env || !*env) {
+		for (size_t i = 0; i < ARRAY_SIZE(default_path); i++)
+			if (!(v[n++] = strdup(default_path[i])))
+				goto oom;
+		return v;
+	}
+	if (!(dup = strdup(env)))
+		goto oom;
+	for (char *d = strtok_r(dup, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		char **nv = realloc(v, (n + 2) * sizeof(*v));
+		if (!nv || !(nv[n] = strdup(d))) {
+			v = nv ? nv : v;
+			v[n] = NULL;
+			free(dup);
+			goto oom;
+		}
+		v = nv;
+		v[++n] = NULL;
+	}
+	free(dup);
+	return v;
+oom:
+	pt_strv_free(v);
+	return NULL;
+}
+
+/* TuneD's Loader.safe_name: a profile name is never a path */
+static bool name_ok(const char *name)
+{
+	if (!*name || !strcmp(name, ".") || !strcmp(name, "..") || strlen(name) > 128)
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("_.-", *c))
+			return false;
+	return true;
+}
+
+static bool in_list(char **const list, const char *s)
+{
+	for (size_t i = 0; list && list[i]; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* 0 and *path, or 0 and *path NULL (only files already read), or -ENOENT */
+int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const skip, char **path)
+{
+	_cleanup_(pt_strv_freep) char **dirs = pt_profile_path();
+	bool skipped = false;
+
+	*path = NULL;
+	if (!dirs)
+		return -ENOMEM;
+	if (!name_ok(name))
+		return pt_err(ctx, -EINVAL, "'%s' is not a profile name ([A-Za-z0-9_.-])", name);
+	for (size_t i = 0; dirs[i]; i++) {
+		char p[PATH_MAX];
+		if (pt_snprintf(p, sizeof(p), "%s/%s/tuned.conf", dirs[i], name) < 0)
+			continue;
+		if (in_list(skip, p)) {
+			skipped = true;
+			continue;
+		}
+		if (is_file(p))
+			return (*path = strdup(p)) ? 0 : -ENOMEM;
+	}
+	if (skipped)
+		return 0;
+	return -ENOENT;
+}
+
+static int not_found(struct perftune_ctx *ctx, const char *name, const char *from, int line)
+{
+	_cleanup_(pt_strv_freep) char **dirs = pt_profile_path();
+	char list[1024] = "";
+
+	for (size_t i = 0; dirs && dirs[i]; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ":" : "",
+			 dirs[i]);
+	if (from)
+		return pt_err(ctx, -ENOENT, "%s:%d: included profile '%s' not found in %s", from,
+			      line, name, list);
+	return pt_err(ctx, -ENOENT, "profile '%s' not found in %s", name, list);
+}
+
+struct chain {
+	struct pt_pconf *c;
+	size_t n;
+};
+
+static int add_file(struct perftune_profile *p, const char *path, const char **id)
+{
+	char **v = realloc(p->files, (p->nfiles + 2) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	p->files = v;
+	if (!(v[p->nfiles] = strdup(path)))
+		return -ENOMEM;
+	*id = v[p->nfiles++];
+	v[p->nfiles] = NULL;
+	return 0;
+}
+
+static int load_file(struct perftune_profile *p, const char *path, struct chain *ch, int depth);
+
+static int load_includes(struct perftune_profile *p, struct pt_popt *inc, struct chain *ch,
+			 int depth)
+{
+	_cleanup_free_ char *unresolved = NULL, *v = NULL;
+	char *save = NULL;
+	int r = pt_func_expand(p, inc->value, inc, &v, &unresolved);
+
+	if (r < 0)
+		return r;
+	if (unresolved)
+		return pt_err(p->ctx, -EINVAL, "%s:%d: include=%s: %s", inc->file, inc->line,
+			      inc->value, unresolved);
+	for (char *n = strtok_r(v, ",; \t", &save); n && r >= 0; n = strtok_r(NULL, ",; \t", &save)) {
+		bool optional = n[0] == '-'; /* "-name": include if it exists */
+		_cleanup_free_ char *path = NULL;
+		if (optional)
+			n++;
+		r = pt_profile_locate(p->ctx, n, p->files, &path);
+		if (r == -ENOENT && optional) {
+			r = 0;
+			continue;
+		}
+		if (r == -ENOENT)
+			return not_found(p->ctx, n, inc->file, inc->line);
+		if (r < 0)
+			return pt_err(p->ctx, r, "%s:%d: %s", inc->file, inc->line,
+				      perftune_ctx_last_error(p->ctx));
+		if (path) /* NULL: every candidate was read already (a loop) */
+			r = load_file(p, path, ch, depth + 1);
+	}
+	return r;
+}
+
+static int load_file(struct perftune_profile *p, const char *path, struct chain *ch, int depth)
+{
+	struct pt_pconf c;
+	struct pt_popt *inc;
+	const char *id;
+	int r;
+
+	if (depth > PT_PROFILE_DEPTH)
+		return pt_err(p->ctx, -ELOOP, "%s: includes nested deeper than %d", path,
+			      PT_PROFILE_DEPTH);
+	r = add_file(p, path, &id);
+	if (r < 0)
+		return r;
+	r = pt_ini_parse(p->ctx, path, id, false, &c);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < c.n && r >= 0; i++)
+		r = pt_unit_extract(&c.u[i]);
+	inc = pt_popt_find(c.main, c.nmain, "include");
+	if (r >= 0 && inc) {
+		r = load_includes(p, inc, ch, depth);
+		pt_popt_del(c.main, &c.nmain, "include");
+	}
+	if (r >= 0) {
+		struct pt_pconf *v = realloc(ch->c, (ch->n + 1) * sizeof(*v));
+		if (v) {
+			ch->c = v;
+			v[ch->n++] = c;
+			return 0;
+		}
+		r = -ENOMEM;
+	}
+	pt_pconf_free(&c);
+	return r;
+}
+
+static void take(char **dst, char **src)
+{
+	free(*dst);
+	*dst = *src;
+	*src = NULL;
+}
+
+static int merge_unit(struct pt_punit *a, struct pt_punit *b)
+{
+	int r = 0;
+
+	take(&a->type, &b->type);
+	take(&a->devices, &b->devices);
+	a->enabled = b->enabled;
+	if (b->udev_regex)
+		take(&a->udev_regex, &b->udev_regex);
+	if (b->cpuinfo_regex)
+		take(&a->cpuinfo_regex, &b->cpuinfo_regex);
+	if (b->uname_regex)
+		take(&a->uname_regex, &b->uname_regex);
+	if (b->script_pre)
+		take(&a->script_pre, &b->script_pre);
+	if (b->script_post)
+		take(&a->script_post, &b->script_post);
+	if (b->drop) {
+		char *save = NULL;
+		for (char *d = strtok_r(b->drop, ",; \t", &save); d; d = strtok_r(NULL, ",; \t", &save))
+			pt_popt_del(a->opt, &a->n, d);
+	}
+	for (size_t i = 0; i < b->n && r >= 0; i++)
+		r = pt_popt_set(&a->opt, &a->n, &b->opt[i]);
+	pt_punit_free(b);
+	return r;
+}
+
+static int merge(struct perftune_profile *p, struct pt_pconf *b)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < b->nmain && r >= 0; i++)
+		r = pt_popt_set(&p->main, &p->nmain, &b->main[i]);
+	for (size_t i = 0; i < b->n && r >= 0; i++) {
+		struct pt_punit *a = NULL, *v;
+		for (size_t k = 0; k < p->n; k++)
+			if (!strcmp(p->u[k].name, b->u[i].name))
+				a = &p->u[k];
+		if (a && !b->u[i].replace) {
+			r = merge_unit(a, &b->u[i]);
+			continue;
+		}
+		if (a) { /* replace=true: the whole section, in the old one's place */
+			pt_punit_free(a);
+			*a = b->u[i];
+		} else {
+			if (!(v = realloc(p->u, (p->n + 1) * sizeof(*v))))
+				return -ENOMEM;
+			p->u = v;
+			v[p->n++] = b->u[i];
+		}
+		memset(&b->u[i], 0, sizeof(b->u[i]));
+	}
+	return r;
+}
+
+static char *profile_name(const char *path)
+{
+	_cleanup_free_ char *dup = strdup(path);
+	char *slash, *base;
+
+	if (!dup)
+		return NULL;
+	slash = strrchr(dup, '/');
+	base = slash ? slash + 1 : dup;
+	if (!strcmp(base, "tuned.conf") && slash && slash != dup) {
+		*slash = '\0';
+		base = strrchr(dup, '/') ? strrchr(dup, '/') + 1 : dup;
+	} else if (strlen(base) > 5 && !strcmp(base + strlen(base) - 5, ".conf")) {
+		base[strlen(base) - 5] = '\0';
+	}
+	return strdup(base);
+}
+
+int pt_profile_read(struct perftune_profile *p, const char *name_or_path)
+{
+	struct chain ch = { 0 };
+	_cleanup_free_ char *path = NULL;
+	struct pt_popt *o;
+	struct stat st;
+	int r = 0;
+
+	if (strchr(name_or_path, '/')) {
+		if (stat(name_or_path, &st) < 0)
+			return pt_err(p->ctx, -errno, "profile %s: %s", name_or_path, strerror(errno));
+		if (S_ISDIR(st.st_mode))
+			r = asprintf(&path, "%s/tuned.conf", name_or_path) < 0 ? -ENOMEM : 0;
+		else
+			path = strdup(name_or_path);
+	} else {
+		r = pt_profile_locate(p->ctx, name_or_path, NULL, &path);
+		if (r == -ENOENT)
+			return not_found(p->ctx, name_or_path, NULL, 0);
+	}
+	if (r < 0 || !path)
+		return r < 0 ? r : -ENOMEM;
+	p->path = strdup(path);
+	p->name = profile_name(path);
+	if (!p->path || !p->name)
+		return -ENOMEM;
+	r = load_file(p, path, &ch, 0);
+	for (size_t i = 0; i < ch.n; i++) {
+		if (r >= 0)
+			r = merge(p, &ch.c[i]);
+		pt_pconf_free(&ch.c[i]);
+	}
+	free(ch.c);
+	if (r < 0)
+		return r;
+	if ((o = pt_popt_find(p->main, p->nmain, "summary")) && !(p->summary = strdup(o->value)))
+		return -ENOMEM;
+	if ((o = pt_popt_find(p->main, p->nmain, "description")) &&
+	    !(p->description = strdup(o->value)))
+		return -ENOMEM;
+	return 0;
+}

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Profile variables: [variables] definitions (in order, each expanded when
+ * defined, include= reads a variables file), -v NAME=VALUE overrides, and
+ * the expansion of ${name} and ${f:function:arg:...} in values, following
+ * TuneD's Variables and Functions classes: "\${x}" is an escaped literal, an
+ * undefined ${x} stays as written, a function that cannot be evaluated
+ * leaves its text in place.  Functions never run a program (profile-func.c).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include "profile-internal.h"
+
+struct pt_var {
+	char *name, *value;
+	char *why; /* why the value is not fully evaluated, or NULL */
+	bool overridden;
+};
+
+struct pt_vars {
+	struct pt_var *v;
+	size_t n;
+};
+
+struct pt_vars *pt_vars_new(void)
+{
+	return calloc(1, sizeof(struct pt_vars));
+}
+
+void pt_vars_free(struct pt_vars *v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < v->n; i++) {
+		free(v->v[i].name);
+		free(v->v[i].value);
+		free(v->v[i].why);
+	}
+	free(v->v);
+	free(v);
+}
+
+static bool word(const char *s, size_t n)
+{
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return false;
+	return true;
+}
+
+static struct pt_var *lookup(struct pt_vars *vs, const char *name, size_t n)
+{
+	for (size_t i = 0; i < vs->n; i++)
+		if (strlen(vs->v[i].name) == n && !strncmp(vs->v[i].name, name, n))
+			return &vs->v[i];
+	return NULL;
+}
+
+static int set_var(struct pt_vars *vs, const char *name, const char *value, const char *why,
+		   bool overridden)
+{
+	struct pt_var *v = lookup(vs, name, strlen(name));
+	char *nv = strdup(value), *nw = why ? strdup(why) : NULL;
+
+	if (!nv || (why && !nw)) {
+		free(nv);
+		free(nw);
+		return -ENOMEM;
+	}
+	if (!v) {
+		struct pt_var *a = realloc(vs->v, (vs->n + 1) * sizeof(*a));
+		if (!a || !(name = strdup(name))) {
+			vs->v = a ? a : vs->v;
+			free(nv);
+			free(nw);
+			return -ENOMEM;
+		}
+		vs->v = a;
+		v = &a[vs->n++];
+		*v = (struct pt_var){ .name = (char *)name };
+	}
+	free(v->value);
+	free(v->why);
+	v->value = nv;
+	v->why = nw;
+	v->overridden = overridden;
+	return 0;
+}
+
+int pt_vars_override(struct perftune_profile *p, const char *const *defs)
+{
+	for (size_t i = 0; defs && defs[i]; i++) {
+		const char *eq = strchr(defs[i], '=');
+		_cleanup_free_ char *name = eq ? strndup(defs[i], (size_t)(eq - defs[i])) : NULL;
+		if (!eq || !word(defs[i], (size_t)(eq - defs[i])))
+			return pt_err(p->ctx, -EINVAL,
+				      "variable '%s': expected NAME=VALUE, NAME of [A-Za-z0-9_]",
+				      defs[i]);
+		if (!name || set_var(p->vars, name, eq + 1, NULL, true) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Pass 1: ${name} -> value, "\${name}" -> "${name}". */
+static char *expand_static(struct perftune_profile *p, const char *in, struct pt_buf *why,
+			   bool strict)
+{
+	struct pt_buf b = { 0 };
+
+	for (const char *s = in; *s;) {
+		const char *end = s[0] == '$' && s[1] == '{' ? strchr(s + 2, '}') : NULL;
+		bool esc = s > in && s[-1] == '\\';
+		if (!end || !word(s + 2, (size_t)(end - s - 2))) {
+			pt_buf_add(&b, s++, 1);
+			continue;
+		}
+		struct pt_var *v = lookup(p->vars, s + 2, (size_t)(end - s - 2));
+		if (esc) {
+			b.len--; /* drop the backslash: an escaped literal */
+			pt_buf_add(&b, s, (size_t)(end - s + 1));
+		} else if (v) {
+			pt_buf_puts(&b, v->value);
+			if (v->why && !why->len)
+				pt_buf_printf(why, "${%s} is not evaluated: %s", v->name, v->why);
+		} else {
+			pt_buf_add(&b, s, (size_t)(end - s + 1));
+			if (strict && !why->len)
+				pt_buf_printf(why, "variable ${%.*s} is not defined", (int)(end - s - 2),
+					      s + 2);
+		}
+		s = end + 1;
+	}
+	return pt_buf_steal(&b);
+}
+
+/* split "${f:name:a\:b:c" on unescaped ':' into argv (in place) */
+static int split_args(char *s, char **argv, int max)
+{
+	int n = 0;
+
+	argv[n++] = s;
+	for (char *c = s; *c && n < max; c++) {
+		if (*c == ':' && (c == s || c[-1] != '\\')) {
+			*c = '\0';
+			argv[n++] = c + 1;
+		}
+	}
+	for (int i = 0; i < n; i++) /* "\:" -> ":" */
+		for (char *c = argv[i]; (c = strstr(c, "\\:"));)
+			memmove(c, c + 1, strlen(c));
+	return n;
+}
+
+/* Evaluate the function text @s[from..to) ("${f:...", without the '}'). */
+static int call(struct perftune_profile *p, const struct pt_popt *o, const char *s, size_t from,
+		size_t to, char **out, struct pt_buf *why)
+{
+	_cleanup_free_ char *text = strndup(s + from, to - from);
+	char *argv[64], *reason = NULL;
+	int argc, r;
+
+	*out = NULL;
+	if (!text)
+		return -ENOMEM;
+	argc = split_args(text, argv, (int)ARRAY_SIZE(argv));
+	if (argc < 2 || strcmp(argv[0], "${f") || !word(argv[1], strlen(argv[1])))
+		return 0;
+	for (int i = 2; i < argc; i++)
+		if (strstr(argv[i], "${f:")) { /* an inner function was not evaluated */
+			if (!why->len)
+				pt_buf_printf(why, "function %s: an argument was not evaluated", argv[1]);
+			return 0;
+		}
+	r = pt_func_call(p, o, argv[1], argc - 2, argv + 2, out, &reason);
+	if (reason && !why->len)
+		pt_buf_printf(why, "%s", reason);
+	free(reason);
+	return r;
+}
+
+static char *substitute(char *s, size_t from, size_t to, const char *res)
+{
+	size_t rl = strlen(res), len = strlen(s);
+	char *ns = malloc(len - (to - from + 1) + rl + 1);
+
+	if (ns) {
+		memcpy(ns, s, from);
+		memcpy(ns + from, res, rl);
+		strcpy(ns + from + rl, s + to + 1);
+	}
+	free(s);
+	return ns;
+}
+
+/* Pass 2: TuneD's Functions._process, a stack of "${" positions. */
+static char *expand_functions(struct perftune_profile *p, const char *in, const struct pt_popt *o,
+			      struct pt_buf *why, int *err)
+{
+	size_t stack[64], depth = 0;
+	bool escs[64], esc = false;
+	char *s = strdup(in);
+
+	for (ssize_t i = 0; s && i < (ssize_t)strlen(s); i++) {
+		if (s[i] == '}' && depth) {
+			size_t from = stack[--depth];
+			char *res = NULL;
+			int r = escs[depth] ? 0 : call(p, o, s, from, (size_t)i, &res, why);
+			if (r < 0) {
+				*err = r;
+				free(s);
+				return NULL;
+			}
+			if (res) { /* go on right after the result */
+				s = substitute(s, from, (size_t)i, res);
+				i = (ssize_t)(from + strlen(res)) - 1;
+				free(res);
+				esc = s && i >= 0 && s[i] == '\\';
+				continue;
+			}
+		} else if (s[i] == '$' && s[i + 1] == '{' && depth < ARRAY_SIZE(stack)) {
+			escs[depth] = esc;
+			stack[depth++] = (size_t)i;
+		}
+		esc = s[i] == '\\';
+	}
+	if (!s) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (char *c = s; (c = strstr(c, "\\${f:"));) /* unescape "\${f:" */
+		memmove(c, c + 1, strlen(c));
+	return s;
+}
+
+static int expand(struct perftune_profile *p, const char *in, const struct pt_popt *o, char **out,
+		  char **unresolved, bool vars, bool strict)
+{
+	struct pt_buf why = { 0 };
+	_cleanup_free_ char *st = vars ? expand_static(p, in, &why, strict) : strdup(in);
+	int err = 0;
+
+	*out = NULL;
+	*unresolved = NULL;
+	if (st)
+		*out = expand_functions(p, st, o, &why, &err);
+	if (!*out) {
+		free(why.s);
+		return err < 0 ? err : -ENOMEM;
+	}
+	if (why.len || why.oom)
+		*unresolved = pt_buf_steal(&why);
+	return 0;
+}
+
+int pt_vars_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
+		   char **out, char **unresolved)
+{
+	return expand(p, in, o, out, unresolved, true, true);
+}
+
+int pt_func_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
+		   char **out, char **unresolved)
+{
+	return expand(p, in, o, out, unresolved, false, true);
+}
+
+static int define(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o)
+{
+	_cleanup_free_ char *why = NULL, *v = NULL;
+	struct pt_var *old = lookup(p->vars, o->name, strlen(o->name));
+
+	if (!word(o->name, strlen(o->name))) {
+		pt_pitem_skip(p, u, o, "variable name '%s' is not [A-Za-z0-9_]", o->name);
+		return 0;
+	}
+	if (old && old->overridden)
+		return 0; /* -v NAME=VALUE wins */
+	int r = expand(p, o->value, o, &v, &why, true, false);
+	if (r < 0)
+		return r;
+	if (why)
+		pt_pitem_skip(p, u, o, "not evaluated: %s", why);
+	return set_var(p->vars, o->name, v, why, false);
+}
+
+/* Variables files live with the profiles; nothing else is read. */
+static bool file_allowed(struct perftune_profile *p, const char *real)
+{
+	_cleanup_(pt_strv_freep) char **dirs = pt_profile_path();
+	static const char *const fixed[] = { "/etc/tuned", "/etc/perftune", "/usr/lib/tuned",
+					     PERFTUNE_PROFILES_DIR };
+	char dir[PATH_MAX];
+
+	for (size_t i = 0; i < ARRAY_SIZE(fixed) + (dirs ? 1 : 0) * 64; i++) {
+		const char *d = i < ARRAY_SIZE(fixed) ? fixed[i] : dirs[i - ARRAY_SIZE(fixed)];
+		if (!d)
+			break;
+		if (!realpath(d, dir))
+			continue;
+		size_t n = strlen(dir);
+		if (!strncmp(real, dir, n) && real[n] == '/')
+			return true;
+	}
+	return false;
+}
+
+static int include_file(struct perftune_profile *p, const struct pt_punit *u,
+			const struct pt_popt *o)
+{
+	char real[PATH_MAX];
+	struct pt_pconf c;
+	const char *id = NULL;
+	int r;
+
+	if (!realpath(o->value, real)) {
+		pt_pitem_skip(p, u, o, "variables file %s: %s", o->value, strerror(errno));
+		return 0;
+	}
+	if (!file_allowed(p, real)) {
+		pt_pitem_skip(p, u, o, "variables file %s is outside the profile directories",
+			      real);
+		return 0;
+	}
+	for (size_t i = 0; i < p->nfiles && !id; i++)
+		if (!strcmp(p->files[i], real))
+			id = p->files[i];
+	if (!id) {
+		char **v = realloc(p->files, (p->nfiles + 2) * sizeof(*v));
+		if (!v || !(v[p->nfiles] = strdup(real)))
+			return -ENOMEM;
+		p->files = v;
+		id = v[p->nfiles++];
+		v[p->nfiles] = NULL;
+	}
+	/* a variables file has no section header: its lines are one section */
+	r = pt_ini_parse(p->ctx, real, id, true, &c);
+	if (r < 0)
+		return r;
+	for (size_t k = 0; k < c.nmain && r >= 0; k++)
+		r = define(p, u, &c.main[k]);
+	for (size_t i = 0; i < c.n && r >= 0; i++)
+		for (size_t k = 0; k < c.u[i].n && r >= 0; k++)
+			r = define(p, u, &c.u[i].opt[k]);
+	pt_pconf_free(&c);
+	return r;
+}
+
+int pt_vars_define(struct perftune_profile *p, const struct pt_punit *u)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < u->n && r >= 0; i++)
+		r = !strcmp(u->opt[i].name, "include") ? include_file(p, u, &u->opt[i])
+						       : define(p, u, &u->opt[i]);
+	return r;
+}

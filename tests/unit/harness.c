@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness.h"
+
+static char base_root[PATH_MAX]; /* the pristine tree, built once */
+
+static void run(const char *const argv[])
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	ck_assert_int_ge(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s failed", argv[0]);
+}
+
+static int slurp(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+static int spill(const char *path, const char *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+/* iosched parameters of each scheduler, recreated on a switch as the kernel does */
+static void switch_iosched(const char *qdir, const char *sched)
+{
+	char dir[PATH_MAX], cmd[PATH_MAX + 32];
+	static const char *const dl[] = { "read_expire", "500", "write_expire", "5000",
+					  "fifo_batch", "16", "front_merges", "1", NULL };
+	static const char *const bfq[] = { "slice_idle", "8", "low_latency", "1", NULL };
+	static const char *const ky[] = { "read_lat_nsec", "2000000", NULL };
+	const char *const *p = !strcmp(sched, "mq-deadline") ? dl : !strcmp(sched, "bfq") ? bfq
+			       : !strcmp(sched, "kyber") ? ky : NULL;
+
+	snprintf(dir, sizeof(dir), "%s/iosched", qdir);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		return;
+	if (!p)
+		return;
+	mkdir(dir, 0755);
+	for (; *p; p += 2) {
+		char f[PATH_MAX];
+		FILE *fp;
+		snprintf(f, sizeof(f), "%s/%s", dir, p[0]);
+		fp = fopen(f, "w");
+		if (fp) {
+			fprintf(fp, "%s\n", p[1]);
+			fclose(fp);
+		}
+	}
+}
+
+static int sim_write(struct perftune_ctx *ctx, const char *path, const char *buf, size_t len,
+		     void *ud)
+{
+	struct sim *s = ud;
+	char full[PATH_MAX], raw[PT_VAL], val[PT_VAL], out[PT_VAL];
+	long long v, cur;
+
+	(void)ctx;
+	s->writes++;
+	if (s->crash_at == s->writes)
+		_exit(99); /* died mid-commit: no cleanup, the journal stays */
+	if (s->fault_at == s->writes)
+		return -EIO;
+	snprintf(full, sizeof(full), "%s/%s", s->root, path);
+	if (!strcmp(path, "dev/cpu_dma_latency"))
+		return spill(full, buf, len);
+	if (len >= sizeof(val))
+		return -EINVAL;
+	memcpy(val, buf, len);
+	val[len] = '\0';
+	pt_trim(val);
+	if (slurp(full, raw, sizeof(raw)) < 0)
+		return -ENOENT;
+	if (strstr(path, "/dm-0/queue/"))
+		return 0; /* bio-based: the kernel takes the write and ignores it */
+	if (strchr(raw, '[')) { /* a selection file: move the brackets */
+		char choices[PT_VAL], *save = NULL;
+		size_t o = 0;
+		if (!pt_choice_in(raw, val))
+			return -EINVAL;
+		pt_choices(raw, choices, sizeof(choices));
+		for (char *t = strtok_r(choices, " ", &save); t; t = strtok_r(NULL, " ", &save))
+			o += (size_t)snprintf(out + o, sizeof(out) - o, !strcmp(t, val) ? "[%s] " : "%s ",
+					      t);
+		out[o ? o - 1 : 0] = '\n';
+		out[o] = '\0';
+		if (strstr(path, "/queue/scheduler")) {
+			char q[PATH_MAX];
+			snprintf(q, sizeof(q), "%.*s", (int)(strrchr(full, '/') - full), full);
+			switch_iosched(q, val);
+		}
+		return spill(full, out, strlen(out));
+	}
+	pt_normalize(raw);
+	if (pt_parse_ll(raw, &cur) == 0 && pt_parse_ll(val, &v) < 0 && strcmp(val, "n/a"))
+		return -EINVAL;
+	if (strstr(path, "nr_hugepages") && s->hp_cap >= 0 && pt_parse_ll(val, &v) == 0 &&
+	    v > s->hp_cap)
+		snprintf(val, sizeof(val), "%ld", s->hp_cap); /* partial allocation */
+	snprintf(out, sizeof(out), "%s\n", val);
+	return spill(full, out, strlen(out));
+}
+
+void fx_setup(struct fx *f)
+{
+	char tmpl[] = "/tmp/perftune-unit-XXXXXX";
+	const char *cp[] = { "cp", "-a", NULL, NULL, NULL };
+	char src[PATH_MAX + 4];
+
+	memset(f, 0, sizeof(*f));
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	snprintf(f->root, sizeof(f->root), "%s/root", tmpl);
+	snprintf(src, sizeof(src), "%s/.", base_root);
+	mkdir(f->root, 0755);
+	cp[2] = src;
+	cp[3] = f->root;
+	run(cp);
+	snprintf(f->jdir, sizeof(f->jdir), "%s/journal", tmpl);
+	setenv("UMOCKDEV_DIR", f->root, 1); /* libudev, libcpupower read this tree */
+	ck_assert_int_eq(perftune_ctx_new(&f->ctx), 0);
+	ck_assert_int_eq(perftune_ctx_set_root(f->ctx, f->root), 0);
+	ck_assert_int_eq(perftune_ctx_set_journal_dir(f->ctx, f->jdir), 0);
+	snprintf(f->sim.root, sizeof(f->sim.root), "%s", f->root);
+	f->sim.hp_cap = -1;
+	pt_attr_set_write_fn(f->ctx, sim_write, &f->sim);
+}
+
+void fx_teardown(struct fx *f)
+{
+	char top[PATH_MAX];
+	const char *rm[] = { "rm", "-rf", top, NULL };
+
+	perftune_ctx_unref(f->ctx);
+	snprintf(top, sizeof(top), "%.*s", (int)(strrchr(f->root, '/') - f->root), f->root);
+	run(rm);
+}
+
+const char *fx_read(struct fx *f, const char *rel)
+{
+	static char bufs[8][PT_VAL];
+	static int slot;
+	char full[PATH_MAX], *b = bufs[slot++ % 8];
+
+	snprintf(full, sizeof(full), "%s/%s", f->root, rel);
+	if (slurp(full, b, PT_VAL) < 0)
+		return NULL;
+	pt_trim(b);
+	return b;
+}
+
+void fx_write(struct fx *f, const char *rel, const char *value)
+{
+	char full[PATH_MAX], buf[PT_VAL];
+
+	snprintf(full, sizeof(full), "%s/%s", f->root, rel);
+	snprintf(buf, sizeof(buf), "%s\n", value);
+	ck_assert_int_eq(spill(full, buf, strlen(buf)), 0);
+}
+
+int fx_journals(struct fx *f)
+{
+	DIR *d = opendir(f->jdir);
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d)))
+		n += strstr(de->d_name, ".journal") != NULL;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* ---- snapshots ---- */
+
+struct snap {
+	size_t n;
+	char **path, **data;
+};
+
+static struct snap *cur_snap;
+static size_t cur_skip;
+
+static int snap_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	char buf[PT_VAL];
+	(void)ftw;
+	if (type != FTW_F || !S_ISREG(st->st_mode) || strstr(path + cur_skip, "/run/"))
+		return 0;
+	if (slurp(path, buf, sizeof(buf)) < 0)
+		buf[0] = '\0';
+	cur_snap->path = realloc(cur_snap->path, (cur_snap->n + 1) * sizeof(char *));
+	cur_snap->data = realloc(cur_snap->data, (cur_snap->n + 1) * sizeof(char *));
+	cur_snap->path[cur_snap->n] = strdup(path + cur_skip);
+	cur_snap->data[cur_snap->n] = strdup(buf);
+	cur_snap->n++;
+	return 0;
+}
+
+struct snap *snap_take(const char *root)
+{
+	cur_snap = calloc(1, sizeof(*cur_snap));
+	cur_skip = strlen(root);
+	nftw(root, snap_one, 32, FTW_PHYS);
+	return cur_snap;
+}
+
+char *snap_diff(const struct snap *a, const struct snap *b)
+{
+	char *msg = NULL;
+
+	for (size_t i = 0; i < a->n; i++) {
+		size_t j;
+		for (j = 0; j < b->n; j++)
+			if (!strcmp(a->path[i], b->path[j]))
+				break;
+		if (j == b->n) {
+			if (asprintf(&msg, "%s vanished", a->path[i]) < 0)
+				msg = NULL;
+			return msg;
+		}
+		if (strcmp(a->data[i], b->data[j])) {
+			if (asprintf(&msg, "%s: was '%s', now '%s'", a->path[i], a->data[i],
+				     b->data[j]) < 0)
+				msg = NULL;
+			return msg;
+		}
+	}
+	if (a->n != b->n && asprintf(&msg, "%zu files before, %zu after", a->n, b->n) < 0)
+		msg = NULL;
+	return msg;
+}
+
+void snap_free(struct snap *s)
+{
+	for (size_t i = 0; s && i < s->n; i++) {
+		free(s->path[i]);
+		free(s->data[i]);
+	}
+	if (s) {
+		free(s->path);
+		free(s->data);
+	}
+	free(s);
+}
+
+/* ---- main ---- */
+
+int harness_main(int argc, char **argv, Suite *(*const *suites)(void), int n)
+{
+	SRunner *sr;
+	int failed;
+	const char *base = getenv("PERFTUNE_TEST_BASE");
+
+	(void)argc;
+	if (!base) {
+		/* build the pristine tree, then re-exec under umockdev so that libnuma's
+		 * constructor, libudev and libcpupower see it instead of the host */
+		char tmpl[] = "/tmp/perftune-base-XXXXXX", cmd[PATH_MAX * 2];
+		if (!mkdtemp(tmpl))
+			return 1;
+		snprintf(cmd, sizeof(cmd), "%s '%s'", MKROOT, tmpl);
+		if (system(cmd) != 0)
+			return 1;
+		setenv("PERFTUNE_TEST_BASE", tmpl, 1);
+		setenv("UMOCKDEV_DIR", tmpl, 1);
+		setenv("LD_PRELOAD", "libumockdev-preload.so.0", 1);
+		setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 0);
+		execv("/proc/self/exe", argv);
+		perror("re-exec under umockdev");
+		return 1;
+	}
+	snprintf(base_root, sizeof(base_root), "%s", base);
+	sr = srunner_create(suites[0]());
+	for (int i = 1; i < n; i++)
+		srunner_add_suite(sr, suites[i]());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	snprintf(base_root, sizeof(base_root), "rm -rf '%s'", base);
+	if (system(base_root) != 0)
+		fprintf(stderr, "could not remove %s\n", base);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Unit-tier harness: fake machine trees, a simulated kernel behind attr.c, snapshots. */
+#ifndef PERFTUNE_TEST_HARNESS_H
+#define PERFTUNE_TEST_HARNESS_H
+
+#include <check.h>
+#include <limits.h>
+#include "internal.h"
+
+/* The simulated kernel: what writes do to the fake tree. */
+struct sim {
+	char root[PATH_MAX];
+	int writes;   /* writes seen so far */
+	int fault_at; /* fail write number N with -EIO (0: never) */
+	int crash_at; /* _exit() at write number N, as kill -9 would (0: never) */
+	long hp_cap;  /* huge pages the "kernel" can allocate per write (-1: any) */
+};
+
+struct fx {
+	char root[PATH_MAX];
+	char jdir[PATH_MAX];
+	struct perftune_ctx *ctx;
+	struct sim sim;
+};
+
+/* A fresh copy of the fake machine, a context on it, the simulated kernel installed. */
+void fx_setup(struct fx *f);
+void fx_teardown(struct fx *f);
+/* Read a file of the fake tree (relative to its root), trimmed; static buffer per call slot. */
+const char *fx_read(struct fx *f, const char *rel);
+void fx_write(struct fx *f, const char *rel, const char *value);
+int fx_journals(struct fx *f); /* number of *.journal files */
+
+/* Snapshot of every file under the root except run/: compare later. */
+struct snap;
+struct snap *snap_take(const char *root);
+/* NULL if equal, else a malloc'd description of the first difference */
+char *snap_diff(const struct snap *a, const struct snap *b);
+void snap_free(struct snap *s);
+
+/* Run the suites built by the given functions; re-exec under umockdev first. */
+int harness_main(int argc, char **argv, Suite *(*const *suites)(void), int n);
+
+#endif

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Keys and selectors: a table of bad input, each with its own error; resolution of good ones. */
+#include <errno.h>
+#include <string.h>
+#include "harness.h"
+
+static struct fx f;
+static void setup(void) { fx_setup(&f); }
+static void teardown(void) { fx_teardown(&f); }
+
+static char long_key[PERFTUNE_KEY_MAX + 16];
+static char long_sysctl[PERFTUNE_KEY_MAX - 8];
+
+static const struct {
+	const char *key;
+	int err;
+	const char *msg; /* a substring of the message */
+} bad[] = {
+	{ "", -EINVAL, "empty key" },
+	{ "block", -EINVAL, "expected block.<device>.<attribute>" },
+	{ "block.sda", -EINVAL, "expected block.<device>.<attribute>" },
+	{ "block..scheduler", -EINVAL, "empty component" },
+	{ ".block.sda.scheduler", -EINVAL, "empty component" },
+	{ "block.sda.scheduler.", -EINVAL, "ends with '.'" },
+	{ "block.sda.a.b.c", -EINVAL, "expected block.<device>" },
+	{ "block.nosuch.scheduler", -ENODEV, "no such block device" },
+	{ "block.sd?z.scheduler", -ENODEV, "no block device matches" },
+	{ "block.sda.nosuch", -ENOENT, "no queue attribute 'nosuch'" },
+	{ "block.sda.queue", -ENOENT, "no queue attribute" },
+	{ "block.sda.iosched", -ENOENT, "no queue attribute 'iosched'" },
+	{ "block.sda.iosched.nosuch", -ENOENT, "not a parameter of sda's scheduler" },
+	{ "block.nvme0n1.iosched.read_expire", -ENOENT, "scheduler 'none'" },
+	{ "block.sda.sched*", -EINVAL, "no brackets or globs" },
+	{ "block.evil.scheduler", -ENODEV, "no such block device" },
+	{ "block.../scheduler", -EINVAL, "empty component" },
+	{ "block[..].scheduler", -EINVAL, "not a device name" },
+	{ "block[sda/../../etc].scheduler", -EINVAL, "not a device name" },
+	{ "block[/dev/nosuch].scheduler", -ENODEV, "not a block device" },
+	{ "block[/tmp].scheduler", -ENODEV, "filesystem without a block device" },
+	{ "block[].scheduler", -EINVAL, "empty [] selector" },
+	{ "block[/dev/sda.scheduler", -EINVAL, "'[' without ']'" },
+	{ "block[/dev/sda]scheduler", -EINVAL, "expected '.' after ']'" },
+	{ "[block].sda.scheduler", -EINVAL, "must start with a family" },
+	{ "nosuch.thing", -EINVAL, "unknown family 'nosuch'" },
+	{ "Block.sda.scheduler", -EINVAL, "unknown family" },
+	{ "block.sda.sched uler", -EINVAL, "bad character ' '" },
+	{ "block.sda.sched\nuler", -EINVAL, "bad character" },
+	{ "block.sda/x.scheduler", -EINVAL, "bad character '/'" },
+	{ long_key, -ENAMETOOLONG, "longer than" },
+	{ "sysctl", -EINVAL, "sysctl needs a name" },
+	{ "sysctl.vm.nosuch", -ENOENT, "no such sysctl" },
+	{ "sysctl.vm.[..].passwd", -EINVAL, "not a sysctl name component" },
+	{ "sysctl.vm.[a/b]", -EINVAL, "not a sysctl name component" },
+	{ long_sysctl, -ENOENT, "no such sysctl" },
+	{ "sysfs", -EINVAL, "sysfs[/sys/path/to/attribute]" },
+	{ "sysfs.block", -EINVAL, "sysfs[/sys/path/to/attribute]" },
+	{ "sysfs[/etc/passwd]", -EPERM, "must be under /sys" },
+	{ "sysfs[/sys/../etc/passwd]", -EPERM, "must not contain '..'" },
+	{ "sysfs[/sys/block/./sda]", -EPERM, "must not contain" },
+	{ "sysfs[/sys//block]", -EPERM, "must not contain" },
+	{ "sysfs[/sys/kernel/mm/escape]", -EPERM, "outside /sys" },
+	{ "sysfs[/sys/block/evil/passwd]", -EPERM, "outside /sys" },
+	{ "sysfs[/sys/kernel/mm/transparent_hugepage]", -EISDIR, "not an attribute file" },
+	{ "sysfs[/sys/nosuch]", -ENOENT, "No such file" },
+	{ "thp", -EINVAL, "expected thp.<attribute>" },
+	{ "thp.nosuch", -ENOENT, "no such THP attribute" },
+	{ "thp.other.defrag", -EINVAL, "thp.khugepaged.<attribute>" },
+	{ "hugepages.3M.nr", -ENOENT, "no 3M huge pages" },
+	{ "hugepages.2X.nr", -EINVAL, "not a page size" },
+	{ "hugepages.2M.free", -ENOENT, "not nr or overcommit" },
+	{ "hugepages.2M.node7.nr", -ENODEV, "no NUMA node 7" },
+	{ "hugepages.2M.nodeX.nr", -EINVAL, "not node<N>" },
+	{ "hugepages.2M.cpu0.nr", -EINVAL, "per-node key" },
+	{ "cpu", -EINVAL, "expected cpu.<cpus>" },
+	{ "cpu.all", -EINVAL, "expected cpu.<cpus>" },
+	{ "cpu.all.turbo", -EINVAL, "expected cpu.<cpus>" },
+	{ "cpu.9.governor", -ENODEV, "no CPU 9" },
+	{ "cpu.3-1.governor", -EINVAL, "not a CPU list" },
+	{ "cpu.0-.governor", -EINVAL, "not a CPU list" },
+	{ "cpu.0,,1.governor", -EINVAL, "not a CPU list" },
+	{ "cpu.x.governor", -EINVAL, "not a CPU list" },
+	{ "cpu.99999.governor", -EINVAL, "not a CPU list" },
+	{ "cpu.2.idle.C6.disable", -ENOENT, "CPU 2 has no idle state 'C6'" },
+	{ "cpu.all.idle.C9.disable", -ENOENT, "no CPU has an idle state 'C9'" },
+	{ "pmqos.other", -ENOENT, "pmqos.cpu_dma_latency_us" },
+	{ "numa.nodes", -ENOENT, "numa.balancing" },
+	{ "proc.abc.numa_nodes", -EINVAL, "not a process id" },
+	{ "proc.0.numa_nodes", -EINVAL, "not a process id" },
+	{ "proc.1.cpus", -EINVAL, "proc.<pid>.numa_nodes" },
+	{ "selinux.enforce", -EROFS, "only selinux.avc.cache_threshold" },
+	{ "selinux.avc.cache_stats", -EROFS, "only selinux.avc.cache_threshold" },
+};
+
+START_TEST(bad_key_has_specific_error)
+{
+	char *v = NULL;
+	int r = perftune_get(f.ctx, bad[_i].key, &v);
+	const char *msg = perftune_ctx_last_error(f.ctx);
+
+	ck_assert_msg(r == bad[_i].err, "%s: expected %d, got %d (%s)", bad[_i].key, bad[_i].err, r,
+		      msg);
+	ck_assert_msg(strstr(msg, bad[_i].msg), "%s: message '%s' lacks '%s'", bad[_i].key, msg,
+		      bad[_i].msg);
+	ck_assert_ptr_null(v);
+}
+END_TEST
+
+START_TEST(bad_key_names_the_key)
+{
+	char *v = NULL;
+	const char *k = bad[_i].key;
+
+	if (!*k || strchr(k, '\n') || strlen(k) > 60) /* shown sanitized or shortened */
+		return;
+	perftune_get(f.ctx, k, &v);
+	ck_assert_msg(strncmp(perftune_ctx_last_error(f.ctx), k, strlen(k)) == 0,
+		      "message '%s' does not start with the key '%s'", perftune_ctx_last_error(f.ctx),
+		      k);
+}
+END_TEST
+
+START_TEST(table_has_forty_entries)
+{
+	ck_assert_int_ge((int)ARRAY_SIZE(bad), 40);
+}
+END_TEST
+
+static const struct {
+	const char *key;
+	const char *want; /* concrete keys, space separated, in order */
+} good[] = {
+	{ "block.sda.scheduler", "block.sda.scheduler" },
+	{ "block.sda1.scheduler", "block.sda.scheduler" },
+	{ "block[/dev/sda2].scheduler", "block.sda.scheduler" },
+	{ "block[/dev/nvme0n1p1].read_ahead_kb", "block.nvme0n1.read_ahead_kb" },
+	{ "block[/var/lib/mysql].scheduler", "block.sda.scheduler" },
+	{ "block[/var/lib/mysql/ibdata1].nr_requests", "block.sda.nr_requests" },
+	{ "block[/srv/nvme].scheduler", "block.nvme0n1.scheduler" },
+	{ "block[/dev/mapper/lin].scheduler", "block.sdb.scheduler block.sdc.scheduler" },
+	{ "block[/data].iosched.read_expire", "block.sdb.iosched.read_expire block.sdc.iosched.read_expire" },
+	{ "block.dm-0.nr_requests", "block.sdb.nr_requests block.sdc.nr_requests" },
+	{ "block[/data].read_ahead_kb", "block.dm-0.read_ahead_kb" },
+	{ "block[/dev/mapper/mpatha].scheduler", "block.dm-1.scheduler" },
+	{ "block.sd*.scheduler", "block.sda.scheduler block.sdb.scheduler block.sdc.scheduler" },
+	{ "block[sdb].rotational", "block.sdb.rotational" },
+	{ "hugepages.nr", "hugepages.nr" },
+	{ "hugepages.2048kB.nr", "hugepages.2M.nr" },
+	{ "hugepages.1G.overcommit", "hugepages.1G.overcommit" },
+	{ "hugepages.2M.node*.nr", "hugepages.2M.node0.nr hugepages.2M.node1.nr" },
+	{ "cpu.all.governor", "cpu.0.governor cpu.1.governor cpu.2.governor cpu.3.governor" },
+	{ "cpu.1-2.epp", "cpu.1.epp cpu.2.epp" },
+	{ "cpu.0,3.max_khz", "cpu.0.max_khz cpu.3.max_khz" },
+	{ "cpu.all.idle.C6.disable", "cpu.0.idle.C6.disable cpu.1.idle.C6.disable" },
+	{ "cpu.2.idle.state2.disable", "cpu.2.idle.state2.disable" },
+	{ "cpu.boost", "cpu.boost" },
+	{ "sysctl.net.ipv4.conf.[eth0.100].rp_filter", "sysctl.net.ipv4.conf.[eth0.100].rp_filter" },
+	{ "sysctl.net.ipv4.conf.eth*.rp_filter", "sysctl.net.ipv4.conf.[eth0.100].rp_filter sysctl.net.ipv4.conf.eth0.rp_filter" },
+	{ "sysfs[/sys/block/sda/queue/scheduler]", "sysfs[/sys/block/sda/queue/scheduler]" },
+	{ "selinux.avc.cache_threshold", "selinux.avc.cache_threshold" },
+	{ "thp.khugepaged.defrag", "thp.khugepaged.defrag" },
+	{ "numa.balancing", "numa.balancing" },
+	{ "pmqos.cpu_dma_latency_us", "pmqos.cpu_dma_latency_us" },
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	return strverscmp(((const struct pt_tunable *)a)->key, ((const struct pt_tunable *)b)->key);
+}
+
+START_TEST(good_key_resolves)
+{
+	struct pt_tunable *t = NULL;
+	char got[2048] = "";
+	int n = pt_resolve_all(f.ctx, good[_i].key, &t);
+
+	ck_assert_msg(n > 0, "%s: %s", good[_i].key, perftune_ctx_last_error(f.ctx));
+	qsort(t, (size_t)n, sizeof(*t), cmp_key);
+	for (int i = 0; i < n; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", i ? " " : "", t[i].key);
+	ck_assert_str_eq(got, good[_i].want);
+	free(t);
+}
+END_TEST
+
+START_TEST(bio_based_resolution_says_so)
+{
+	struct pt_tunable *t = NULL;
+	int n = pt_resolve_all(f.ctx, "block[/dev/mapper/lin].scheduler", &t);
+
+	ck_assert_int_eq(n, 2);
+	ck_assert_ptr_nonnull(strstr(t[0].note, "via dm-0 (bio-based"));
+	free(t);
+}
+END_TEST
+
+START_TEST(key_parser_splits_brackets)
+{
+	struct pt_keyparts kp;
+
+	ck_assert_int_eq(pt_key_parse(f.ctx, "block[/dev/a.b].iosched.x", &kp), 0);
+	ck_assert_int_eq(kp.n, 4);
+	ck_assert_str_eq(kp.c[0].s, "block");
+	ck_assert_str_eq(kp.c[1].s, "/dev/a.b");
+	ck_assert(kp.c[1].bracketed);
+	ck_assert_str_eq(kp.c[3].s, "x");
+}
+END_TEST
+
+static Suite *key_suite(void)
+{
+	Suite *s = suite_create("key");
+	TCase *tc = tcase_create("bad");
+
+	memset(long_key, 'a', sizeof(long_key) - 1);
+	memcpy(long_key, "block.", 6);
+	memset(long_sysctl, 'b', sizeof(long_sysctl) - 1);
+	memcpy(long_sysctl, "sysctl.", 7);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, table_has_forty_entries);
+	tcase_add_loop_test(tc, bad_key_has_specific_error, 0, (int)ARRAY_SIZE(bad));
+	tcase_add_loop_test(tc, bad_key_names_the_key, 0, (int)ARRAY_SIZE(bad));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("good");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, good_key_resolves, 0, (int)ARRAY_SIZE(good));
+	tcase_add_test(tc, bio_based_resolution_says_so);
+	tcase_add_test(tc, key_parser_splits_brackets);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	Suite *(*const suites[])(void) = { key_suite };
+	return harness_main(argc, argv, suites, 1);
+}

@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Transactions against the simulated kernel: all-or-nothing commit, a fault
+ * and a crash at every write position, read-back, aliases, deferred iosched
+ * parameters, partial huge pages, stacking, drift, re-apply, holds.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include "harness.h"
+
+static struct fx f;
+static void setup(void) { fx_setup(&f); }
+static void teardown(void) { fx_teardown(&f); }
+
+#define Q(d, a) "sys/devices/pci0000:00/0000:00:05.0/host0/target0:0:0/0:0:0:" d "/queue/" a
+#define SDA_SCHED Q("0/block/sda", "scheduler")
+#define SDA_RA Q("0/block/sda", "read_ahead_kb")
+#define SDB_SCHED Q("1/block/sdb", "scheduler")
+#define SDA_EXPIRE Q("0/block/sda", "iosched/read_expire")
+
+/* a transaction across families: 13 writes */
+static const char *const big[][2] = {
+	{ "block.sda.scheduler", "bfq" },
+	{ "block.sda.iosched.slice_idle", "0" },
+	{ "block.sda.read_ahead_kb", "512" },
+	{ "block.sdb.nr_requests", "128" },
+	{ "thp.enabled", "never" },
+	{ "hugepages.2M.nr", "16" },
+	{ "hugepages.2M.node1.nr", "8" },
+	{ "sysctl.vm.dirty_ratio", "40" },
+	{ "sysctl.vm.swappiness", "10" },
+	{ "cpu.0.governor", "performance" },
+	{ "cpu.all.idle.C6.disable", "1" },
+	{ "selinux.avc.cache_threshold", "8192" },
+	{ "numa.balancing", "0" },
+	{ "sysfs[/sys/kernel/mm/transparent_hugepage/defrag]", "never" },
+};
+#define BIG_WRITES 15 /* C6 exists on two CPUs */
+
+static int stage_big(struct perftune_tx *tx)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(big); i++) {
+		int r = perftune_tx_set(tx, big[i][0], big[i][1]);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int commit_big(unsigned flags)
+{
+	struct perftune_tx *tx;
+	int r;
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "big", flags, &tx), 0);
+	r = stage_big(tx);
+	ck_assert_msg(r >= 0, "staging: %s", perftune_ctx_last_error(f.ctx));
+	r = perftune_tx_commit(tx);
+	if (!(flags & PERFTUNE_TX_HOLD))
+		perftune_tx_unref(tx);
+	return r;
+}
+
+static void assert_same(struct snap *before)
+{
+	struct snap *after = snap_take(f.root);
+	char *d = snap_diff(before, after);
+
+	ck_assert_msg(d == NULL, "machine differs: %s", d);
+	snap_free(after);
+}
+
+START_TEST(commit_writes_every_key_and_restore_returns_all)
+{
+	struct snap *before = snap_take(f.root);
+	int r = commit_big(0);
+
+	ck_assert_msg(r == BIG_WRITES, "commit: %d %s", r, perftune_ctx_last_error(f.ctx));
+	ck_assert_int_eq(f.sim.writes, BIG_WRITES);
+	ck_assert_str_eq(fx_read(&f, SDA_SCHED), "mq-deadline kyber [bfq] none");
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/dirty_ratio"), "40");
+	ck_assert_str_eq(fx_read(&f, "sys/fs/selinux/avc/cache_threshold"), "8192");
+	ck_assert_str_eq(fx_read(&f, "sys/devices/system/cpu/cpu1/cpuidle/state3/disable"), "1");
+	ck_assert_int_eq(fx_journals(&f), 1);
+	r = perftune_restore(f.ctx, "big", 0);
+	ck_assert_msg(r == BIG_WRITES - 1, /* slice_idle went with bfq */
+		      "restore: %d %s", r, perftune_ctx_last_error(f.ctx));
+	assert_same(before);
+	ck_assert_int_eq(fx_journals(&f), 0);
+	snap_free(before);
+}
+END_TEST
+
+/* a fault at write N: the commit fails naming the key, and every file is as before */
+START_TEST(commit_fault_at_every_write_restores_all)
+{
+	struct snap *before = snap_take(f.root);
+	int r;
+
+	f.sim.fault_at = _i;
+	r = commit_big(0);
+	ck_assert_msg(r == -EIO, "fault at write %d: commit returned %d", _i, r);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "(rolled back)"));
+	ck_assert_msg(strncmp(perftune_ctx_last_error(f.ctx), "block.", 6) == 0 ||
+			      strchr(perftune_ctx_last_error(f.ctx), ':'),
+		      "error does not name a key: %s", perftune_ctx_last_error(f.ctx));
+	assert_same(before);
+	ck_assert_int_eq(fx_journals(&f), 0);
+	snap_free(before);
+}
+END_TEST
+
+/* the process dies at write N (kill -9): restore --orphans returns every file */
+START_TEST(commit_crash_at_every_write_then_restore_orphans)
+{
+	struct snap *before = snap_take(f.root);
+	struct perftune_iter *it;
+	pid_t pid;
+	int st, r, orphaned = 0;
+
+	pid = fork();
+	if (pid == 0) {
+		f.sim.crash_at = _i;
+		commit_big(0);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 99, "child did not crash at write %d", _i);
+	ck_assert_int_eq(perftune_status(f.ctx, &it), 0);
+	while (perftune_iter_next(it))
+		orphaned += !!(perftune_iter_flags(it) & PERFTUNE_ITEM_ORPHANED);
+	perftune_iter_free(it);
+	ck_assert_msg(orphaned >= 1, "no orphaned key after a crash at write %d", _i);
+	r = perftune_restore(f.ctx, NULL, PERFTUNE_RESTORE_ORPHANS);
+	ck_assert_msg(r >= 0, "restore: %s", perftune_ctx_last_error(f.ctx));
+	assert_same(before);
+	ck_assert_int_eq(fx_journals(&f), 0);
+	snap_free(before);
+}
+END_TEST
+
+START_TEST(hold_crash_after_commit_is_orphan_and_restorable)
+{
+	struct snap *before = snap_take(f.root);
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		ck_assert_int_ge(commit_big(PERFTUNE_TX_HOLD), 0);
+		_exit(7); /* dies holding: no rollback */
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_int_eq(WEXITSTATUS(st), 7);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "10");
+	ck_assert_int_eq(perftune_restore(f.ctx, NULL, PERFTUNE_RESTORE_ORPHANS), BIG_WRITES - 1);
+	assert_same(before);
+	snap_free(before);
+}
+END_TEST
+
+START_TEST(applied_transaction_is_not_an_orphan)
+{
+	ck_assert_int_ge(commit_big(0), 0);
+	ck_assert_int_eq(perftune_restore(f.ctx, NULL, PERFTUNE_RESTORE_ORPHANS), 0);
+	ck_assert_int_eq(fx_journals(&f), 1);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "10");
+}
+END_TEST
+
+START_TEST(validation_failure_stages_nothing_and_writes_nothing)
+{
+	struct perftune_tx *tx;
+	struct snap *before = snap_take(f.root);
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "t", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "block.sda.scheduler", "none"), 1);
+	ck_assert_int_eq(perftune_tx_set(tx, "block.sdb.scheduler", "bogus"), -EINVAL);
+	ck_assert_str_eq(perftune_ctx_last_error(f.ctx),
+			 "block.sdb.scheduler: 'bogus' is not offered by sdb (mq-deadline kyber bfq none)");
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "ten"), -EINVAL);
+	ck_assert_int_eq(perftune_tx_set(tx, "thp.enabled", "sometimes"), -EINVAL);
+	ck_assert_int_eq(perftune_tx_set(tx, "block.sda.hw_sector_size", "4096"), -EROFS);
+	ck_assert_int_eq(perftune_tx_set(tx, "cpu.0.max_khz", "9000000"), -ERANGE);
+	ck_assert_int_eq(perftune_tx_set(tx, "cpu.0.governor", "ondemand"), -EINVAL);
+	ck_assert_int_eq(perftune_tx_set(tx, "cpu.0.epp", "turbo"), -EINVAL);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "1\n2"), -EINVAL);
+	/* a glob that fails on one match stages none of them */
+	ck_assert_int_eq(perftune_tx_set(tx, "block.*.scheduler", "kyber"), -EINVAL);
+	perftune_tx_unref(tx);
+	ck_assert_int_eq(f.sim.writes, 0);
+	assert_same(before);
+	snap_free(before);
+}
+END_TEST
+
+START_TEST(scheduler_aliases_map_to_blk_mq_names)
+{
+	static const char *const cases[][3] = {
+		{ "deadline", "mq-deadline", SDA_SCHED },
+		{ "noop", "none", SDA_SCHED },
+		{ "cfq", "bfq", SDA_SCHED },
+		{ "bfq|kyber", "bfq", SDA_SCHED },
+		{ "cfq|deadline", "bfq", "nvme" },
+		{ "cfq|none", "none", "zram" },
+		{ "nosuch|none", "none", SDA_SCHED },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct perftune_tx *tx;
+		char *v = NULL;
+		const char *key = !strcmp(cases[i][2], "nvme")   ? "block.nvme0n1.scheduler"
+				  : !strcmp(cases[i][2], "zram") ? "block.zram0.scheduler"
+								 : "block.sda.scheduler";
+		ck_assert_int_eq(perftune_tx_new(f.ctx, "alias", 0, &tx), 0);
+		ck_assert_int_eq(perftune_tx_set(tx, key, cases[i][0]), 1);
+		ck_assert_int_ge(perftune_tx_commit(tx), 0);
+		perftune_tx_unref(tx);
+		ck_assert_int_eq(perftune_get(f.ctx, key, &v), 0);
+		ck_assert_msg(!strcmp(v, cases[i][1]), "%s -> %s, want %s", cases[i][0], v,
+			      cases[i][1]);
+		free(v);
+		ck_assert_int_ge(perftune_restore(f.ctx, "alias", 0), 0);
+	}
+	ck_assert_str_eq(fx_read(&f, SDA_SCHED), "[mq-deadline] kyber bfq none");
+}
+END_TEST
+
+START_TEST(bio_based_write_that_does_nothing_fails_and_rolls_back)
+{
+	struct perftune_tx *tx;
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "bio", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "5"), 1);
+	ck_assert_int_eq(perftune_tx_set(tx, "block.dm-0.read_ahead_kb", "4096"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), -EIO);
+	ck_assert_str_eq(perftune_ctx_last_error(f.ctx),
+			 "block.dm-0.read_ahead_kb: the kernel accepted '4096' but reads back '128' "
+			 "(rolled back)");
+	perftune_tx_unref(tx);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+}
+END_TEST
+
+START_TEST(partial_hugepages_fail_unless_allowed)
+{
+	struct perftune_tx *tx;
+	struct perftune_iter *it;
+
+	f.sim.hp_cap = 10;
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "hp", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "hugepages.2M.node0.nr", "20"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), -EAGAIN);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx),
+				     "asked for 20 huge pages, the kernel allocated 10"));
+	perftune_tx_unref(tx);
+	ck_assert_str_eq(fx_read(&f, "sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages"), "0");
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "hp", PERFTUNE_TX_ALLOW_PARTIAL, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "hugepages.2M.node0.nr", "20"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), 1);
+	ck_assert_int_eq(perftune_tx_changes(tx, &it), 0);
+	ck_assert(perftune_iter_next(it));
+	ck_assert_str_eq(perftune_iter_value(it), "10");
+	ck_assert_str_eq(perftune_iter_note(it), "partial: asked 20, got 10");
+	perftune_iter_free(it);
+	perftune_tx_unref(tx);
+	ck_assert_int_eq(perftune_restore(f.ctx, "hp", 0), 1);
+	ck_assert_str_eq(fx_read(&f, "sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages"), "0");
+}
+END_TEST
+
+START_TEST(iosched_param_of_new_scheduler_is_applied_after_it)
+{
+	struct perftune_tx *tx;
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "io", 0, &tx), 0);
+	/* staged before its scheduler: the commit still switches the scheduler first */
+	ck_assert_int_eq(perftune_tx_set(tx, "block.sda.iosched.low_latency", "0"), -ENOENT);
+	ck_assert_int_eq(perftune_tx_set(tx, "block.sda.scheduler", "bfq"), 1);
+	ck_assert_int_eq(perftune_tx_set(tx, "block.sda.iosched.low_latency", "0"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), 2);
+	perftune_tx_unref(tx);
+	ck_assert_str_eq(fx_read(&f, Q("0/block/sda", "iosched/low_latency")), "0");
+	/* restore: the scheduler first, then the parameter is gone with bfq */
+	ck_assert_int_eq(perftune_restore(f.ctx, "io", 0), 1);
+	ck_assert_str_eq(fx_read(&f, SDA_SCHED), "[mq-deadline] kyber bfq none");
+	ck_assert_str_eq(fx_read(&f, SDA_EXPIRE), "500");
+}
+END_TEST
+
+START_TEST(iosched_param_restored_under_same_scheduler)
+{
+	struct perftune_tx *tx;
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "io", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "block.sda.iosched.read_expire", "100"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), 1);
+	perftune_tx_unref(tx);
+	ck_assert_str_eq(fx_read(&f, SDA_EXPIRE), "100");
+	ck_assert_int_eq(perftune_restore(f.ctx, "io", 0), 1);
+	ck_assert_str_eq(fx_read(&f, SDA_EXPIRE), "500");
+}
+END_TEST
+
+static void set1(const char *name, const char *key, const char *value)
+{
+	struct perftune_tx *tx;
+	ck_assert_int_eq(perftune_tx_new(f.ctx, name, 0, &tx), 0);
+	ck_assert_int_ge(perftune_tx_set(tx, key, value), 1);
+	ck_assert_msg(perftune_tx_commit(tx) >= 0, "%s", perftune_ctx_last_error(f.ctx));
+	perftune_tx_unref(tx);
+}
+
+/* two live transactions on one key, restored in either order */
+START_TEST(stacked_transactions_restore_in_any_order)
+{
+	const char *first = _i ? "a" : "b", *second = _i ? "b" : "a";
+
+	set1("a", "sysctl.vm.swappiness", "30");
+	set1("b", "sysctl.vm.swappiness", "10");
+	set1("b", "sysctl.vm.dirty_ratio", "50");
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "10");
+	ck_assert_int_ge(perftune_restore(f.ctx, first, 0), 0);
+	/* restoring a first hands its original over to b: nothing visible changes */
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), _i ? "10" : "30");
+	ck_assert_int_ge(perftune_restore(f.ctx, second, 0), 0);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/dirty_ratio"), "20");
+	ck_assert_int_eq(fx_journals(&f), 0);
+}
+END_TEST
+
+START_TEST(drift_is_reported_and_restored)
+{
+	struct perftune_iter *it;
+	int drift = 0;
+
+	set1("d", "sysctl.vm.swappiness", "10");
+	fx_write(&f, "proc/sys/vm/swappiness", "33"); /* behind our back */
+	ck_assert_int_eq(perftune_status(f.ctx, &it), 0);
+	while (perftune_iter_next(it))
+		if (perftune_iter_flags(it) & PERFTUNE_ITEM_DRIFT) {
+			drift++;
+			ck_assert_str_eq(perftune_iter_current(it), "33");
+			ck_assert_str_eq(perftune_iter_value(it), "10");
+			ck_assert_str_eq(perftune_iter_old(it), "60");
+		}
+	perftune_iter_free(it);
+	ck_assert_int_eq(drift, 1);
+	ck_assert_int_eq(perftune_restore(f.ctx, "d", 0), 1);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+}
+END_TEST
+
+START_TEST(reapply_changes_only_what_differs)
+{
+	struct perftune_tx *tx;
+
+	set1("r", "sysctl.vm.swappiness", "10");
+	set1("r", "sysctl.vm.dirty_ratio", "40");
+	f.sim.writes = 0;
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "r", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "10"), 1);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.dirty_ratio", "45"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), 1);
+	perftune_tx_unref(tx);
+	ck_assert_int_eq(f.sim.writes, 1);
+	/* the original is the one from before the first apply */
+	ck_assert_int_eq(perftune_restore(f.ctx, "r", 0), 2);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/dirty_ratio"), "20");
+}
+END_TEST
+
+START_TEST(pmqos_needs_a_hold)
+{
+	struct perftune_tx *tx;
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "q", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "pmqos.cpu_dma_latency_us", "0"), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "needs a holding transaction"));
+	perftune_tx_unref(tx);
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "q", PERFTUNE_TX_HOLD, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "pmqos.cpu_dma_latency_us", "0"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), 1);
+	perftune_tx_unref(tx); /* the hold ends with the transaction */
+	ck_assert_int_eq(fx_journals(&f), 0);
+}
+END_TEST
+
+START_TEST(dry_run_writes_nothing_and_lists_changes)
+{
+	struct perftune_tx *tx;
+	struct perftune_iter *it;
+	struct snap *before = snap_take(f.root);
+	int changed = 0, unchanged = 0;
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "dry", PERFTUNE_TX_DRY_RUN, &tx), 0);
+	ck_assert_int_ge(stage_big(tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.dirty_background_ratio", "10"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), BIG_WRITES);
+	ck_assert_int_eq(perftune_tx_changes(tx, &it), 0);
+	while (perftune_iter_next(it)) {
+		if (perftune_iter_flags(it) & PERFTUNE_ITEM_UNCHANGED)
+			unchanged++;
+		else
+			changed++;
+		if (!strcmp(perftune_iter_key(it), "block.sda.scheduler")) {
+			ck_assert_str_eq(perftune_iter_old(it), "mq-deadline");
+			ck_assert_str_eq(perftune_iter_value(it), "bfq");
+		}
+	}
+	perftune_iter_free(it);
+	perftune_tx_unref(tx);
+	ck_assert_int_eq(changed, BIG_WRITES);
+	ck_assert_int_eq(unchanged, 1);
+	ck_assert_int_eq(f.sim.writes, 0);
+	ck_assert_int_eq(fx_journals(&f), 0);
+	assert_same(before);
+	snap_free(before);
+}
+END_TEST
+
+START_TEST(held_transaction_cannot_be_restored_by_others)
+{
+	int p[2];
+	char c;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	if (pid == 0) {
+		ck_assert_int_ge(commit_big(PERFTUNE_TX_HOLD), 0);
+		ck_assert_int_eq(write(p[1], "x", 1), 1);
+		pause();
+		_exit(0);
+	}
+	ck_assert_int_eq(read(p[0], &c, 1), 1);
+	ck_assert_int_eq(perftune_restore(f.ctx, "big", 0), -EBUSY);
+	ck_assert_int_eq(perftune_restore(f.ctx, NULL, PERFTUNE_RESTORE_ORPHANS), 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ck_assert_int_eq(perftune_restore(f.ctx, NULL, PERFTUNE_RESTORE_ORPHANS), BIG_WRITES - 1);
+}
+END_TEST
+
+START_TEST(idle_max_latency_disables_deeper_states_and_restores_them)
+{
+	struct perftune_tx *tx;
+	char *v = NULL;
+
+	fx_write(&f, "sys/devices/system/cpu/cpu0/cpuidle/state2/disable", "1"); /* C1E off already */
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "lat", 0, &tx), 0);
+	/* deeper than 5 us: C1E and C6 on cpu0-1, C3 on cpu2-3 */
+	ck_assert_int_eq(perftune_tx_set(tx, "cpu.all.idle.max_latency_us", "5"), 6);
+	ck_assert_int_eq(perftune_tx_commit(tx), 5); /* cpu0 C1E was already disabled */
+	perftune_tx_unref(tx);
+	ck_assert_int_eq(perftune_get(f.ctx, "cpu.0-1.idle.max_latency_us", &v), 0);
+	ck_assert_str_eq(v, "2");
+	free(v);
+	ck_assert_int_eq(perftune_get(f.ctx, "cpu.2.idle.C3.disable", &v), 0);
+	ck_assert_str_eq(v, "1");
+	free(v);
+	ck_assert_int_eq(perftune_restore(f.ctx, "lat", 0), 5);
+	ck_assert_str_eq(fx_read(&f, "sys/devices/system/cpu/cpu0/cpuidle/state2/disable"), "1");
+	ck_assert_str_eq(fx_read(&f, "sys/devices/system/cpu/cpu1/cpuidle/state2/disable"), "0");
+	ck_assert_str_eq(fx_read(&f, "sys/devices/system/cpu/cpu3/cpuidle/state2/disable"), "0");
+}
+END_TEST
+
+START_TEST(committed_transaction_rejects_more)
+{
+	struct perftune_tx *tx;
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "c", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "11"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), 1);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "12"), -EALREADY);
+	ck_assert_int_eq(perftune_tx_commit(tx), -EALREADY);
+	ck_assert_int_eq(perftune_tx_rollback(tx), 1);
+	perftune_tx_unref(tx);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "../x", 0, &tx), -EINVAL);
+	ck_assert_int_eq(perftune_tx_new(f.ctx, ".hidden", 0, &tx), -EINVAL);
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "x", 1u << 9, &tx), -EINVAL);
+}
+END_TEST
+
+static Suite *tx_suite(void)
+{
+	Suite *s = suite_create("tx");
+	TCase *tc = tcase_create("commit");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, commit_writes_every_key_and_restore_returns_all);
+	tcase_add_loop_test(tc, commit_fault_at_every_write_restores_all, 1, BIG_WRITES + 1);
+	tcase_add_loop_test(tc, commit_crash_at_every_write_then_restore_orphans, 1, BIG_WRITES + 1);
+	tcase_add_test(tc, hold_crash_after_commit_is_orphan_and_restorable);
+	tcase_add_test(tc, applied_transaction_is_not_an_orphan);
+	tcase_add_test(tc, validation_failure_stages_nothing_and_writes_nothing);
+	tcase_add_test(tc, scheduler_aliases_map_to_blk_mq_names);
+	tcase_add_test(tc, bio_based_write_that_does_nothing_fails_and_rolls_back);
+	tcase_add_test(tc, partial_hugepages_fail_unless_allowed);
+	tcase_add_test(tc, iosched_param_of_new_scheduler_is_applied_after_it);
+	tcase_add_test(tc, iosched_param_restored_under_same_scheduler);
+	tcase_add_loop_test(tc, stacked_transactions_restore_in_any_order, 0, 2);
+	tcase_add_test(tc, drift_is_reported_and_restored);
+	tcase_add_test(tc, reapply_changes_only_what_differs);
+	tcase_add_test(tc, pmqos_needs_a_hold);
+	tcase_add_test(tc, dry_run_writes_nothing_and_lists_changes);
+	tcase_add_test(tc, held_transaction_cannot_be_restored_by_others);
+	tcase_add_test(tc, idle_max_latency_disables_deeper_states_and_restores_them);
+	tcase_add_test(tc, committed_transaction_rejects_more);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	Suite *(*const suites[])(void) = { tx_suite };
+	return harness_main(argc, argv, suites, 1);
+}
