@@ -293,6 +293,133 @@ int perftune_restore(struct perftune_ctx *ctx, const char *name, unsigned flags)
  */
 int perftune_status(struct perftune_ctx *ctx, struct perftune_iter **iterp);
 
+/* ------------------------------------------------------------------------ */
+/* Profiles                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A profile is TuneD's tuned.conf format (see perftune-profile(5)): [main]
+ * include= and summary=, [variables], ${var} and ${f:function:...}, plugin
+ * sections by name or type=, devices= globs with ! exclusions, replace=,
+ * "a|b" alternatives and ">N"/"<N" conditional values.  Its options are
+ * mapped onto keys; an option that has no key (script=, the boot loader,
+ * anything that would run a program) or whose key this machine lacks is
+ * an item flagged SKIPPED, with the reason as its note.  Nothing a profile
+ * names is ever executed.
+ */
+struct perftune_profile;
+
+/** Item flag of perftune_profile_items(): the option is not applied (why: the note). */
+enum {
+	PERFTUNE_ITEM_SKIPPED = 1 << 10,
+};
+
+/** Flags for perftune_profile_stage(). */
+enum {
+	PERFTUNE_PROFILE_STRICT = 1 << 0, /* a skipped option is an error (-EOPNOTSUPP) */
+	PERFTUNE_PROFILE_HOLD = 1 << 1,	  /* @tx holds (PERFTUNE_TX_HOLD): force_latency maps
+					     to pmqos.cpu_dma_latency_us, not to
+					     cpu.all.idle.max_latency_us */
+};
+
+/**
+ * perftune_profile_load() - read a profile and map it onto this machine's keys.
+ * @name_or_path: a name, searched in $PERFTUNE_PROFILE_PATH (colon-separated) or
+ *   else /etc/perftune/profiles, <datadir>/perftune/profiles, /etc/tuned,
+ *   /usr/lib/tuned (as <dir>/<name>/tuned.conf); or a path (with a '/') to a
+ *   tuned.conf or to its directory.
+ * @vars: "NAME=VALUE" strings, NULL-terminated (or NULL): override the
+ *   profile's [variables].
+ * @pp: receives the profile; free it with perftune_profile_free().
+ * The context's root is used: devices and values are those below it.
+ * Return: 0; -ENOENT (no such profile, or an include= that is missing),
+ *   -EINVAL (syntax error, bad value, failed ${f:assertion}; the message names
+ *   file, line, section and option), -ELOOP, -EFBIG, -ENOMEM.
+ */
+int perftune_profile_load(struct perftune_ctx *ctx, const char *name_or_path,
+			  const char *const *vars, struct perftune_profile **pp);
+
+/** perftune_profile_name() - the profile's name (its directory's name). */
+const char *perftune_profile_name(struct perftune_profile *p);
+
+/** perftune_profile_path() - the tuned.conf that was loaded. */
+const char *perftune_profile_path(struct perftune_profile *p);
+
+/** perftune_profile_summary() - [main] summary=, or NULL. */
+const char *perftune_profile_summary(struct perftune_profile *p);
+
+/**
+ * perftune_profile_items() - iterate over what the profile maps to, in
+ * TuneD's order.  Per item: name = the option ("[disk] readahead"), key and
+ * value (value as validated: "deadline" reads "mq-deadline"), old = the value
+ * as written in the profile, current = where ("/usr/lib/tuned/x/tuned.conf:12"),
+ * note, flags: SKIPPED (not applied; key may be NULL; the note says why) or
+ * UNCHANGED (a ">N"/"<N" value that the current value already satisfies).
+ * Reflects the last perftune_profile_stage() (or the load).
+ * Return: 0, -ENOMEM.
+ */
+int perftune_profile_items(struct perftune_profile *p, struct perftune_iter **iterp);
+
+/**
+ * perftune_profile_stage() - map the profile again against the machine as it
+ * is now and stage every mapped option into @tx with perftune_tx_set().
+ * Every option is validated before anything is staged; an error leaves @tx
+ * without any of the profile's values (short of the machine changing in
+ * between, after which @tx should be dropped).  readahead_multiply scales
+ * the original value journaled under @tx's name when there is one, so
+ * applying a profile again does not compound it.
+ * Return: number of tunables staged; -EOPNOTSUPP (STRICT and an option is
+ *   skipped), or any error of perftune_tx_set() (the message names the option).
+ */
+int perftune_profile_stage(struct perftune_profile *p, struct perftune_tx *tx, unsigned flags);
+
+/**
+ * perftune_profile_list() - iterate over the profiles on the search path,
+ * sorted by name (a name found in several directories: the first one).
+ * Per item: name = profile name, key = path of its tuned.conf, value =
+ * summary (or NULL), note = why it cannot be read (or NULL).
+ * Return: 0, -ENOMEM.
+ */
+int perftune_profile_list(struct perftune_ctx *ctx, struct perftune_iter **iterp);
+
+/** perftune_profile_free() - accepts NULL. */
+void perftune_profile_free(struct perftune_profile *p);
+
+/* ------------------------------------------------------------------------ */
+/* Export: persist values in the system's own formats                       */
+/* ------------------------------------------------------------------------ */
+
+/** Export formats. */
+enum perftune_export_format {
+	PERFTUNE_EXPORT_SYSCTL,	 /* a sysctl.d(5) file: sysctl.*, hugepages.nr, numa.balancing */
+	PERFTUNE_EXPORT_UDEV,	 /* a udev rules file: block.*.<queue attribute> */
+	PERFTUNE_EXPORT_CMDLINE, /* a kernel command line fragment: huge pages, THP, NUMA */
+	PERFTUNE_EXPORT_TUNED,	 /* a TuneD profile (tuned.conf) */
+};
+
+/** perftune_export_format() - "sysctl", "udev", "cmdline", "tuned" -> the enum, or -EINVAL. */
+int perftune_export_format(const char *name);
+
+/**
+ * perftune_export_transaction() - write the values journaled transaction
+ * @name wrote (as perftune_status() shows them) in @format.
+ * Keys the format cannot express are listed in comments (cmdline has none:
+ * they are logged at PERFTUNE_LOG_NOTICE).  @text receives a malloc'd string;
+ * free() it.
+ * Return: number of keys exported, -ENOENT (no such transaction), -EINVAL, -ENOMEM.
+ */
+int perftune_export_transaction(struct perftune_ctx *ctx, const char *name, int format,
+				char **text);
+
+/**
+ * perftune_export_profile() - the same for the keys @p maps to (skipped
+ * options are left out, and so are ">N" conditions the machine already meets).
+ * Disk options of a section that selects disks by pattern (devices=sd*,
+ * rotational=0) become one udev rule for the pattern.
+ * Return: number of keys exported, -EINVAL, -ENOMEM.
+ */
+int perftune_export_profile(struct perftune_profile *p, int format, char **text);
+
 #ifdef __cplusplus
 }
 #endif

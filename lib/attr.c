@@ -90,7 +90,8 @@ int pt_attr_read(struct perftune_ctx *ctx, const char *path, char *buf, size_t s
 
 int pt_attr_write_real(struct perftune_ctx *ctx, const char *path, const char *buf, size_t len)
 {
-	_cleanup_close_ int fd = pt_attr_open(ctx, path, O_WRONLY | O_NOFOLLOW);
+	/* O_TRUNC: sysfs and procfs ignore it; a plain file (a fake root) needs it */
+	_cleanup_close_ int fd = pt_attr_open(ctx, path, O_WRONLY | O_NOFOLLOW | O_TRUNC);
 	ssize_t n;
 
 	if (fd < 0)

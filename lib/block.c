@@ -7,6 +7,7 @@
  * keys resolve to the disks underneath (slaves/, recursively).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
@@ -221,7 +222,7 @@ static int select_disks(struct perftune_ctx *ctx, const struct pt_keyparts *kp, 
 
 	if (sel->bracketed && sel->s[0] == '/') {
 		r = disk_of_path(ctx, kp->text, sel->s, disk, sizeof(disk));
-		return r < 0 ? r : disks_add(out, disk, NULL);
+		return r < 0 ? r : disks_add(out, disk, sel->s);
 	}
 	if (strchr(sel->s, '/') || !strcmp(sel->s, "..") || !strcmp(sel->s, "."))
 		return pt_err(ctx, -EINVAL, "%s: '%s' is not a device name", kp->text, sel->s);
@@ -258,7 +259,9 @@ static int emit_attr(struct perftune_ctx *ctx, const char *disk, int kind, const
 		return -ENAMETOOLONG;
 	snprintf(t.group, sizeof(t.group), "%s", disk);
 	t.kind = kind;
-	t.order = kind == ATTR_SCHED ? 0 : kind == ATTR_QUEUE ? 1 : 2;
+	/* a scheduler switch resets nr_requests and replaces iosched/: they go after it */
+	t.order = kind == ATTR_SCHED ? 0
+		  : (kind == ATTR_IOSCHED || !strcmp(name, "nr_requests")) ? 2 : 1;
 	if (note && *note)
 		snprintf(t.note, sizeof(t.note), "%s", note);
 	return emit(ctx, &t, ud);
@@ -433,6 +436,21 @@ static int block_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, 
 	return pt_file_validate(ctx, t, in, out, size);
 }
 
+/* iosched times are kept in jiffies: 250 ms reads back as 252 with HZ=250 */
+static int block_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *want,
+			const char *got)
+{
+	long long w, g;
+
+	if (!strcmp(want, got))
+		return 0;
+	if (t->kind == ATTR_IOSCHED && pt_parse_ll(want, &w) == 0 && pt_parse_ll(got, &g) == 0 &&
+	    llabs(g - w) <= (w / 20 > 10 ? w / 20 : 10))
+		return 0;
+	return pt_err(ctx, -EIO, "%s: the kernel accepted '%s' but reads back '%s'", t->key, want,
+		      got);
+}
+
 static int block_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 			  struct perftune_desc *d)
 {
@@ -458,5 +476,6 @@ const struct pt_family pt_block_family = {
 	.read = block_read,
 	.validate = block_validate,
 	.write = pt_file_write,
+	.verify = block_verify,
 	.describe = block_describe,
 };

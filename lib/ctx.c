@@ -25,6 +25,7 @@ struct perftune_ctx {
 	pt_write_fn write_fn;
 	void *write_data;
 	pthread_mutex_t lock;
+	pthread_mutex_t log_lock;
 };
 
 PERFTUNE_EXPORT int perftune_ctx_new(struct perftune_ctx **ctxp)
@@ -44,6 +45,7 @@ PERFTUNE_EXPORT int perftune_ctx_new(struct perftune_ctx **ctxp)
 	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
 	pthread_mutex_init(&ctx->lock, &ma);
 	pthread_mutexattr_destroy(&ma);
+	pthread_mutex_init(&ctx->log_lock, NULL);
 	ctx->journal_dir = strdup(jd && jd[0] == '/' ? jd : DEFAULT_JOURNAL_DIR);
 	if (!ctx->journal_dir) {
 		free(ctx);
@@ -73,6 +75,7 @@ PERFTUNE_EXPORT struct perftune_ctx *perftune_ctx_unref(struct perftune_ctx *ctx
 		close(ctx->root_fd);
 	udev_unref(ctx->udev);
 	pthread_mutex_destroy(&ctx->lock);
+	pthread_mutex_destroy(&ctx->log_lock);
 	free(ctx->root);
 	free(ctx->journal_dir);
 	free(ctx);
@@ -84,8 +87,10 @@ PERFTUNE_EXPORT int perftune_ctx_set_root(struct perftune_ctx *ctx, const char *
 	char *copy;
 	int fd;
 
-	if (!ctx || !root || root[0] != '/')
+	if (!ctx)
 		return -EINVAL;
+	if (!root || root[0] != '/')
+		return pt_err(ctx, -EINVAL, "root '%s': not an absolute path", root ? root : "(null)");
 	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return pt_err(ctx, -errno, "root %s: %s", root, strerror(errno));
@@ -111,8 +116,11 @@ PERFTUNE_EXPORT int perftune_ctx_set_journal_dir(struct perftune_ctx *ctx, const
 {
 	char *copy;
 
-	if (!ctx || !dir || dir[0] != '/')
+	if (!ctx)
 		return -EINVAL;
+	if (!dir || dir[0] != '/')
+		return pt_err(ctx, -EINVAL, "journal directory '%s': not an absolute path",
+			      dir ? dir : "(null)");
 	copy = strdup(dir);
 	if (!copy)
 		return -ENOMEM;
@@ -182,23 +190,44 @@ void pt_log(struct perftune_ctx *ctx, int prio, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	pthread_mutex_lock(&ctx->log_lock); /* workers of a parallel commit log too */
 	ctx->log_fn(ctx, prio, msg, ctx->log_data);
+	pthread_mutex_unlock(&ctx->log_lock);
+}
+
+/* a worker thread of a parallel commit keeps its own message */
+static __thread char *err_sink;
+static __thread size_t err_sink_size;
+
+void pt_err_redirect(char *buf, size_t size)
+{
+	err_sink = buf;
+	err_sink_size = size;
+	if (buf)
+		buf[0] = '\0';
+}
+
+const char *pt_errmsg(struct perftune_ctx *ctx)
+{
+	return err_sink ? err_sink : ctx->last_error;
 }
 
 int pt_err(struct perftune_ctx *ctx, int err, const char *fmt, ...)
 {
+	char *buf = err_sink ? err_sink : ctx->last_error;
+	size_t size = err_sink ? err_sink_size : sizeof(ctx->last_error);
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(ctx->last_error, sizeof(ctx->last_error), fmt, ap);
+	vsnprintf(buf, size, fmt, ap);
 	va_end(ap);
-	pt_log(ctx, PERFTUNE_LOG_DEBUG, "error: %s", ctx->last_error);
+	pt_log(ctx, PERFTUNE_LOG_DEBUG, "error: %s", buf);
 	return err;
 }
 
 void pt_err_clear(struct perftune_ctx *ctx)
 {
-	ctx->last_error[0] = '\0';
+	(err_sink ? err_sink : ctx->last_error)[0] = '\0';
 }
 
 void pt_lock(struct perftune_ctx *ctx)

@@ -23,6 +23,12 @@ void pt_log(struct perftune_ctx *ctx, int prio, const char *fmt, ...) _printf_(3
 /* Set the context's one-line error and return @err (a negative errno). */
 int pt_err(struct perftune_ctx *ctx, int err, const char *fmt, ...) _printf_(3, 4);
 void pt_err_clear(struct perftune_ctx *ctx);
+/* The current message: the calling worker's own while redirected. */
+const char *pt_errmsg(struct perftune_ctx *ctx);
+/* Send this thread's messages to @buf (NULL: back to the context). */
+void pt_err_redirect(char *buf, size_t size);
+/* Run fn(i, ud) for i in [0, n) on up to @max threads; returns when all are done. */
+int pt_parallel(size_t n, size_t max, void (*fn)(size_t i, void *ud), void *ud);
 void pt_lock(struct perftune_ctx *ctx);
 void pt_unlock(struct perftune_ctx *ctx);
 
@@ -119,6 +125,7 @@ struct pt_family {
 };
 enum {
 	PT_FAM_HELD = 1 << 0, /* the value lives with an open fd: restore = close */
+	PT_FAM_SNAPSHOT = 1 << 1, /* the original is a snapshot string, not a value read back */
 };
 
 int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *kp);

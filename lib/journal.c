@@ -21,6 +21,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -171,6 +172,8 @@ static int open_journal(struct perftune_ctx *ctx, const char *name, int flags, i
 		return dfd;
 	snprintf(file, sizeof(file), "%s.journal", name);
 	*fd = openat(dfd, file, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+	if (*fd < 0 && errno == ELOOP)
+		return pt_err(ctx, -ELOOP, "journal %s: is a symlink, refusing", name);
 	if (*fd < 0)
 		return -errno;
 	if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
@@ -416,19 +419,27 @@ static unsigned long long next_seq(void)
 	return s;
 }
 
+/* one record per write(2), and workers of a parallel commit take turns */
+static pthread_mutex_t append_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int append_line(int fd, const char *line)
 {
 	size_t len = strlen(line), off = 0;
+	int r = 0;
 
+	pthread_mutex_lock(&append_lock);
 	while (off < len) {
 		ssize_t n = write(fd, line + off, len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
+		if (n <= 0) {
+			r = n < 0 ? -errno : -EIO;
+			break;
+		}
 		off += (size_t)n;
 	}
-	return 0;
+	pthread_mutex_unlock(&append_lock);
+	return r;
 }
 
 int pt_journal_append(struct perftune_ctx *ctx, int jfd, const char *tag, const char *key,

@@ -293,7 +293,7 @@ static int continuation(struct parse *ps, const char *s)
 
 	if (!v)
 		return -ENOMEM;
-	v[n] = '\n';
+	v[n] = ' '; /* ConfigParser keeps '\n'; a kernel file takes blanks */
 	strcpy(v + n + 1, s);
 	ps->last->value = v;
 	return 0;

@@ -78,6 +78,7 @@ struct pt_pitem {
 	char *value;
 	char *note;
 	unsigned flags; /* PERFTUNE_ITEM_SKIPPED, PERFTUNE_ITEM_UNCHANGED */
+	bool unvalidated; /* validation needs root: checked again when staged */
 	/* export hint: the value holds for every disk the unit selects */
 	char *udev_match; /* e.g. KERNEL=="sd*", ATTR{queue/rotational}=="0" */
 };
@@ -103,7 +104,7 @@ struct perftune_profile {
 };
 
 /* ---- profile-load.c ---- */
-int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const skip,
+int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const skip, bool tuned_only,
 		      char **path);
 int pt_profile_read(struct perftune_profile *p, const char *name_or_path);
 char **pt_profile_path(void); /* search path, NULL-terminated, malloc'd */
@@ -151,6 +152,8 @@ int pt_pmap_cond(struct perftune_profile *p, const struct pt_punit *u, const str
 int pt_pmap_sysfs(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
 		  const char *path, const char *value);
 bool pt_is_true(const char *v);
+/* pt_err() of "<prefix>: <the context's current message>" */
+int pt_err_prefix(struct perftune_ctx *ctx, int err, const char *fmt, ...) _printf_(3, 4);
 
 /* ---- profile-dev.c: devices= and the device plugins ---- */
 struct pt_devset {
@@ -159,6 +162,9 @@ struct pt_devset {
 };
 void pt_devset_free(struct pt_devset *d);
 bool pt_devices_match(const char *rules, const char *name);
+/* devices= of @u expanded into *@rules; the devices it gets (none taken before) */
+int pt_unit_devices(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken,
+		    struct pt_devset *out, char **rules);
 int pt_map_disk(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken);
 int pt_map_devattr(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken);
 

@@ -78,8 +78,30 @@ static bool is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* 0 and *path, or 0 and *path NULL (only files already read), or -ENOENT */
-int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const skip, char **path)
+static bool tuned_dir(const char *dir)
+{
+	return !strcmp(dir, "/etc/tuned") || !strcmp(dir, "/usr/lib/tuned");
+}
+
+/* a file of TuneD's own directories */
+static bool in_tuned_dir(const char *file)
+{
+	char dir[PATH_MAX];
+	const char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", file);
+	for (int up = 0; up < 2 && (slash = strrchr(dir, '/')); up++)
+		dir[slash - dir] = '\0'; /* <dir>/<name>/tuned.conf -> <dir> */
+	return tuned_dir(dir);
+}
+
+/*
+ * 0 and *path, or 0 and *path NULL (only files already read), or -ENOENT.
+ * @tuned_only: a TuneD profile includes as TuneD would, from TuneD's directories
+ * only, so that perftune's profiles of the same name do not change it.
+ */
+int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const skip, bool tuned_only,
+		      char **path)
 {
 	_cleanup_(pt_strv_freep) char **dirs = pt_profile_path();
 	bool skipped = false;
@@ -91,6 +113,8 @@ int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const s
 		return pt_err(ctx, -EINVAL, "'%s' is not a profile name ([A-Za-z0-9_.-])", name);
 	for (size_t i = 0; dirs[i]; i++) {
 		char p[PATH_MAX];
+		if (tuned_only && !tuned_dir(dirs[i]))
+			continue;
 		if (pt_snprintf(p, sizeof(p), "%s/%s/tuned.conf", dirs[i], name) < 0)
 			continue;
 		if (in_list(skip, p)) {
@@ -157,7 +181,7 @@ static int load_includes(struct perftune_profile *p, struct pt_popt *inc, struct
 		_cleanup_free_ char *path = NULL;
 		if (optional)
 			n++;
-		r = pt_profile_locate(p->ctx, n, p->files, &path);
+		r = pt_profile_locate(p->ctx, n, p->files, in_tuned_dir(inc->file), &path);
 		if (r == -ENOENT && optional) {
 			r = 0;
 			continue;
@@ -165,8 +189,7 @@ static int load_includes(struct perftune_profile *p, struct pt_popt *inc, struct
 		if (r == -ENOENT)
 			return not_found(p->ctx, n, inc->file, inc->line);
 		if (r < 0)
-			return pt_err(p->ctx, r, "%s:%d: %s", inc->file, inc->line,
-				      perftune_ctx_last_error(p->ctx));
+			return pt_err_prefix(p->ctx, r, "%s:%d", inc->file, inc->line);
 		if (path) /* NULL: every candidate was read already (a loop) */
 			r = load_file(p, path, ch, depth + 1);
 	}
@@ -307,7 +330,7 @@ int pt_profile_read(struct perftune_profile *p, const char *name_or_path)
 		else
 			path = strdup(name_or_path);
 	} else {
-		r = pt_profile_locate(p->ctx, name_or_path, NULL, &path);
+		r = pt_profile_locate(p->ctx, name_or_path, NULL, false, &path);
 		if (r == -ENOENT)
 			return not_found(p->ctx, name_or_path, NULL, 0);
 	}

@@ -91,6 +91,18 @@ void pt_pitem_skip(struct perftune_profile *p, const struct pt_punit *u, const s
 	va_end(ap);
 }
 
+int pt_err_prefix(struct perftune_ctx *ctx, int err, const char *fmt, ...)
+{
+	char msg[512], prefix[512];
+	va_list ap;
+
+	snprintf(msg, sizeof(msg), "%s", perftune_ctx_last_error(ctx));
+	va_start(ap, fmt);
+	vsnprintf(prefix, sizeof(prefix), fmt, ap);
+	va_end(ap);
+	return pt_err(ctx, err, "%s: %s", prefix, msg[0] ? msg : strerror(-err));
+}
+
 static bool absent(int r)
 {
 	return r == -ENOENT || r == -ENODEV || r == -EOPNOTSUPP || r == -EROFS;
@@ -132,9 +144,11 @@ int pt_pmap_key(struct perftune_profile *p, const struct pt_punit *u, const stru
 		r = 0;
 	} else if (r == -EACCES) { /* checked again when staged for real */
 		it = pt_pitem_add(p, u, o, key, value, 0, "not validated: %s", msg);
+		if (it)
+			it->unvalidated = true;
 	} else {
-		return pt_err(p->ctx, r, "%s:%d: [%s] %s = %s: %s", o->file, o->line, u->name,
-			      o->name, o->value, msg[0] ? msg : strerror(-r));
+		return pt_err_prefix(p->ctx, r, "%s:%d: [%s] %s = %s", o->file, o->line, u->name,
+				     o->name, o->value);
 	}
 	if (!it)
 		return -ENOMEM;
@@ -155,8 +169,8 @@ int pt_pmap_cond(struct perftune_profile *p, const struct pt_punit *u, const str
 	r = perftune_get(p->ctx, key, &cur);
 	if (r < 0) {
 		if (!absent(r) && r != -EACCES && r != -ENOTUNIQ)
-			return pt_err(p->ctx, r, "%s:%d: [%s] %s: %s", o->file, o->line, u->name,
-				      o->name, perftune_ctx_last_error(p->ctx));
+			return pt_err_prefix(p->ctx, r, "%s:%d: [%s] %s", o->file, o->line, u->name,
+					     o->name);
 		return pt_pitem_add(p, u, o, key, value + 1, PERFTUNE_ITEM_SKIPPED, "%s",
 				    perftune_ctx_last_error(p->ctx)) ? 1 : -ENOMEM;
 	}
@@ -169,7 +183,7 @@ int pt_pmap_cond(struct perftune_profile *p, const struct pt_punit *u, const str
 		return r < 0 ? r : 1;
 	}
 	return pt_pitem_add(p, u, o, key, cur, PERFTUNE_ITEM_UNCHANGED,
-			    "kept: the current value %lld is already %s %lld", now,
+			    "the current value %lld is already %s %lld", now,
 			    value[0] == '>' ? ">=" : "<=", want) ? 1 : -ENOMEM;
 }
 
@@ -234,6 +248,11 @@ static int map_sysctl(struct perftune_profile *p, struct pt_punit *u)
 			pt_pitem_skip(p, u, o, "sysctl name too long");
 			continue;
 		}
+		/* sysctls with a family of their own: huge pages report partial allocations */
+		if (!strcmp(key, "sysctl.vm.nr_hugepages"))
+			snprintf(key, sizeof(key), "hugepages.nr");
+		else if (!strcmp(key, "sysctl.kernel.numa_balancing"))
+			snprintf(key, sizeof(key), "numa.balancing");
 		r = pt_pmap_cond(p, u, o, key, v);
 		if (r == 0)
 			r = pt_pmap_key(p, u, o, key, v, false, NULL);
@@ -281,12 +300,58 @@ static int sysfs_glob(struct perftune_profile *p, const struct pt_punit *u,
 	return r;
 }
 
+static bool hexmask(const char *s)
+{
+	return *s && strspn(s, "0123456789abcdefABCDEF,") == strlen(s);
+}
+
+/*
+ * TuneD writes CPU masks as 8-digit groups ("00000001"); the kernel prints
+ * them as wide as nr_cpu_ids needs ("1", "00,00000001").  Write the width the
+ * file reads back in, so that the read-back compares.
+ */
+static void cpumask_width(struct perftune_ctx *ctx, const char *path, const char *in, char *out,
+			  size_t size)
+{
+	char cur[512], digits[512] = "";
+	size_t nd = 0, width = 0, o = 0;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	snprintf(out, size, "%s", in);
+	if ((!strstr(base, "mask") && !strstr(base, "cpumap") && !strstr(base, "affinity") &&
+	     !strstr(base, "_cpus")) ||
+	    !hexmask(in) || pt_attr_read(ctx, path, cur, sizeof(cur)) < 0 ||
+	    !hexmask(cur))
+		return;
+	for (const char *c = in; *c && nd + 1 < sizeof(digits); c++)
+		if (*c != ',')
+			digits[nd++] = *c;
+	for (const char *c = cur; *c; c++)
+		width += *c != ',';
+	size_t lead = 0;
+	while (nd - lead > width && digits[lead] == '0')
+		lead++;
+	memmove(digits, digits + lead, nd - lead + 1);
+	nd -= lead;
+	if (nd > width || size < width + width / 8 + 1)
+		return; /* more CPUs than this machine has: leave it to the kernel */
+	for (size_t i = 0; i < width; i++) { /* right-align, commas where the kernel has them */
+		size_t from_right = width - i;
+		out[o++] = i + nd >= width ? digits[i + nd - width] : '0';
+		if (from_right > 1 && (from_right - 1) % 8 == 0)
+			out[o++] = ',';
+	}
+	out[o] = '\0';
+}
+
 /* @path is relative to the root ("sys/..."): the sysfs[] key confines it */
 int pt_pmap_sysfs(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
-		  const char *path, const char *value)
+		  const char *path, const char *in)
 {
-	char key[PERFTUNE_KEY_MAX];
+	char key[PERFTUNE_KEY_MAX], value[PT_VAL];
 	int r;
+
+	cpumask_width(p->ctx, path, in, value, sizeof(value));
 
 	if (pt_snprintf(key, sizeof(key), "sysfs[/%s]", path) < 0) {
 		pt_pitem_skip(p, u, o, "/%s: path too long", path);

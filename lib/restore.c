@@ -37,66 +37,153 @@ static int later_holder(struct perftune_ctx *ctx, const char *self, const char *
 	return out[0] != '\0';
 }
 
-static int restore_entry(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct pt_jentry *e,
-			 int *written)
-{
+/* One key to give back, resolved in the caller's thread. */
+struct item {
+	struct pt_jentry *e;
 	struct pt_tunable t;
-	char cur[PT_VAL], later[80];
+	size_t pos; /* newest first */
+	int r;
+	bool wrote;
+	char err[PERFTUNE_KEY_MAX + 1024];
+};
+
+struct restore {
+	struct perftune_ctx *ctx;
+	struct pt_jinfo *ji;
+	struct item *it;
+	size_t n;
+	size_t (*grp)[2]; /* [start, end) of each device's items; grp[0]: no device */
+	size_t ngrp;
+};
+
+/* Write one original back. @sched: this device's scheduler was just given back. */
+static int give_back(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct item *it, bool sched)
+{
+	struct pt_jentry *e = it->e;
+	struct pt_tunable *t = &it->t;
+	char cur[PT_VAL];
 	int r, dummy = -1;
 
-	r = pt_resolve_one(ctx, e->key, &t);
-	if (r < 0) {
-		pt_log(ctx, PERFTUNE_LOG_NOTICE, "%s: skipped, gone: %s", e->key,
-		       perftune_ctx_last_error(ctx));
-		pt_err_clear(ctx);
-		return pt_journal_append_to(ctx, ji->name, "restored", e->key, NULL);
-	}
-	if (t.fam->flags & PT_FAM_HELD) /* the request died with its holder's fd */
-		return pt_journal_append_to(ctx, ji->name, "restored", e->key, NULL);
-	if (later_holder(ctx, ji->name, e->key, e->seq, later, sizeof(later))) {
-		pt_log(ctx, PERFTUNE_LOG_INFO, "%s: handed over to transaction '%s'", e->key, later);
-		r = pt_journal_append_to(ctx, later, "handover", e->key, e->orig);
-		return r < 0 ? r : pt_journal_append_to(ctx, ji->name, "restored", e->key, NULL);
-	}
-	r = t.fam->read(ctx, &t, cur, sizeof(cur));
-	if (r == -ENOENT && t.order == 2) { /* an iosched parameter gone with its scheduler */
-		pt_err_clear(ctx);
-		return pt_journal_append_to(ctx, ji->name, "restored", e->key, NULL);
-	}
+	r = t->fam->read(ctx, t, cur, sizeof(cur));
+	if (r == -ENOENT && t->order == 2) /* an iosched parameter gone with its scheduler */
+		return 0;
 	if (r < 0)
 		return r;
-	if (e->written && strcmp(cur, e->written))
+	if (e->written && strcmp(cur, e->written) && !(t->order == 2 && sched))
 		pt_log(ctx, PERFTUNE_LOG_WARNING,
 		       "%s: drifted: transaction '%s' wrote '%s', now '%s'; restoring '%s' anyway",
 		       e->key, ji->name, e->written, cur, e->orig);
-	if (strcmp(cur, e->orig)) {
-		r = t.fam->write(ctx, &t, e->orig, &dummy);
-		if (dummy >= 0)
-			close(dummy);
-		if (r < 0)
-			return r;
-		if (t.fam->read(ctx, &t, cur, sizeof(cur)) == 0 && strcmp(cur, e->orig))
-			pt_log(ctx, PERFTUNE_LOG_WARNING, "%s: restored '%s' but reads back '%s'",
-			       e->key, e->orig, cur);
-		(*written)++;
+	if (!strcmp(cur, e->orig))
+		return 0;
+	r = t->fam->write(ctx, t, e->orig, &dummy);
+	if (dummy >= 0)
+		close(dummy);
+	if (r < 0 && t->order == 2 && sched) {
+		pt_log(ctx, PERFTUNE_LOG_NOTICE, "%s: reset to '%s' with its scheduler", e->key, cur);
+		return 0;
 	}
-	return pt_journal_append_to(ctx, ji->name, "restored", e->key, NULL);
+	if (r < 0)
+		return r;
+	if (!(t->fam->flags & PT_FAM_SNAPSHOT) && t->fam->read(ctx, t, cur, sizeof(cur)) == 0 &&
+	    strcmp(cur, e->orig))
+		pt_log(ctx, PERFTUNE_LOG_WARNING, "%s: restored '%s' but reads back '%s'", e->key,
+		       e->orig, cur);
+	it->wrote = true;
+	return 0;
 }
 
-static bool is_sched(struct perftune_ctx *ctx, const char *key)
+static void restore_group(struct restore *rs, size_t g)
 {
-	struct pt_tunable t;
-	bool s = pt_resolve_one(ctx, key, &t) == 0 && t.order == 0;
+	bool sched = false;
 
-	pt_err_clear(ctx);
-	return s;
+	for (size_t i = rs->grp[g][0]; i < rs->grp[g][1]; i++) {
+		struct item *it = &rs->it[i];
+		it->r = give_back(rs->ctx, rs->ji, it, sched);
+		if (it->r < 0)
+			snprintf(it->err, sizeof(it->err), "%s", pt_errmsg(rs->ctx));
+		sched |= it->t.order == 0 && it->wrote;
+	}
+}
+
+static void restore_worker(size_t i, void *ud)
+{
+	char err[PERFTUNE_KEY_MAX + 1024];
+
+	pt_err_redirect(err, sizeof(err));
+	restore_group(ud, i + 1);
+	pt_err_redirect(NULL, 0);
+}
+
+/* no device first, then per device: the scheduler first, then newest first */
+static int item_cmp(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+	int g = strcmp(x->t.group, y->t.group);
+
+	if (g)
+		return g;
+	if ((x->t.order == 0) != (y->t.order == 0))
+		return x->t.order == 0 ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Resolve each key; hand over those a later transaction also changed. */
+static int collect(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct restore *rs)
+{
+	char later[80];
+
+	rs->it = calloc(ji->n + 1, sizeof(*rs->it));
+	rs->grp = calloc(ji->n + 1, sizeof(*rs->grp));
+	if (!rs->it || !rs->grp)
+		return -ENOMEM;
+	for (size_t i = ji->n; i-- > 0;) {
+		struct pt_jentry *e = &ji->e[i];
+		struct item *it = &rs->it[rs->n];
+		int r;
+		if (e->restored)
+			continue;
+		if (pt_resolve_one(ctx, e->key, &it->t) < 0) {
+			pt_log(ctx, PERFTUNE_LOG_NOTICE, "%s: skipped, gone: %s", e->key,
+			       pt_errmsg(ctx));
+			pt_err_clear(ctx);
+			r = pt_journal_append_to(ctx, ji->name, "restored", e->key, NULL);
+		} else if (it->t.fam->flags & PT_FAM_HELD) { /* died with its holder's fd */
+			r = pt_journal_append_to(ctx, ji->name, "restored", e->key, NULL);
+		} else if (later_holder(ctx, ji->name, e->key, e->seq, later, sizeof(later))) {
+			pt_log(ctx, PERFTUNE_LOG_INFO, "%s: handed over to transaction '%s'", e->key,
+			       later);
+			r = pt_journal_append_to(ctx, later, "handover", e->key, e->orig);
+			if (r >= 0)
+				r = pt_journal_append_to(ctx, ji->name, "restored", e->key, NULL);
+		} else {
+			it->e = e;
+			it->pos = rs->n++;
+			continue;
+		}
+		if (r < 0)
+			return r;
+		e->restored = true;
+	}
+	qsort(rs->it, rs->n, sizeof(*rs->it), item_cmp);
+	rs->ngrp = 1;
+	for (size_t i = 0; i < rs->n; i++) {
+		if (!rs->it[i].t.group[0]) {
+			rs->grp[0][1] = i + 1;
+			continue;
+		}
+		if (i == 0 || strcmp(rs->it[i].t.group, rs->it[i - 1].t.group))
+			rs->grp[rs->ngrp++][0] = i;
+		rs->grp[rs->ngrp - 1][1] = i + 1;
+	}
+	return 0;
 }
 
 int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags)
 {
 	struct pt_jinfo ji;
+	struct restore rs = { .ctx = ctx, .ji = &ji };
 	int r, written = 0, failed = 0;
-	char firsterr[512] = "";
+	char firsterr[PERFTUNE_KEY_MAX + 1024] = "";
 
 	r = pt_journal_load(ctx, name, &ji);
 	if (r < 0)
@@ -112,23 +199,25 @@ int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags
 		pt_journal_remove(ctx, name);
 		goto out;
 	}
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = ji.n; i-- > 0;) {
-			struct pt_jentry *e = &ji.e[i];
-			if (e->restored || is_sched(ctx, e->key) != (pass == 0))
-				continue;
-			r = restore_entry(ctx, &ji, e, &written);
-			if (r < 0) {
-				failed++;
-				if (!firsterr[0])
-					snprintf(firsterr, sizeof(firsterr), "%s",
-						 perftune_ctx_last_error(ctx));
-				pt_log(ctx, PERFTUNE_LOG_ERR, "%s: not restored: %s", e->key,
-				       perftune_ctx_last_error(ctx));
-				continue;
-			}
-			e->restored = true;
+	r = collect(ctx, &ji, &rs);
+	if (r < 0)
+		goto out;
+	restore_group(&rs, 0);					 /* keys without a device, here */
+	pt_parallel(rs.ngrp - 1, 256, restore_worker, &rs); /* devices side by side */
+	for (size_t i = 0; i < rs.n; i++) {
+		struct item *it = &rs.it[i];
+		if (it->r < 0) {
+			failed++;
+			if (!firsterr[0])
+				snprintf(firsterr, sizeof(firsterr), "%s", it->err);
+			pt_log(ctx, PERFTUNE_LOG_ERR, "%s: not restored: %s", it->e->key, it->err);
+			continue;
 		}
+		written += it->wrote;
+		r = pt_journal_append_to(ctx, ji.name, "restored", it->e->key, NULL);
+		if (r < 0)
+			goto out;
+	}
 	if (failed) {
 		r = pt_err(ctx, -EIO, "transaction '%s': %d key(s) not restored, journal kept: %s",
 			   name, failed, firsterr);
@@ -137,6 +226,8 @@ int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags
 	pt_journal_remove(ctx, name);
 	r = written;
 out:
+	free(rs.it);
+	free(rs.grp);
 	pt_jinfo_free(&ji);
 	return r;
 }
@@ -203,7 +294,7 @@ PERFTUNE_EXPORT int perftune_status(struct perftune_ctx *ctx, struct perftune_it
 		struct pt_jinfo ji;
 		if (pt_journal_load(ctx, names[i], &ji) < 0) {
 			struct pt_item bad = { .name = names[i], .key = "",
-					       .note = (char *)perftune_ctx_last_error(ctx) };
+					       .note = (char *)pt_errmsg(ctx) };
 			r = pt_iter_add(it, &bad);
 			continue;
 		}
@@ -219,7 +310,7 @@ PERFTUNE_EXPORT int perftune_status(struct perftune_ctx *ctx, struct perftune_it
 			if (pt_resolve_one(ctx, e->key, &t) == 0 && t.fam->read(ctx, &t, cur, sizeof(cur)) == 0)
 				have = true;
 			else
-				snprintf(note, sizeof(note), "%s", perftune_ctx_last_error(ctx));
+				snprintf(note, sizeof(note), "%s", pt_errmsg(ctx));
 			pt_err_clear(ctx);
 			item.current = have ? cur : NULL;
 			item.flags = (ji.orphaned ? PERFTUNE_ITEM_ORPHANED : 0) |

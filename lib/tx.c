@@ -20,6 +20,8 @@ struct stage {
 	bool deferred;	    /* iosched parameter of a scheduler staged in the same tx */
 	bool attempted;	    /* a write was tried: give it back on failure */
 	bool journaled;	    /* the journal had the key before this commit */
+	bool pre;	    /* old was read before its scheduler switched: journal that */
+	int seq;	    /* staging order, for a stable sort */
 	int hold_fd;
 };
 
@@ -211,6 +213,7 @@ PERFTUNE_EXPORT int perftune_tx_set(struct perftune_tx *tx, const char *key, con
 			tx->s = n;
 			tx->cap = cap;
 		}
+		p.s[i].seq = (int)tx->n;
 		tx->s[tx->n++] = p.s[i];
 	}
 	r = (int)p.n;
@@ -220,13 +223,17 @@ out:
 	return r;
 }
 
-/* schedulers first, then attributes, then iosched parameters; stable */
+/* keys without a device first, then per device: scheduler, attributes, dependents; stable */
 static int order_cmp(const void *a, const void *b)
 {
 	const struct stage *x = a, *y = b;
+	int g = strcmp(x->t.group, y->t.group);
+
+	if (g)
+		return g;
 	if (x->t.order != y->t.order)
 		return x->t.order - y->t.order;
-	return x < y ? -1 : x > y;
+	return x->seq - y->seq;
 }
 
 static int verify(struct perftune_ctx *ctx, struct perftune_tx *tx, struct stage *s)
@@ -241,9 +248,13 @@ static int verify(struct perftune_ctx *ctx, struct perftune_tx *tx, struct stage
 	else if (strcmp(got, s->value))
 		r = pt_err(ctx, -EIO, "%s: the kernel accepted '%s' but reads back '%s'", s->t.key,
 			   s->value, got);
+	if (r == 0 && strcmp(got, s->value)) { /* accepted as the kernel rounded it */
+		snprintf(s->t.note, sizeof(s->t.note), "kernel rounded %s to %s", s->value, got);
+		snprintf(s->value, sizeof(s->value), "%s", got);
+	}
 	if (r == -EAGAIN && (tx->flags & PERFTUNE_TX_ALLOW_PARTIAL)) {
 		pt_log(ctx, PERFTUNE_LOG_WARNING, "%s (accepted: partial allowed)",
-		       perftune_ctx_last_error(ctx));
+		       pt_errmsg(ctx));
 		snprintf(s->t.note, sizeof(s->t.note), "partial: asked %s, got %s", s->value, got);
 		snprintf(s->value, sizeof(s->value), "%s", got);
 		pt_err_clear(ctx);
@@ -252,11 +263,41 @@ static int verify(struct perftune_ctx *ctx, struct perftune_tx *tx, struct stage
 	return r;
 }
 
-/* Give back what this commit wrote, newest first, schedulers before the rest. */
-static void undo(struct perftune_ctx *ctx, struct perftune_tx *tx, int jfd, size_t upto)
+/* Keys of one device (or all keys without a device): tx->s[start, end). */
+struct range {
+	size_t start, end;
+	int r;			/* the first failure in the range */
+	size_t failed;		/* its index */
+	char err[PERFTUNE_KEY_MAX + 1024];
+};
+
+struct commit {
+	struct perftune_ctx *ctx;
+	struct perftune_tx *tx;
+	struct pt_jinfo *ji;
+	int jfd;
+	struct range *rg;
+	size_t nrg;
+	int abort; /* a device failed: the others start no further key */
+};
+
+static bool sched_undone(struct perftune_tx *tx, const struct range *rg)
 {
+	for (size_t i = rg->start; i < rg->end; i++)
+		if (tx->s[i].t.order == 0 && tx->s[i].attempted)
+			return true;
+	return false;
+}
+
+/* Give back what this commit wrote in one range: the scheduler, then newest first. */
+static void undo_range(struct commit *c, struct range *rg)
+{
+	struct perftune_ctx *ctx = c->ctx;
+	struct perftune_tx *tx = c->tx;
+	bool sched = sched_undone(tx, rg);
+
 	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = upto + 1; i-- > 0;) {
+		for (size_t i = rg->end; i-- > rg->start;) {
 			struct stage *s = &tx->s[i];
 			int dummy = -1;
 			if (!s->attempted || (pass == 0) != (s->t.order == 0))
@@ -266,16 +307,21 @@ static void undo(struct perftune_ctx *ctx, struct perftune_tx *tx, int jfd, size
 				s->hold_fd = -1;
 			} else if (!(s->t.fam->flags & PT_FAM_HELD)) {
 				char cur[PT_VAL];
+				int w = 0;
 				if (s->t.fam->read(ctx, &s->t, cur, sizeof(cur)) < 0 ||
 				    strcmp(cur, s->old))
-					if (s->t.fam->write(ctx, &s->t, s->old, &dummy) < 0)
-						pt_log(ctx, PERFTUNE_LOG_ERR, "rollback of %s failed: %s",
-						       s->t.key, perftune_ctx_last_error(ctx));
+					w = s->t.fam->write(ctx, &s->t, s->old, &dummy);
+				if (w < 0 && s->t.order == 2 && sched)
+					pt_log(ctx, PERFTUNE_LOG_INFO, "%s: reset with its scheduler",
+					       s->t.key);
+				else if (w < 0)
+					pt_log(ctx, PERFTUNE_LOG_ERR, "rollback of %s failed: %s",
+					       s->t.key, pt_errmsg(ctx));
 			}
 			if (s->journaled)
-				pt_journal_append(ctx, jfd, "wrote", s->t.key, s->old);
+				pt_journal_append(ctx, c->jfd, "wrote", s->t.key, s->old);
 			else
-				pt_journal_append(ctx, jfd, "restored", s->t.key, NULL);
+				pt_journal_append(ctx, c->jfd, "restored", s->t.key, NULL);
 			s->attempted = false;
 			s->flags &= ~(unsigned)PERFTUNE_ITEM_WRITTEN;
 		}
@@ -297,14 +343,15 @@ static int commit_one(struct perftune_ctx *ctx, struct perftune_tx *tx, struct p
 	r = s->t.fam->read(ctx, &s->t, cur, sizeof(cur));
 	if (r < 0)
 		return r;
-	snprintf(s->old, sizeof(s->old), "%s", cur);
+	if (!s->pre)
+		snprintf(s->old, sizeof(s->old), "%s", cur);
 	s->journaled = pt_jinfo_find(ji, s->t.key) && !pt_jinfo_find(ji, s->t.key)->restored;
 	if (!strcmp(cur, s->value) && !(s->t.fam->flags & PT_FAM_HELD)) {
 		s->flags |= PERFTUNE_ITEM_UNCHANGED;
 		return 0;
 	}
 	if (!s->journaled) {
-		r = pt_journal_append(ctx, jfd, "orig", s->t.key, cur);
+		r = pt_journal_append(ctx, jfd, "orig", s->t.key, s->old);
 		if (r < 0)
 			return r;
 	}
@@ -335,11 +382,113 @@ static int dry_run(struct perftune_ctx *ctx, struct perftune_tx *tx)
 	return n;
 }
 
+/*
+ * A scheduler switch resets nr_requests and replaces iosched/: read the keys
+ * that depend on it now, so that their journaled originals are the values
+ * from before the transaction, not the new scheduler's defaults.
+ */
+static void read_dependents(struct perftune_ctx *ctx, struct perftune_tx *tx, size_t sched)
+{
+	for (size_t j = sched + 1; j < tx->n; j++) {
+		struct stage *d = &tx->s[j];
+		if (d->t.order != 2 || d->deferred || strcmp(d->t.group, tx->s[sched].t.group))
+			continue;
+		d->pre = d->t.fam->read(ctx, &d->t, d->old, sizeof(d->old)) == 0;
+	}
+	pt_err_clear(ctx);
+}
+
+static bool holds(struct perftune_tx *tx)
+{
+	for (size_t i = 0; i < tx->n; i++)
+		if (tx->s[i].hold_fd >= 0 || (tx->s[i].flags & PERFTUNE_ITEM_WRITTEN))
+			return true;
+	return false;
+}
+
+static void commit_range(struct commit *c, struct range *rg)
+{
+	struct perftune_tx *tx = c->tx;
+
+	for (size_t i = rg->start; i < rg->end; i++) {
+		if (__atomic_load_n(&c->abort, __ATOMIC_SEQ_CST))
+			return;
+		if (tx->s[i].t.order == 0)
+			read_dependents(c->ctx, tx, i);
+		rg->r = commit_one(c->ctx, tx, c->ji, c->jfd, &tx->s[i]);
+		if (rg->r < 0) {
+			rg->failed = i;
+			snprintf(rg->err, sizeof(rg->err), "%s",
+				 pt_errmsg(c->ctx)[0] ? pt_errmsg(c->ctx) : strerror(-rg->r));
+			__atomic_store_n(&c->abort, 1, __ATOMIC_SEQ_CST);
+			return;
+		}
+	}
+}
+
+/* a worker: one device's keys in order, its messages kept apart */
+static void commit_worker(size_t i, void *ud)
+{
+	struct commit *c = ud;
+	char err[PERFTUNE_KEY_MAX + 1024];
+
+	pt_err_redirect(err, sizeof(err));
+	commit_range(c, &c->rg[i + 1]);
+	pt_err_redirect(NULL, 0);
+}
+
+static void undo_worker(size_t i, void *ud)
+{
+	struct commit *c = ud;
+	char err[PERFTUNE_KEY_MAX + 1024];
+
+	pt_err_redirect(err, sizeof(err));
+	undo_range(c, &c->rg[i + 1]);
+	pt_err_redirect(NULL, 0);
+}
+
+/* rg[0]: keys without a device (maybe empty); rg[1..]: one per device */
+static int split_ranges(struct perftune_tx *tx, struct range **out)
+{
+	struct range *rg = calloc(tx->n + 1, sizeof(*rg));
+	size_t n = 1, i = 0;
+
+	if (!rg)
+		return -ENOMEM;
+	while (i < tx->n && !tx->s[i].t.group[0])
+		i++;
+	rg[0].end = i;
+	while (i < tx->n) {
+		rg[n].start = i;
+		while (i < tx->n && !strcmp(tx->s[i].t.group, tx->s[rg[n].start].t.group))
+			i++;
+		rg[n++].end = i;
+	}
+	*out = rg;
+	return (int)n;
+}
+
+/* Nothing of a new transaction remains after a rollback: drop its journal. */
+static void drop_empty_journal(struct perftune_ctx *ctx, const char *name)
+{
+	struct pt_jinfo now;
+	bool live = false;
+
+	if (pt_journal_load(ctx, name, &now) < 0)
+		return;
+	for (size_t k = 0; k < now.n; k++)
+		live |= !now.e[k].restored;
+	if (!live)
+		pt_journal_remove(ctx, name);
+	pt_jinfo_free(&now);
+}
+
 static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 {
 	struct pt_jinfo ji;
-	int jfd = -1, r, written = 0;
-	size_t i;
+	struct commit c = { .ctx = ctx, .tx = tx, .ji = &ji, .jfd = -1 };
+	struct range *bad = NULL;
+	int r, written = 0, n;
 	bool existed;
 
 	r = pt_journal_load(ctx, tx->name, &ji);
@@ -352,43 +501,45 @@ static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 		r = pt_err(ctx, -EBUSY, "transaction '%s' is held by process %d", tx->name, ji.pid);
 		goto out;
 	}
-	r = pt_journal_begin(ctx, tx->name, tx->flags, &jfd);
+	n = split_ranges(tx, &c.rg);
+	if (n < 0) {
+		r = n;
+		goto out;
+	}
+	c.nrg = (size_t)n;
+	r = pt_journal_begin(ctx, tx->name, tx->flags, &c.jfd);
 	if (r < 0)
 		goto out;
-	for (i = 0; i < tx->n; i++) {
-		r = commit_one(ctx, tx, &ji, jfd, &tx->s[i]);
-		if (r < 0)
-			break;
-		written += (tx->s[i].flags & PERFTUNE_ITEM_WRITTEN) != 0;
-	}
-	if (r < 0) {
-		char msg[512];
-		snprintf(msg, sizeof(msg), "%s", perftune_ctx_last_error(ctx));
-		undo(ctx, tx, jfd, i);
-		pt_err(ctx, r, "%s (rolled back)", msg[0] ? msg : strerror(-r));
-		/* nothing of a new transaction remains: drop its journal */
-		if (!existed) {
-			struct pt_jinfo now;
-			if (pt_journal_load(ctx, tx->name, &now) == 0) {
-				bool live = false;
-				for (size_t k = 0; k < now.n; k++)
-					live |= !now.e[k].restored;
-				if (!live)
-					pt_journal_remove(ctx, tx->name);
-				pt_jinfo_free(&now);
-			}
-			pt_err(ctx, r, "%s (rolled back)", msg[0] ? msg : strerror(-r));
-		}
+	commit_range(&c, &c.rg[0]); /* sysctls, THP, huge pages, ... in this thread */
+	if (c.rg[0].r >= 0)
+		pt_parallel(c.nrg - 1, 256, commit_worker, &c); /* devices side by side */
+	for (size_t k = 0; k < c.nrg && !bad; k++)
+		if (c.rg[k].r < 0)
+			bad = &c.rg[k];
+	if (bad) {
+		pt_parallel(c.nrg - 1, 256, undo_worker, &c);
+		undo_range(&c, &c.rg[0]);
+		if (!existed)
+			drop_empty_journal(ctx, tx->name);
+		r = pt_err(ctx, bad->r, "%s (rolled back)", bad->err);
 		goto out;
 	}
-	r = pt_journal_append(ctx, jfd, "commit", NULL, NULL);
+	for (size_t i = 0; i < tx->n; i++)
+		written += (tx->s[i].flags & PERFTUNE_ITEM_WRITTEN) != 0;
+	if (!existed && !written && !holds(tx)) {
+		pt_journal_remove(ctx, tx->name); /* nothing to give back */
+		r = 0;
+		goto out;
+	}
+	r = pt_journal_append(ctx, c.jfd, "commit", NULL, NULL);
 	if (r >= 0 && !(tx->flags & PERFTUNE_TX_HOLD))
-		r = pt_journal_append(ctx, jfd, "pid", NULL, "0 0"); /* persists without a holder */
+		r = pt_journal_append(ctx, c.jfd, "pid", NULL, "0 0"); /* persists without a holder */
 	if (r >= 0)
 		r = written;
 out:
-	if (jfd >= 0)
-		close(jfd);
+	if (c.jfd >= 0)
+		close(c.jfd);
+	free(c.rg);
 	pt_jinfo_free(&ji);
 	return r;
 }
@@ -432,9 +583,14 @@ PERFTUNE_EXPORT int perftune_tx_rollback(struct perftune_tx *tx)
 
 	if (!tx)
 		return -EINVAL;
-	if (!tx->committed || tx->done)
-		return pt_err(tx->ctx, -EALREADY, "transaction '%s' is not committed", tx->name);
+	pt_lock(tx->ctx);
+	if (!tx->committed || tx->done) {
+		r = pt_err(tx->ctx, -EALREADY, "transaction '%s' is not committed", tx->name);
+		pt_unlock(tx->ctx);
+		return r;
+	}
 	release_holds(tx);
+	pt_unlock(tx->ctx);
 	r = perftune_restore(tx->ctx, tx->name, PERFTUNE_RESTORE_FORCE);
 	if (r >= 0 || r == -ENOENT)
 		tx->done = true;

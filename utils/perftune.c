@@ -8,6 +8,7 @@
 
 static const struct cmd *const cmds[] = {
 	&cmd_list, &cmd_get, &cmd_describe, &cmd_set, &cmd_restore, &cmd_status,
+	&cmd_apply, &cmd_list_profiles, &cmd_export,
 };
 
 static void help(FILE *f)

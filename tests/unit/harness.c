@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,8 +84,24 @@ static void switch_iosched(const char *qdir, const char *sched)
 	}
 }
 
+static int sim_write_locked(struct perftune_ctx *ctx, const char *path, const char *buf,
+			    size_t len, void *ud);
+
+/* A kernel write is atomic to a process that dies: so is the simulated one. */
 static int sim_write(struct perftune_ctx *ctx, const char *path, const char *buf, size_t len,
 		     void *ud)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	int r;
+
+	pthread_mutex_lock(&lock);
+	r = sim_write_locked(ctx, path, buf, len, ud);
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+static int sim_write_locked(struct perftune_ctx *ctx, const char *path, const char *buf,
+			    size_t len, void *ud)
 {
 	struct sim *s = ud;
 	char full[PATH_MAX], raw[PT_VAL], val[PT_VAL], out[PT_VAL];

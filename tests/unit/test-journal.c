@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The journal: its format, its permissions, and hostile or broken journals refused. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "harness.h"
+
+static struct fx f;
+static char jfile[PATH_MAX + 32];
+static void setup(void)
+{
+	fx_setup(&f);
+	snprintf(jfile, sizeof(jfile), "%s/j.journal", f.jdir);
+	ck_assert_int_eq(mkdir(f.jdir, 0700), 0);
+}
+static void teardown(void) { fx_teardown(&f); }
+
+static void commit_two(void)
+{
+	struct perftune_tx *tx;
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "j", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "10"), 1);
+	ck_assert_int_eq(perftune_tx_set(tx, "thp.enabled", "never"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), 2);
+	perftune_tx_unref(tx);
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[1 << 16];
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+static void spill(const char *path, const char *data, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | flags, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data, strlen(data)), (ssize_t)strlen(data));
+	close(fd);
+}
+
+/* restore refuses, says @msg, and writes nothing */
+static void assert_refused(int err, const char *msg)
+{
+	struct snap *before = snap_take(f.root);
+	struct snap *after;
+	int r = perftune_restore(f.ctx, "j", 0);
+	char *d;
+
+	ck_assert_msg(r == err, "restore returned %d (%s), want %d", r,
+		      perftune_ctx_last_error(f.ctx), err);
+	ck_assert_msg(strstr(perftune_ctx_last_error(f.ctx), msg), "message '%s' lacks '%s'",
+		      perftune_ctx_last_error(f.ctx), msg);
+	after = snap_take(f.root);
+	d = snap_diff(before, after);
+	ck_assert_msg(!d, "a refused journal changed the machine: %s", d);
+	snap_free(before);
+	snap_free(after);
+}
+
+START_TEST(journal_format_records_original_before_write)
+{
+	struct stat st;
+	const char *j;
+
+	commit_two();
+	ck_assert_int_eq(stat(f.jdir, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0700);
+	ck_assert_int_eq(stat(jfile, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0600);
+	j = slurp(jfile);
+	ck_assert_msg(!strncmp(j, "perftune-journal 1\nname j\nboot ", 31), "header: %s", j);
+	ck_assert_ptr_nonnull(strstr(j, "\nflags 0\npid "));
+	const char *o = strstr(j, " sysctl.vm.swappiness\t60\n");
+	const char *w = strstr(j, "wrote sysctl.vm.swappiness\t10\n");
+	ck_assert_ptr_nonnull(o);
+	ck_assert_ptr_nonnull(w);
+	ck_assert(o < w);
+	ck_assert_ptr_nonnull(strstr(j, "orig "));
+	ck_assert_ptr_nonnull(strstr(j, "wrote thp.enabled\tnever\ncommit\npid 0 0\n"));
+}
+END_TEST
+
+START_TEST(values_are_escaped)
+{
+	struct perftune_tx *tx;
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "j", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.kernel.printk", "3\t4 1  7"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), 1);
+	perftune_tx_unref(tx);
+	ck_assert_ptr_nonnull(strstr(slurp(jfile), "kernel.printk\t4 4 1 7\n"));
+	ck_assert_ptr_nonnull(strstr(slurp(jfile), "wrote sysctl.kernel.printk\t3 4 1 7\n"));
+	ck_assert_int_eq(perftune_restore(f.ctx, "j", 0), 1);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/kernel/printk"), "4 4 1 7");
+}
+END_TEST
+
+START_TEST(symlinked_journal_is_refused)
+{
+	char target[PATH_MAX + 16];
+
+	commit_two();
+	snprintf(target, sizeof(target), "%s/elsewhere", f.jdir);
+	ck_assert_int_eq(rename(jfile, target), 0);
+	ck_assert_int_eq(symlink(target, jfile), 0);
+	assert_refused(-ELOOP, "is a symlink, refusing");
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "10");
+}
+END_TEST
+
+START_TEST(journal_dir_open_to_others_is_refused)
+{
+	commit_two();
+	ck_assert_int_eq(chmod(f.jdir, 0755), 0);
+	assert_refused(-EPERM, "mode 0700, refusing");
+}
+END_TEST
+
+START_TEST(journal_with_other_permissions_is_refused)
+{
+	commit_two();
+	ck_assert_int_eq(chmod(jfile, 0644), 0);
+	assert_refused(-EPERM, "not a private regular file");
+}
+END_TEST
+
+START_TEST(hard_linked_journal_is_refused)
+{
+	char other[PATH_MAX + 16];
+
+	commit_two();
+	snprintf(other, sizeof(other), "%s/link", f.jdir);
+	ck_assert_int_eq(link(jfile, other), 0);
+	assert_refused(-EPERM, "not a private regular file");
+}
+END_TEST
+
+START_TEST(corrupt_record_is_refused)
+{
+	commit_two();
+	spill(jfile, "orig 1 sysctl.vm.swappiness no-tab-here\n", O_APPEND);
+	assert_refused(-EINVAL, "corrupt record at line");
+}
+END_TEST
+
+START_TEST(truncated_journal_is_refused)
+{
+	char *j;
+
+	commit_two();
+	j = strdup(slurp(jfile));
+	strstr(j, "\norig ")[12] = '\0'; /* cut inside the first orig record, before its tab */
+	spill(jfile, j, O_TRUNC);
+	free(j);
+	assert_refused(-EINVAL, "corrupt record");
+}
+END_TEST
+
+START_TEST(unknown_format_is_refused)
+{
+	spill(jfile, "perftune-journal 9\nname j\n", O_TRUNC);
+	assert_refused(-EINVAL, "unknown format");
+}
+END_TEST
+
+START_TEST(huge_line_is_refused)
+{
+	size_t n = 64 * 1024;
+	char *big = malloc(n + 64);
+
+	strcpy(big, "perftune-journal 1\nname j\norig 1 sysctl.vm.swappiness\t");
+	memset(big + strlen(big), '7', n);
+	big[n + 40] = '\n';
+	big[n + 41] = '\0';
+	spill(jfile, big, O_TRUNC);
+	free(big);
+	assert_refused(-EINVAL, "corrupt record");
+}
+END_TEST
+
+START_TEST(oversized_journal_is_refused)
+{
+	int fd = open(jfile, O_WRONLY | O_CREAT, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, 5 << 20), 0);
+	close(fd);
+	assert_refused(-EFBIG, "larger than");
+}
+END_TEST
+
+START_TEST(name_mismatch_is_refused)
+{
+	spill(jfile, "perftune-journal 1\nname other\n", O_TRUNC);
+	assert_refused(-EINVAL, "corrupt record at line 2");
+}
+END_TEST
+
+START_TEST(journal_from_another_boot_is_dropped_not_written)
+{
+	struct perftune_iter *it;
+	char *j;
+
+	commit_two();
+	j = strdup(slurp(jfile));
+	char *b = strstr(j, "\nboot ") + 6;
+	memset(b, 'f', 8); /* another boot id */
+	spill(jfile, j, O_TRUNC);
+	free(j);
+	ck_assert_int_eq(perftune_status(f.ctx, &it), 0);
+	ck_assert(perftune_iter_next(it));
+	ck_assert_str_eq(perftune_iter_note(it), "journal from another boot");
+	perftune_iter_free(it);
+	ck_assert_int_eq(perftune_restore(f.ctx, "j", 0), 0);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "10"); /* not written */
+	ck_assert_int_eq(fx_journals(&f), 0);
+}
+END_TEST
+
+START_TEST(unknown_transaction_is_enoent)
+{
+	ck_assert_int_eq(perftune_restore(f.ctx, "nosuch", 0), -ENOENT);
+	ck_assert_str_eq(perftune_ctx_last_error(f.ctx), "no transaction named 'nosuch'");
+	ck_assert_int_eq(perftune_restore(f.ctx, "../etc/x", 0), -EINVAL);
+}
+END_TEST
+
+static Suite *journal_suite(void)
+{
+	Suite *s = suite_create("journal");
+	TCase *tc = tcase_create("journal");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, journal_format_records_original_before_write);
+	tcase_add_test(tc, values_are_escaped);
+	tcase_add_test(tc, symlinked_journal_is_refused);
+	tcase_add_test(tc, journal_dir_open_to_others_is_refused);
+	tcase_add_test(tc, journal_with_other_permissions_is_refused);
+	tcase_add_test(tc, hard_linked_journal_is_refused);
+	tcase_add_test(tc, corrupt_record_is_refused);
+	tcase_add_test(tc, truncated_journal_is_refused);
+	tcase_add_test(tc, unknown_format_is_refused);
+	tcase_add_test(tc, huge_line_is_refused);
+	tcase_add_test(tc, oversized_journal_is_refused);
+	tcase_add_test(tc, name_mismatch_is_refused);
+	tcase_add_test(tc, journal_from_another_boot_is_dropped_not_written);
+	tcase_add_test(tc, unknown_transaction_is_enoent);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	Suite *(*const suites[])(void) = { journal_suite };
+	return harness_main(argc, argv, suites, 1);
+}

@@ -215,13 +215,13 @@ static Suite *key_suite(void)
 	memcpy(long_key, "block.", 6);
 	memset(long_sysctl, 'b', sizeof(long_sysctl) - 1);
 	memcpy(long_sysctl, "sysctl.", 7);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_unchecked_fixture(tc, setup, teardown); /* read-only: one tree */
 	tcase_add_test(tc, table_has_forty_entries);
 	tcase_add_loop_test(tc, bad_key_has_specific_error, 0, (int)ARRAY_SIZE(bad));
 	tcase_add_loop_test(tc, bad_key_names_the_key, 0, (int)ARRAY_SIZE(bad));
 	suite_add_tcase(s, tc);
 	tc = tcase_create("good");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_unchecked_fixture(tc, setup, teardown); /* read-only: one tree */
 	tcase_add_loop_test(tc, good_key_resolves, 0, (int)ARRAY_SIZE(good));
 	tcase_add_test(tc, bio_based_resolution_says_so);
 	tcase_add_test(tc, key_parser_splits_brackets);

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The read path of every family on the fake machine: get, list, describe. */
+#include <errno.h>
+#include <string.h>
+#include "harness.h"
+
+static struct fx f;
+static void setup(void) { fx_setup(&f); }
+static void teardown(void) { fx_teardown(&f); }
+
+static const char *const values[][2] = {
+	{ "block.sda.scheduler", "mq-deadline" },
+	{ "block.nvme0n1.scheduler", "none" },
+	{ "block.sda.read_ahead_kb", "128" },
+	{ "block.sda.iosched.read_expire", "500" },
+	{ "block.sd*.rotational", "1" },
+	{ "hugepages.nr", "0" },
+	{ "hugepages.1G.nr", "0" },
+	{ "hugepages.2M.node1.nr", "0" },
+	{ "thp.enabled", "madvise" },
+	{ "thp.defrag", "madvise" },
+	{ "thp.khugepaged.defrag", "1" },
+	{ "cpu.all.governor", "powersave" },
+	{ "cpu.0.min_khz", "800000" },
+	{ "cpu.3.max_khz", "3000000" },
+	{ "cpu.all.epp", "balance_performance" },
+	{ "cpu.all.idle.C1.disable", "0" },
+	{ "cpu.0.idle.max_latency_us", "133" },
+	{ "cpu.2.idle.max_latency_us", "80" },
+	{ "cpu.all.resume_latency_us", "0" },
+	{ "cpu.boost", "1" },
+	{ "pmqos.cpu_dma_latency_us", "2000000000" },
+	{ "numa.balancing", "1" },
+	{ "selinux.avc.cache_threshold", "512" },
+	{ "sysctl.vm.swappiness", "60" },
+	{ "sysctl.kernel.printk", "4 4 1 7" },
+	{ "sysctl.net.ipv4.conf.[eth0.100].rp_filter", "1" },
+	{ "sysfs[/sys/block/sda/queue/scheduler]", "mq-deadline" },
+};
+
+START_TEST(get_reads_normalized_value)
+{
+	char *v = NULL;
+	int r = perftune_get(f.ctx, values[_i][0], &v);
+
+	ck_assert_msg(r == 0, "%s: %s", values[_i][0], perftune_ctx_last_error(f.ctx));
+	ck_assert_str_eq(v, values[_i][1]);
+	free(v);
+}
+END_TEST
+
+START_TEST(get_follows_the_file)
+{
+	char *v = NULL;
+
+	fx_write(&f, "proc/sys/vm/swappiness", "7");
+	ck_assert_int_eq(perftune_get(f.ctx, "sysctl.vm.swappiness", &v), 0);
+	ck_assert_str_eq(v, "7");
+	free(v);
+}
+END_TEST
+
+START_TEST(list_has_every_family_and_only_tunables)
+{
+	struct perftune_iter *it;
+	const char *want[] = { "block.", "cpu.", "hugepages.", "numa.", "pmqos.", "selinux.",
+			       "sysctl.", "thp." };
+	int seen[ARRAY_SIZE(want)] = { 0 }, n = 0;
+
+	ck_assert_int_eq(perftune_list(f.ctx, NULL, &it), 0);
+	while (perftune_iter_next(it)) {
+		const char *k = perftune_iter_key(it);
+		for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+			seen[i] += !strncmp(k, want[i], strlen(want[i]));
+		ck_assert_msg(strcmp(k, "block.sda.hw_sector_size"), "read-only fact listed");
+		ck_assert_msg(strcmp(k, "thp.hpage_pmd_size"), "read-only fact listed");
+		ck_assert_msg(strcmp(k, "sysctl.vm.drop_caches"), "write-only trigger listed");
+		ck_assert_msg(strncmp(k, "block.dm-0.scheduler", 20), "bio-based scheduler listed");
+		n++;
+	}
+	perftune_iter_free(it);
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		ck_assert_msg(seen[i] > 0, "no %s key listed", want[i]);
+	ck_assert_int_gt(n, 100);
+}
+END_TEST
+
+START_TEST(list_prefix_filters)
+{
+	struct perftune_iter *it;
+	int n = 0;
+
+	ck_assert_int_eq(perftune_list(f.ctx, "block.sda.", &it), 0);
+	while (perftune_iter_next(it)) {
+		ck_assert(!strncmp(perftune_iter_key(it), "block.sda.", 10));
+		n++;
+	}
+	perftune_iter_free(it);
+	ck_assert_int_eq(n, 13); /* 9 writable queue attributes, 4 iosched parameters */
+	ck_assert_int_eq(perftune_list(f.ctx, "nosuch", &it), 0);
+	ck_assert_int_eq(perftune_iter_next(it), 0);
+	perftune_iter_free(it);
+}
+END_TEST
+
+START_TEST(describe_scheduler_has_choices)
+{
+	struct perftune_desc *d;
+
+	ck_assert_int_eq(perftune_describe(f.ctx, "block[/dev/sda2].scheduler", &d), 0);
+	ck_assert_str_eq(perftune_desc_key(d), "block.sda.scheduler");
+	ck_assert_str_eq(perftune_desc_value(d), "mq-deadline");
+	ck_assert_str_eq(perftune_desc_choices(d), "mq-deadline kyber bfq none");
+	ck_assert(perftune_desc_writable(d));
+	ck_assert_ptr_nonnull(strstr(perftune_desc_path(d), "/queue/scheduler"));
+	ck_assert_ptr_nonnull(strstr(perftune_desc_info(d), "via /dev/sda2"));
+	perftune_desc_free(d);
+}
+END_TEST
+
+START_TEST(describe_read_only_says_why)
+{
+	struct perftune_desc *d;
+
+	ck_assert_int_eq(perftune_describe(f.ctx, "block.sda.hw_sector_size", &d), 0);
+	ck_assert(!perftune_desc_writable(d));
+	ck_assert_ptr_nonnull(strstr(perftune_desc_reason(d), "read-only"));
+	perftune_desc_free(d);
+}
+END_TEST
+
+START_TEST(describe_ranges_and_units)
+{
+	struct perftune_desc *d;
+	long long lo, hi;
+
+	ck_assert_int_eq(perftune_describe(f.ctx, "cpu.1.max_khz", &d), 0);
+	ck_assert(perftune_desc_range(d, &lo, &hi));
+	ck_assert_int_eq(lo, 800000);
+	ck_assert_int_eq(hi, 3500000);
+	ck_assert_str_eq(perftune_desc_unit(d), "kHz");
+	perftune_desc_free(d);
+	ck_assert_int_eq(perftune_describe(f.ctx, "cpu.1.governor", &d), 0);
+	ck_assert_str_eq(perftune_desc_choices(d), "performance powersave");
+	perftune_desc_free(d);
+	ck_assert_int_eq(perftune_describe(f.ctx, "cpu.1.epp", &d), 0);
+	ck_assert_ptr_nonnull(strstr(perftune_desc_choices(d), "balance_power"));
+	perftune_desc_free(d);
+	ck_assert_int_eq(perftune_describe(f.ctx, "hugepages.2M.node0.nr", &d), 0);
+	ck_assert_str_eq(perftune_desc_unit(d), "pages");
+	ck_assert_ptr_nonnull(strstr(perftune_desc_info(d), "page size 2048 kB"));
+	perftune_desc_free(d);
+	ck_assert_int_eq(perftune_describe(f.ctx, "selinux.avc.cache_threshold", &d), 0);
+	ck_assert(perftune_desc_range(d, &lo, &hi));
+	ck_assert_int_eq(hi, 1 << 20);
+	perftune_desc_free(d);
+	ck_assert_int_eq(perftune_describe(f.ctx, "cpu.0.idle.C6.disable", &d), 0);
+	ck_assert_ptr_nonnull(strstr(perftune_desc_info(d), "exit latency 133 us"));
+	perftune_desc_free(d);
+}
+END_TEST
+
+START_TEST(describe_numa_has_node_facts)
+{
+	struct perftune_desc *d;
+
+	ck_assert_int_eq(perftune_describe(f.ctx, "numa.balancing", &d), 0);
+	ck_assert_msg(strstr(perftune_desc_info(d), "node0: cpus 0-1") &&
+			      strstr(perftune_desc_info(d), "node1: cpus 2-3"),
+		      "info: %s", perftune_desc_info(d));
+	perftune_desc_free(d);
+}
+END_TEST
+
+START_TEST(describe_needs_one_tunable)
+{
+	struct perftune_desc *d = NULL;
+
+	ck_assert_int_eq(perftune_describe(f.ctx, "block.sd*.scheduler", &d), -ENOTUNIQ);
+	ck_assert_ptr_null(d);
+}
+END_TEST
+
+START_TEST(get_of_differing_values_is_not_unique)
+{
+	char *v = NULL;
+
+	ck_assert_int_eq(perftune_get(f.ctx, "block.*.scheduler", &v), -ENOTUNIQ);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "values differ"));
+}
+END_TEST
+
+START_TEST(missing_families_say_why)
+{
+	char *v = NULL;
+	char cmd[PATH_MAX + 64];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/sys/fs/selinux %s/sys/devices/system/cpu/cpu*/cpufreq",
+		 f.root, f.root);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(perftune_get(f.ctx, "selinux.avc.cache_threshold", &v), -EOPNOTSUPP);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "SELinux is not enabled"));
+	ck_assert_int_eq(perftune_get(f.ctx, "cpu.all.governor", &v), -EOPNOTSUPP);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "no cpufreq driver"));
+}
+END_TEST
+
+static int log_calls;
+static char log_last[512];
+
+static void count_log(struct perftune_ctx *ctx, int prio, const char *msg, void *ud)
+{
+	(void)ctx;
+	(void)prio;
+	ck_assert_ptr_eq(ud, &log_calls);
+	log_calls++;
+	snprintf(log_last, sizeof(log_last), "%s", msg);
+}
+
+START_TEST(log_callback_receives_debug_messages)
+{
+	char *v = NULL;
+
+	perftune_ctx_set_log_fn(f.ctx, count_log, PERFTUNE_LOG_DEBUG, &log_calls);
+	ck_assert_int_eq(perftune_get(f.ctx, "block.nosuch.scheduler", &v), -ENODEV);
+	ck_assert_int_gt(log_calls, 0);
+	ck_assert_ptr_nonnull(strstr(log_last, "block.nosuch.scheduler: no such block device"));
+	perftune_ctx_set_log_fn(f.ctx, NULL, 0, NULL);
+}
+END_TEST
+
+static Suite *read_suite(void)
+{
+	Suite *s = suite_create("read");
+	TCase *tc = tcase_create("read");
+
+	tcase_add_unchecked_fixture(tc, setup, teardown); /* read-only: one tree */
+	tcase_add_loop_test(tc, get_reads_normalized_value, 0, (int)ARRAY_SIZE(values));
+	tcase_add_test(tc, list_has_every_family_and_only_tunables);
+	tcase_add_test(tc, list_prefix_filters);
+	tcase_add_test(tc, describe_scheduler_has_choices);
+	tcase_add_test(tc, describe_read_only_says_why);
+	tcase_add_test(tc, describe_ranges_and_units);
+	tcase_add_test(tc, describe_numa_has_node_facts);
+	tcase_add_test(tc, describe_needs_one_tunable);
+	tcase_add_test(tc, get_of_differing_values_is_not_unique);
+	tcase_add_test(tc, log_callback_receives_debug_messages);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("changed");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, get_follows_the_file);
+	tcase_add_test(tc, missing_families_say_why);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	Suite *(*const suites[])(void) = { read_suite };
+	return harness_main(argc, argv, suites, 1);
+}

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+package perftune
+
+/*
+#include <stdlib.h>
+#include <perftune.h>
+*/
+import "C"
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// TxOptions are the flags of a transaction ([Context.Begin]).
+type TxOptions struct {
+	// Hold keeps held values (PM QoS requests, which are in force only while
+	// their fd is open) as long as the Tx lives. Closing a committed
+	// holding Tx (or losing it to the garbage collector) rolls it back.
+	Hold bool
+	// DryRun validates and reports, and writes nothing: Commit returns how
+	// many values would change and Changes tells which.
+	DryRun bool
+	// AllowPartial accepts fewer huge pages than asked instead of failing
+	// the commit with EAGAIN; Changes notes what was allocated.
+	AllowPartial bool
+}
+
+func (o TxOptions) flags() C.uint {
+	var f C.uint
+	if o.Hold {
+		f |= C.PERFTUNE_TX_HOLD
+	}
+	if o.DryRun {
+		f |= C.PERFTUNE_TX_DRY_RUN
+	}
+	if o.AllowPartial {
+		f |= C.PERFTUNE_TX_ALLOW_PARTIAL
+	}
+	return f
+}
+
+// Tx is a named, all-or-nothing set of changes with a journal of the
+// originals. Stage values with Set, write them with Commit. Its methods are
+// safe for concurrent use (they share the lock of their Context).
+//
+// A committed Tx stays in force until Rollback, or until [Context.Restore]
+// of its name from any process, even after this one exits; a holding Tx
+// ([TxOptions].Hold) ends with its Tx. The usual pattern gives everything
+// back when the work is done:
+//
+//	tx, err := ctx.Begin("bench", perftune.TxOptions{})
+//	if err != nil { ... }
+//	defer tx.Rollback()
+type Tx struct {
+	mu         *sync.Mutex            // the Context's lock: the C last error is per context
+	cctx       *C.struct_perftune_ctx // own reference, to read the last error after Context.Close
+	p          *C.struct_perftune_tx  // nil after Close or a successful Rollback
+	name       string
+	dryRun     bool
+	committed  bool
+	rolledBack bool
+}
+
+// Begin starts a transaction called name ("" means "default"), a name of 1-64
+// characters of [A-Za-z0-9_.@-]. Re-using the name of a committed transaction
+// extends it: originals already journaled are kept. Errors wrap EINVAL (bad
+// name). Close or Rollback the Tx when done; a finalizer closes a forgotten one.
+func (c *Context) Begin(name string, opts TxOptions) (*Tx, error) {
+	var tp *C.struct_perftune_tx
+	var cctx *C.struct_perftune_ctx
+	err := c.do("begin", name, func(p *C.struct_perftune_ctx) C.int {
+		var cn *C.char
+		if name != "" {
+			cn = C.CString(name)
+			defer C.free(unsafe.Pointer(cn))
+		}
+		rc := C.perftune_tx_new(p, cn, opts.flags(), &tp)
+		if rc >= 0 {
+			cctx = C.perftune_ctx_ref(p)
+		}
+		return rc
+	}, name)
+	if err != nil {
+		return nil, err
+	}
+	t := &Tx{mu: c.mu, cctx: cctx, p: tp, name: C.GoString(C.perftune_tx_name(tp)),
+		dryRun: opts.DryRun}
+	runtime.SetFinalizer(t, (*Tx).Close)
+	return t, nil
+}
+
+// Name returns the transaction's name.
+func (t *Tx) Name() string { return t.name }
+
+func (t *Tx) call(op, key string, fn func(*C.struct_perftune_tx) C.int, args ...string) (int, error) {
+	if err := checkNUL(op, key, args...); err != nil {
+		return 0, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.p == nil {
+		return 0, ErrClosed
+	}
+	rc := fn(t.p)
+	if rc < 0 {
+		return 0, newError(op, key, rc, C.GoString(C.perftune_ctx_last_error(t.cctx)))
+	}
+	return int(rc), nil
+}
+
+// Set validates value for key and stages it; nothing is written yet.
+// Aliases are mapped (scheduler "deadline" -> "mq-deadline"); a glob stages
+// every tunable it matches. It returns the number of tunables staged.
+// On error nothing is staged by this call. Errors wrap EINVAL, ENOENT,
+// ENODEV, EACCES, EROFS, EOPNOTSUPP, or EALREADY (already committed).
+func (t *Tx) Set(key, value string) (int, error) {
+	return t.call("set", key, func(p *C.struct_perftune_tx) C.int {
+		k, v := C.CString(key), C.CString(value)
+		defer C.free(unsafe.Pointer(k))
+		defer C.free(unsafe.Pointer(v))
+		return C.perftune_tx_set(p, k, v)
+	}, key, value)
+}
+
+// Commit writes every staged value: it journals the original, writes, and
+// reads back. On any failure every key already written is restored and the
+// error names the failing key. It returns the number of tunables written (0
+// if all were already at their values); with DryRun, the number that would
+// be. Errors wrap EIO (read-back differs), EAGAIN (partial huge pages
+// without AllowPartial), EBUSY, EALREADY, or the errno of a failed write.
+func (t *Tx) Commit() (int, error) {
+	return t.call("commit", t.name, func(p *C.struct_perftune_tx) C.int {
+		rc := C.perftune_tx_commit(p)
+		if rc >= 0 && !t.dryRun { // t.mu is held
+			t.committed = true
+		}
+		return rc
+	})
+}
+
+// Rollback restores every key of a committed transaction to its original,
+// removes its journal, and releases the Tx. On a Tx that was not committed
+// (or whose commit failed or was a dry run) it only releases the Tx. It is
+// safe to call more than once, which makes "defer tx.Rollback()" the way to
+// give everything back when the work is done. If restoring fails (errors wrap
+// EIO: some keys were not restored and the journal is kept), the Tx stays
+// usable so that Rollback can be tried again.
+func (t *Tx) Rollback() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.rolledBack {
+		return nil
+	}
+	if t.p == nil {
+		return ErrClosed
+	}
+	if t.committed {
+		if rc := C.perftune_tx_rollback(t.p); rc < 0 {
+			return newError("rollback", t.name, rc,
+				C.GoString(C.perftune_ctx_last_error(t.cctx)))
+		}
+	}
+	t.rolledBack = true
+	t.release()
+	return nil
+}
+
+// Close releases the Tx without restoring anything: a committed transaction
+// stays in force until [Context.Restore] of its name, except a holding one
+// (TxOptions.Hold), which ends with its Tx and is rolled back. Staged values
+// that were never committed are dropped. Close is idempotent.
+func (t *Tx) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.p != nil {
+		t.release()
+	}
+	return nil
+}
+
+// release frees the C objects; t.mu is held.
+func (t *Tx) release() {
+	C.perftune_tx_unref(t.p) // a committed holding tx rolls back here
+	C.perftune_ctx_unref(t.cctx)
+	t.p, t.cctx = nil, nil
+	runtime.SetFinalizer(t, nil)
+}
+
+// Change is one staged tunable of a transaction ([Tx.Changes]).
+type Change struct {
+	Key   string    // concrete key
+	Old   string    // value before the commit (or now, before it)
+	New   string    // value staged (exact, after alias mapping)
+	Flags ItemFlags // ItemWritten, ItemUnchanged
+	Note  string    // alias mapping ("from 'deadline'"), resolution, partial allocation
+}
+
+// Changes returns the staged tunables with their old and new values. It is
+// valid before and after Commit; after Close or Rollback it returns ErrClosed.
+func (t *Tx) Changes() ([]Change, error) {
+	var out []Change
+	_, err := t.call("changes", t.name, func(p *C.struct_perftune_tx) C.int {
+		var it *C.struct_perftune_iter
+		if rc := C.perftune_tx_changes(p, &it); rc < 0 {
+			return rc
+		}
+		defer C.perftune_iter_free(it)
+		for C.perftune_iter_next(it) > 0 {
+			out = append(out, Change{
+				Key:   C.GoString(C.perftune_iter_key(it)),
+				Old:   C.GoString(C.perftune_iter_old(it)),
+				New:   C.GoString(C.perftune_iter_value(it)),
+				Flags: ItemFlags(C.perftune_iter_flags(it)),
+				Note:  C.GoString(C.perftune_iter_note(it)),
+			})
+		}
+		return 0
+	})
+	return out, err
+}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * SWIG interface for perftune.h -> the low-level module perftune._perftune.
+ *
+ * It mirrors the C API function by function (names unchanged) and adds only
+ * what C out-parameters need in Python:
+ *   - "T **out" handles and "char **value/text" come back as a tuple
+ *     (rc, obj), obj None unless rc == 0; malloc'd strings are freed here;
+ *   - perftune_profile_load's vars is a sequence of "NAME=VALUE" str or None;
+ *   - perftune_desc_range() returns (ok, min, max);
+ *   - perftune_ctx_set_log_fn() takes a Python callable (or None) instead of
+ *     a C function and userdata; the caller keeps the callable alive.
+ * Handles are opaque pointer objects that own nothing: lifetimes (unref,
+ * free) belong to the pure-Python layer in perftune/_context.py.
+ *
+ * Built with "swig -python -noproxy -threads": no proxy .py is written (the
+ * C module is the low-level module), and the GIL is released around each call.
+ */
+%module(package="perftune") _perftune
+
+%{
+#define SWIG_FILE_WITH_INIT
+#include <errno.h>
+#include <stdlib.h>
+#include "perftune.h"
+
+/* append @obj (a new reference) to a function's result, making (rc, obj, ...) */
+static PyObject *pt_append(PyObject *result, PyObject *obj)
+{
+	PyObject *t;
+	Py_ssize_t n, i;
+
+	if (!result || !obj) {
+		Py_XDECREF(result);
+		Py_XDECREF(obj);
+		return NULL;
+	}
+	n = PyTuple_Check(result) ? PyTuple_GET_SIZE(result) : 1;
+	t = PyTuple_New(n + 1);
+	if (!t) {
+		Py_DECREF(result);
+		Py_DECREF(obj);
+		return NULL;
+	}
+	if (PyTuple_Check(result)) {
+		for (i = 0; i < n; i++) {
+			Py_INCREF(PyTuple_GET_ITEM(result, i));
+			PyTuple_SET_ITEM(t, i, PyTuple_GET_ITEM(result, i));
+		}
+		Py_DECREF(result);
+	} else {
+		PyTuple_SET_ITEM(t, 0, result);
+	}
+	PyTuple_SET_ITEM(t, n, obj);
+	return t;
+}
+
+/* called by the library on the caller's thread, with or without the GIL held */
+static void pt_log_trampoline(struct perftune_ctx *ctx, int priority, const char *msg,
+			      void *userdata)
+{
+	PyGILState_STATE st = PyGILState_Ensure();
+	PyObject *m = PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "surrogateescape");
+	PyObject *r = m ? PyObject_CallFunction((PyObject *)userdata, "iO", priority, m) : NULL;
+
+	(void)ctx;
+	if (!r)
+		PyErr_WriteUnraisable((PyObject *)userdata); /* cannot propagate through C */
+	Py_XDECREF(r);
+	Py_XDECREF(m);
+	PyGILState_Release(st);
+}
+%}
+
+/* ---- out-parameters --------------------------------------------------- */
+
+%define PT_OUT_HANDLE(TYPE, NAME)
+%typemap(in, numinputs=0) TYPE **NAME (TYPE *tmp = NULL) {
+	$1 = &tmp;
+}
+%typemap(argout) TYPE **NAME {
+	$result = pt_append($result, *$1 ? SWIG_NewPointerObj(*$1, $*1_descriptor, 0)
+					 : (Py_INCREF(Py_None), Py_None));
+	if (!$result)
+		SWIG_fail;
+}
+%enddef
+
+PT_OUT_HANDLE(struct perftune_ctx, ctxp)
+PT_OUT_HANDLE(struct perftune_tx, txp)
+PT_OUT_HANDLE(struct perftune_iter, iterp)
+PT_OUT_HANDLE(struct perftune_desc, descp)
+PT_OUT_HANDLE(struct perftune_profile, pp)
+
+%typemap(in, numinputs=0) char **value (char *tmp = NULL) {
+	$1 = &tmp;
+}
+%typemap(argout, fragment="SWIG_FromCharPtr") char **value {
+	PyObject *v = *$1 ? SWIG_FromCharPtr(*$1) : (Py_INCREF(Py_None), Py_None);
+
+	free(*$1); /* the caller frees the string */
+	*$1 = NULL;
+	$result = pt_append($result, v);
+	if (!$result)
+		SWIG_fail;
+}
+%typemap(freearg) char **value {
+	free(*$1); /* only non-NULL if argout did not run */
+}
+%apply char **value { char **text }; /* perftune_export_*: malloc'd too */
+
+/* "NAME=VALUE" strings: a sequence of str (or None) -> NULL-terminated array */
+%typemap(in) const char *const *vars (PyObject *seq = NULL, const char **arr = NULL) {
+	if ($input == Py_None) {
+		$1 = NULL;
+	} else {
+		Py_ssize_t i, n;
+
+		seq = PySequence_Fast($input, "argument $argnum must be a sequence of str or None");
+		if (!seq)
+			SWIG_fail;
+		n = PySequence_Fast_GET_SIZE(seq);
+		arr = calloc((size_t)n + 1, sizeof(*arr));
+		if (!arr) {
+			PyErr_NoMemory();
+			SWIG_fail;
+		}
+		for (i = 0; i < n; i++) {
+			PyObject *o = PySequence_Fast_GET_ITEM(seq, i);
+
+			if (!PyUnicode_Check(o)) {
+				PyErr_Format(PyExc_TypeError, "argument $argnum: items must be str, not %s",
+					     Py_TYPE(o)->tp_name);
+				SWIG_fail;
+			}
+			/* UTF-8 kept by the str object, which seq holds until freearg */
+			arr[i] = PyUnicode_AsUTF8(o);
+			if (!arr[i])
+				SWIG_fail;
+		}
+		$1 = ($1_ltype)arr;
+	}
+}
+%typemap(freearg) const char *const *vars {
+	free((void *)arr$argnum);
+	Py_XDECREF(seq$argnum);
+}
+
+%typemap(in, numinputs=0) long long *min (long long tmp = 0), long long *max (long long tmp = 0) {
+	$1 = &tmp;
+}
+%typemap(argout) long long *min, long long *max {
+	$result = pt_append($result, PyLong_FromLongLong(*$1));
+	if (!$result)
+		SWIG_fail;
+}
+
+/* keys and values are never NULL in C: None is a TypeError, not a crash */
+%typemap(check) const char *key, const char *value {
+	if (!$1)
+		SWIG_exception_fail(SWIG_TypeError, "in method '$symname', argument $argnum must be str, not None");
+}
+
+/* ---- log callback: a Python callable(priority: int, message: str) ------ */
+
+%ignore perftune_ctx_set_log_fn;
+%ignore perftune_log_fn;
+%rename(perftune_ctx_set_log_fn) pt_ctx_set_log_callback;
+%nothread pt_ctx_set_log_callback; /* touches Python objects: keep the GIL */
+%inline %{
+/* @callback: callable(priority, message) or None; borrowed: keep it alive while set */
+static int pt_ctx_set_log_callback(struct perftune_ctx *ctx, PyObject *callback,
+				   int max_priority)
+{
+	if (!ctx)
+		return -EINVAL;
+	if (callback == Py_None) {
+		perftune_ctx_set_log_fn(ctx, NULL, 0, NULL);
+		return 0;
+	}
+	if (!PyCallable_Check(callback))
+		return -EINVAL;
+	perftune_ctx_set_log_fn(ctx, pt_log_trampoline, max_priority, callback);
+	return 0;
+}
+%}
+
+/* the enum and the function share a name: the constants are what Python needs */
+%rename("perftune_export_format_enum", %$isenum) "perftune_export_format";
+
+/* the whole public API, unchanged */
+%include "perftune.h"

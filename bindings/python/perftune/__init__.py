@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""libperftune: get, set and restore Linux kernel tunables safely.
+
+One string names one tunable (``block.sda.scheduler``, ``thp.enabled``,
+``hugepages.2M.nr``, ``sysctl.vm.dirty_ratio``; see perftune(8)).  Changes go
+through named all-or-nothing transactions whose originals are journaled
+before every write, so they can be restored even after a crash::
+
+    import perftune
+
+    ctx = perftune.Context()
+    with ctx.transaction("mydb") as tx:
+        tx.set("block.sda.scheduler", "mq-deadline")
+    ...
+    ctx.restore("mydb")
+
+Errors are :class:`PerftuneError` (an OSError) with ``errno`` and the
+library's one-line message; ENOENT/ENODEV also are FileNotFoundError,
+EACCES/EPERM/EROFS PermissionError, EINVAL/ERANGE/ENOTUNIQ/ENAMETOOLONG
+ValueError.  The C API itself is in :mod:`perftune._perftune`.
+"""
+
+from ._context import Context, Transaction, version
+from ._errors import (
+    PerftuneError,
+    PerftuneNotFound,
+    PerftunePermissionError,
+    PerftuneValueError,
+)
+from ._profile import Profile
+from ._types import (
+    Change,
+    Description,
+    ExportFormat,
+    ItemFlag,
+    LogPriority,
+    ProfileInfo,
+    ProfileItem,
+    StatusEntry,
+    Tunable,
+)
+
+__all__ = [
+    "Change",
+    "Context",
+    "Description",
+    "ExportFormat",
+    "ItemFlag",
+    "LogPriority",
+    "PerftuneError",
+    "PerftuneNotFound",
+    "PerftunePermissionError",
+    "PerftuneValueError",
+    "Profile",
+    "ProfileInfo",
+    "ProfileItem",
+    "StatusEntry",
+    "Transaction",
+    "Tunable",
+    "version",
+]
+
+__version__: str = version()

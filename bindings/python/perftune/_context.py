@@ -1,0 +1,534 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Context and Transaction: the C objects, with Python lifetimes and errors.
+
+Every C handle is released by a weakref.finalize, so it is freed when its
+Python object goes away, on close(), or at interpreter exit (where a held
+transaction ends its hold, as in C).  A Transaction keeps its Context (and
+so the C context and the log callback) alive.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+from types import TracebackType
+from typing import Any, Callable, Iterator, List, Mapping, Union
+
+from . import _perftune as _lib
+from ._errors import PerftuneError, error_from_errno
+from ._profile import Profile, export_format
+from ._types import (
+    Change,
+    Description,
+    ExportFormat,
+    ItemFlag,
+    LogPriority,
+    ProfileInfo,
+    StatusEntry,
+    Tunable,
+)
+
+__all__ = ["Context", "Transaction", "version"]
+
+StrPath = Union[str, "os.PathLike[str]"]
+LogCallback = Callable[[int, str], Any]
+
+
+def version() -> str:
+    """The libperftune version in use, e.g. ``"0.1.0"``."""
+    return str(_lib.perftune_version())
+
+
+def _text(what: str, s: object) -> str:
+    """Accept only str: bytes are rejected here, not guessed at."""
+    if isinstance(s, (bytes, bytearray, memoryview)):
+        raise TypeError(f"{what} must be str, not {type(s).__name__} (decode it first)")
+    if not isinstance(s, str):
+        raise TypeError(f"{what} must be str, not {type(s).__name__}")
+    if "\0" in s:
+        raise ValueError(f"{what} must not contain a NUL character: {s!r}")
+    return s
+
+
+def _path(what: str, p: object) -> str:
+    """A str or os.PathLike[str], made absolute."""
+    try:
+        fs = os.fspath(p)  # type: ignore[call-overload]
+    except TypeError:
+        raise TypeError(f"{what} must be str or os.PathLike[str], not {type(p).__name__}") from None
+    return os.path.abspath(_text(what, fs))
+
+
+def _str(s: str | None) -> str:
+    """A string the C API never returns NULL for (keys, names); typed Optional."""
+    return "" if s is None else s
+
+
+def _release_ctx(ptr: Any) -> None:
+    _lib.perftune_ctx_set_log_fn(ptr, None, 0)  # the callback may go away with us
+    _lib.perftune_ctx_unref(ptr)
+
+
+def _drain(it: Any, item: Callable[[Any], Any]) -> list[Any]:
+    """Read a C iterator to the end into a list, then free it."""
+    try:
+        out = []
+        while _lib.perftune_iter_next(it) == 1:
+            out.append(item(it))
+        return out
+    finally:
+        _lib.perftune_iter_free(it)
+
+
+class Context:
+    """A libperftune context: where kernel files and journals are.
+
+    :param root: read and write kernel files below this directory instead of
+        ``/`` (tests use a fake tree with ``sys/``, ``proc/sys/``, ``dev/``).
+    :param journal_dir: keep transaction journals here instead of
+        ``$PERFTUNE_JOURNAL_DIR`` or ``/run/perftune`` (created mode 0700;
+        an existing one must be owned by us with mode 0700).
+
+    Usable as a context manager (closes on exit).  Calls from several threads
+    are serialized.
+    """
+
+    def __init__(self, root: StrPath | None = None, journal_dir: StrPath | None = None) -> None:
+        self._lock = threading.RLock()
+        self._log_callback: LogCallback | None = None
+        root = None if root is None else _path("root", root)
+        journal_dir = None if journal_dir is None else _path("journal_dir", journal_dir)
+        rc, ptr = _lib.perftune_ctx_new()
+        if rc < 0:
+            raise error_from_errno(rc, f"cannot create a libperftune context: {os.strerror(-rc)}")
+        self._ptr: Any = ptr
+        self._finalizer = weakref.finalize(self, _release_ctx, ptr)
+        if root is not None:
+            self._call(_lib.perftune_ctx_set_root, root)
+        if journal_dir is not None:
+            self._call(_lib.perftune_ctx_set_journal_dir, journal_dir)
+
+    # ---- plumbing ----------------------------------------------------------
+
+    def _handle(self) -> Any:
+        if not self._finalizer.alive:
+            raise ValueError("operation on a closed perftune Context")
+        return self._ptr
+
+    def _raise(self, rc: int) -> PerftuneError:
+        return error_from_errno(rc, _lib.perftune_ctx_last_error(self._ptr))
+
+    def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Call fn(ctx, *args) -> rc or (rc, out...); raise on rc < 0."""
+        with self._lock:
+            r = fn(self._handle(), *args)
+            rc = r[0] if isinstance(r, tuple) else r
+            if rc < 0:
+                raise self._raise(rc)
+        return r
+
+    # ---- properties and lifetime -------------------------------------------
+
+    @property
+    def root(self) -> str:
+        """The directory kernel files are read below (``/`` on the machine)."""
+        return str(_lib.perftune_ctx_get_root(self._handle()))
+
+    @property
+    def journal_dir(self) -> str:
+        """The directory that holds the transaction journals."""
+        return str(_lib.perftune_ctx_get_journal_dir(self._handle()))
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    def close(self) -> None:
+        """Drop this context.  Transactions made from it keep working
+        (they hold their own reference), but without the log callback."""
+        with self._lock:
+            self._finalizer()
+            self._log_callback = None
+
+    def __enter__(self) -> Context:
+        self._handle()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return "<perftune.Context closed>"
+        return f"<perftune.Context root={self.root!r} journal_dir={self.journal_dir!r}>"
+
+    def set_log(self, callback: LogCallback | None, max_priority: int = LogPriority.INFO) -> None:
+        """Send the library's log messages up to ``max_priority`` (a
+        :class:`LogPriority`) to ``callback(priority, message)``; None stops.
+
+        The callback runs in the thread that made the call; its exceptions
+        are reported with sys.unraisablehook (they cannot cross the C code).
+        """
+        if callback is not None and not callable(callback):
+            raise TypeError(f"callback must be callable or None, not {type(callback).__name__}")
+        with self._lock:
+            self._call(_lib.perftune_ctx_set_log_fn, callback, int(max_priority))
+            self._log_callback = callback  # the C side borrows it
+
+    # ---- reading -----------------------------------------------------------
+
+    def get(self, key: str) -> str:
+        """The current value of ``key``, normalized (the bracketed choice of
+        a selection, a trimmed number).  A glob yields the value all matches
+        share; if they differ, :class:`PerftuneValueError` (ENOTUNIQ)."""
+        _rc, value = self._call(_lib.perftune_get, _text("key", key))
+        return str(value)
+
+    def list(self, prefix: str | None = None) -> Iterator[Tunable]:
+        """Iterate over the existing tunables whose key starts with
+        ``prefix`` (all if None), in a stable order, as :class:`Tunable`
+        ``(key, value, note)``."""
+        if prefix is not None:
+            _text("prefix", prefix)
+        _rc, it = self._call(_lib.perftune_list, prefix)
+        return iter(
+            _drain(
+                it,
+                lambda i: Tunable(
+                    _str(_lib.perftune_iter_key(i)),
+                    _lib.perftune_iter_value(i),
+                    _lib.perftune_iter_note(i) or None,
+                ),
+            )
+        )
+
+    def describe(self, key: str) -> Description:
+        """Current value, choices or range, unit, writability of one tunable."""
+        _rc, d = self._call(_lib.perftune_describe, _text("key", key))
+        try:
+            ranged, lo, hi = _lib.perftune_desc_range(d)
+            choices = _lib.perftune_desc_choices(d)
+            return Description(
+                key=_str(_lib.perftune_desc_key(d)),
+                value=_lib.perftune_desc_value(d),
+                path=_lib.perftune_desc_path(d),
+                choices=choices.split() if choices is not None else None,
+                min=lo if ranged else None,
+                max=hi if ranged else None,
+                unit=_lib.perftune_desc_unit(d),
+                writable=bool(_lib.perftune_desc_writable(d)),
+                reason=_lib.perftune_desc_reason(d),
+                info=_lib.perftune_desc_info(d),
+            )
+        finally:
+            _lib.perftune_desc_free(d)
+
+    # ---- changing ----------------------------------------------------------
+
+    def transaction(
+        self,
+        name: str = "default",
+        hold: bool = False,
+        dry_run: bool = False,
+        allow_partial: bool = False,
+    ) -> Transaction:
+        """Start a named all-or-nothing :class:`Transaction`.
+
+        :param name: ``[A-Za-z0-9_.@-]{1,64}``; re-using the name of a
+            committed transaction extends it (originals already journaled stay).
+        :param hold: keep held values (PM QoS) while the Transaction lives;
+            required for ``pmqos.*``.  Closing it ends the hold and restores.
+        :param dry_run: validate and report; commit writes nothing.
+        :param allow_partial: accept fewer huge pages than asked.
+        """
+        return Transaction(self, name, hold=hold, dry_run=dry_run, allow_partial=allow_partial)
+
+    def restore(
+        self,
+        name: str | None = None,
+        *,
+        all: bool = False,
+        orphans: bool = False,
+        force: bool = False,
+    ) -> int:
+        """Return every key of transaction ``name`` (or of ``all`` of them,
+        or of the ``orphans`` whose holder died) to its original and remove
+        the journal.  ``force`` also restores a transaction a live process
+        holds.  Returns the number of keys written back."""
+        if (name is not None) + bool(all) + bool(orphans) != 1:
+            raise ValueError("restore() needs exactly one of: a name, all=True, orphans=True")
+        flags = (
+            (_lib.PERFTUNE_RESTORE_ALL if all else 0)
+            | (_lib.PERFTUNE_RESTORE_ORPHANS if orphans else 0)
+            | (_lib.PERFTUNE_RESTORE_FORCE if force else 0)
+        )
+        return int(
+            self._call(_lib.perftune_restore, None if name is None else _text("name", name), flags)
+        )
+
+    def status(self) -> List[StatusEntry]:
+        """Every key of every journaled transaction: original, written and
+        current value, holder, flags (drift, orphaned, held, ...)."""
+        _rc, it = self._call(_lib.perftune_status)
+        return _drain(
+            it,
+            lambda i: StatusEntry(
+                name=_str(_lib.perftune_iter_name(i)),
+                key=_str(_lib.perftune_iter_key(i)),
+                old=_lib.perftune_iter_old(i),
+                written=_lib.perftune_iter_value(i),
+                current=_lib.perftune_iter_current(i),
+                pid=_lib.perftune_iter_pid(i),
+                flags=ItemFlag(_lib.perftune_iter_flags(i)),
+                note=_lib.perftune_iter_note(i) or None,
+            ),
+        )
+
+    # ---- profiles and export -------------------------------------------------
+
+    def load_profile(
+        self, name_or_path: StrPath, variables: Mapping[str, str] | None = None
+    ) -> Profile:
+        """Read a profile (TuneD's tuned.conf format) and map it onto this
+        machine's keys.
+
+        :param name_or_path: a profile name, searched in
+            ``$PERFTUNE_PROFILE_PATH`` or the default directories; or a path
+            (containing ``/``, or any os.PathLike) to a tuned.conf or its
+            directory.
+        :param variables: override the profile's ``[variables]``.
+        """
+        if isinstance(name_or_path, str):
+            spec = _text("name_or_path", name_or_path)
+        else:
+            spec = _path("name_or_path", name_or_path)
+        vars_: list[str] | None = None
+        if variables is not None:
+            vars_ = []
+            for name, value in variables.items():
+                _text("variable name", name)
+                if not name or "=" in name:
+                    raise ValueError(f"bad variable name {name!r}")
+                vars_.append(f"{name}={_text(f'variable {name}', value)}")
+        _rc, ptr = self._call(_lib.perftune_profile_load, spec, vars_)
+        return Profile(self, ptr)
+
+    def profiles(self) -> List[ProfileInfo]:
+        """The profiles on the search path, sorted by name."""
+        _rc, it = self._call(_lib.perftune_profile_list)
+        return _drain(
+            it,
+            lambda i: ProfileInfo(
+                name=_str(_lib.perftune_iter_name(i)),
+                path=_str(_lib.perftune_iter_key(i)),
+                summary=_lib.perftune_iter_value(i),
+                note=_lib.perftune_iter_note(i) or None,
+            ),
+        )
+
+    def export(self, name: str, format: ExportFormat | str) -> str:
+        """The values journaled transaction ``name`` wrote, as a sysctl.d
+        file, udev rules, a kernel command line or a tuned.conf (keys the
+        format cannot express are listed in comments)."""
+        f = export_format(format)
+        _rc, text = self._call(_lib.perftune_export_transaction, _text("name", name), f)
+        return str(text)
+
+
+def _release_tx(ptr: Any, pid: int) -> None:
+    # a committed HOLD transaction rolls back here; not in a forked child,
+    # which would give back what its parent still holds
+    if os.getpid() == pid:
+        _lib.perftune_tx_unref(ptr)
+
+
+class Transaction:
+    """A named, all-or-nothing set of changes (from :meth:`Context.transaction`).
+
+    As a context manager::
+
+        with ctx.transaction("mydb") as tx:
+            tx.set("block.sda.scheduler", "mq-deadline")
+            tx.set("thp.enabled", "never")
+        # committed here; an exception in the block rolls back instead
+
+    On normal exit of the block, the staged values are committed (unless
+    commit() or rollback() was already called).  On an exception, a
+    committed transaction is rolled back and an uncommitted one discarded,
+    and the exception propagates.  If that rollback itself fails, its
+    PerftuneError is raised, chained to the original exception.
+
+    A committed transaction stays in force after the block, until
+    :meth:`Context.restore` of its name or :meth:`rollback`; a HOLD
+    transaction only as long as this object lives (or until close()).
+    """
+
+    def __init__(
+        self,
+        ctx: Context,
+        name: str = "default",
+        *,
+        hold: bool = False,
+        dry_run: bool = False,
+        allow_partial: bool = False,
+    ) -> None:
+        flags = (
+            (_lib.PERFTUNE_TX_HOLD if hold else 0)
+            | (_lib.PERFTUNE_TX_DRY_RUN if dry_run else 0)
+            | (_lib.PERFTUNE_TX_ALLOW_PARTIAL if allow_partial else 0)
+        )
+        _rc, ptr = ctx._call(_lib.perftune_tx_new, _text("name", name), flags)
+        self._name = name
+        self._ctx = ctx  # keeps the log callback (and so the C context) alive
+        self._ctx_ptr = ctx._ptr  # valid while the C tx lives: it holds a reference
+        self._ptr: Any = ptr
+        self._finalizer = weakref.finalize(self, _release_tx, ptr, os.getpid())
+        self._hold = hold
+        self._dry_run = dry_run
+        self._committed = False  # a real commit succeeded and was not rolled back
+        self._finished = False  # commit, rollback or close happened: nothing left to do
+
+    # ---- plumbing ----------------------------------------------------------
+
+    def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        with self._ctx._lock:
+            if not self._finalizer.alive:
+                raise ValueError(f"operation on a closed perftune Transaction '{self.name}'")
+            r = fn(self._ptr, *args)
+            rc = r[0] if isinstance(r, tuple) else r
+            if rc < 0:
+                raise error_from_errno(rc, _lib.perftune_ctx_last_error(self._ctx_ptr))
+        return r
+
+    # ---- properties --------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The transaction (and journal) name."""
+        return self._name
+
+    @property
+    def committed(self) -> bool:
+        """True after a successful commit, until rollback (never for dry runs)."""
+        return self._committed
+
+    @property
+    def dry_run(self) -> bool:
+        return self._dry_run
+
+    @property
+    def hold(self) -> bool:
+        return self._hold
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "committed" if self._committed else "open"
+        return f"<perftune.Transaction {self.name!r} {state}>"
+
+    # ---- operations --------------------------------------------------------
+
+    def set(self, key: str, value: str) -> int:
+        """Validate ``value`` for ``key`` and stage it; nothing is written yet.
+        Aliases are mapped (scheduler ``deadline`` -> ``mq-deadline``); a glob
+        stages every tunable it matches.  Returns the number staged."""
+        return int(self._call(_lib.perftune_tx_set, _text("key", key), _text("value", value)))
+
+    def apply_profile(self, profile: Profile, strict: bool = False) -> int:
+        """Map ``profile`` again against the machine as it is now and stage
+        every mapped option (nothing is written before commit).  All options
+        are validated before any is staged.  ``strict``: a skipped option is
+        an error (EOPNOTSUPP).  In a HOLD transaction, force_latency maps to
+        the PM QoS request.  Returns the number of tunables staged."""
+        if not isinstance(profile, Profile):
+            raise TypeError(f"profile must be a Profile, not {type(profile).__name__}")
+        flags = (_lib.PERFTUNE_PROFILE_STRICT if strict else 0) | (
+            _lib.PERFTUNE_PROFILE_HOLD if self._hold else 0
+        )
+        with self._ctx._lock:
+            if not self._finalizer.alive:
+                raise ValueError(f"operation on a closed perftune Transaction '{self.name}'")
+            rc = _lib.perftune_profile_stage(profile._handle(), self._ptr, flags)
+            if rc < 0:  # the message is in the profile's context
+                raise error_from_errno(rc, _lib.perftune_ctx_last_error(profile._ctx_ptr))
+        return int(rc)
+
+    def commit(self) -> int:
+        """Journal the originals, write every staged value, read each back.
+        On failure the library restores every key it wrote, and this raises
+        naming the failing key.  Returns the number of tunables written (for
+        a dry run: that would be written)."""
+        n = int(self._call(_lib.perftune_tx_commit))
+        self._finished = True
+        self._committed = not self._dry_run
+        return n
+
+    def rollback(self) -> int:
+        """Restore every key of the committed transaction and remove its
+        journal.  On a transaction that was never committed, discard what
+        was staged (and close it).  Returns the number of keys written back."""
+        if not self._committed:
+            self.close()
+            return 0
+        n = int(self._call(_lib.perftune_tx_rollback))
+        self._committed = False
+        self._finished = True
+        return n
+
+    def changes(self) -> List[Change]:
+        """The staged tunables: key, old and new value, flags, note.
+        ``old`` is known after commit (or a dry run)."""
+        _rc, it = self._call(_lib.perftune_tx_changes)
+        return _drain(
+            it,
+            lambda i: Change(
+                key=_str(_lib.perftune_iter_key(i)),
+                old=_lib.perftune_iter_old(i),
+                new=_lib.perftune_iter_value(i),
+                flags=ItemFlag(_lib.perftune_iter_flags(i)),
+                note=_lib.perftune_iter_note(i) or None,
+            ),
+        )
+
+    def close(self) -> None:
+        """Release the transaction.  Staged values are dropped; committed
+        values stay in force, except those of a HOLD transaction, which are
+        restored (a hold ends with its transaction)."""
+        with self._ctx._lock:
+            if self._finalizer.alive:
+                self._finalizer()
+                self._finished = True
+                if self._hold:
+                    self._committed = False
+
+    # ---- context manager ---------------------------------------------------
+
+    def __enter__(self) -> Transaction:
+        if self.closed:
+            raise ValueError(f"perftune Transaction '{self.name}' is closed")
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc is None:
+            if not self._finished:
+                try:
+                    self.commit()
+                except BaseException:
+                    self.close()  # the library already gave back what it wrote
+                    raise
+            return
+        try:
+            if self._committed:
+                self.rollback()
+            else:
+                self.close()
+        except PerftuneError as err:
+            raise err from exc

@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Profiles (TuneD's tuned.conf format) and export formats."""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any, List, Union
+
+from . import _perftune as _lib
+from ._errors import PerftuneValueError, error_from_errno
+from ._types import ExportFormat, ItemFlag, ProfileItem
+
+if TYPE_CHECKING:
+    from ._context import Context
+
+__all__ = ["Profile", "export_format"]
+
+
+def export_format(fmt: Union[ExportFormat, str]) -> int:
+    """An :class:`ExportFormat` or its name (``"sysctl"``, ``"udev"``,
+    ``"cmdline"``, ``"tuned"``) as the C enum value."""
+    if isinstance(fmt, ExportFormat):
+        return int(fmt)
+    if isinstance(fmt, str):
+        r = int(_lib.perftune_export_format(fmt)) if "\0" not in fmt else -22
+        if r >= 0:
+            return r
+        names = ", ".join(f.name.lower() for f in ExportFormat)
+        raise PerftuneValueError(22, f"unknown export format {fmt!r} (one of: {names})")
+    raise TypeError(f"format must be ExportFormat or str, not {type(fmt).__name__}")
+
+
+class Profile:
+    """A profile read and mapped onto this machine's keys, from
+    :meth:`Context.load_profile`.  Nothing in it is ever executed.
+
+    Stage it into a transaction with :meth:`Transaction.apply_profile`;
+    usable as a context manager (frees it on exit).
+    """
+
+    def __init__(self, ctx: Context, ptr: Any) -> None:
+        """Internal: use :meth:`Context.load_profile`."""
+        self._ctx = ctx  # the C profile holds a reference on the C context
+        self._ctx_ptr = ctx._ptr
+        self._ptr = ptr
+        self._finalizer = weakref.finalize(self, _lib.perftune_profile_free, ptr)
+
+    def _handle(self) -> Any:
+        if not self._finalizer.alive:
+            raise ValueError("operation on a closed perftune Profile")
+        return self._ptr
+
+    def _check(self, r: Any) -> Any:
+        rc = r[0] if isinstance(r, tuple) else r
+        if rc < 0:
+            raise error_from_errno(rc, _lib.perftune_ctx_last_error(self._ctx_ptr))
+        return r
+
+    @property
+    def name(self) -> str:
+        """The profile's name (its directory's name)."""
+        return str(_lib.perftune_profile_name(self._handle()))
+
+    @property
+    def path(self) -> str:
+        """The tuned.conf that was loaded."""
+        return str(_lib.perftune_profile_path(self._handle()))
+
+    @property
+    def summary(self) -> str | None:
+        """[main] summary=, or None."""
+        s = _lib.perftune_profile_summary(self._handle())
+        return None if s is None else str(s)
+
+    def items(self) -> List[ProfileItem]:
+        """What each option maps to, in TuneD's order, as of the load or the
+        last :meth:`Transaction.apply_profile`."""
+        with self._ctx._lock:
+            _rc, it = self._check(_lib.perftune_profile_items(self._handle()))
+        out = []
+        try:
+            while _lib.perftune_iter_next(it) == 1:
+                out.append(
+                    ProfileItem(
+                        option=_lib.perftune_iter_name(it) or "",
+                        key=_lib.perftune_iter_key(it),
+                        value=_lib.perftune_iter_value(it),
+                        raw=_lib.perftune_iter_old(it),
+                        origin=_lib.perftune_iter_current(it),
+                        flags=ItemFlag(_lib.perftune_iter_flags(it)),
+                        note=_lib.perftune_iter_note(it) or None,
+                    )
+                )
+        finally:
+            _lib.perftune_iter_free(it)
+        return out
+
+    def export(self, format: Union[ExportFormat, str]) -> str:
+        """The keys this profile maps to (skipped options left out) as a
+        sysctl.d file, udev rules, a kernel command line or a tuned.conf."""
+        f = export_format(format)
+        with self._ctx._lock:
+            _rc, text = self._check(_lib.perftune_export_profile(self._handle(), f))
+        return str(text)
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    def close(self) -> None:
+        """Free the profile."""
+        self._finalizer()
+
+    def __enter__(self) -> Profile:
+        self._handle()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return "<perftune.Profile closed>"
+        return f"<perftune.Profile {self.name!r} {self.path!r}>"

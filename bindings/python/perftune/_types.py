@@ -1,0 +1,214 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Plain values returned by Context and Transaction."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from . import _perftune as _lib
+
+__all__ = [
+    "Change",
+    "Description",
+    "ExportFormat",
+    "ItemFlag",
+    "LogPriority",
+    "ProfileInfo",
+    "ProfileItem",
+    "StatusEntry",
+    "Tunable",
+]
+
+
+class ItemFlag(enum.IntFlag):
+    """``PERFTUNE_ITEM_*``: flags of a transaction change or a status entry."""
+
+    DRIFT = _lib.PERFTUNE_ITEM_DRIFT
+    """the current value differs from what the transaction wrote"""
+    ORPHANED = _lib.PERFTUNE_ITEM_ORPHANED
+    """the transaction's holder process is gone"""
+    HELD = _lib.PERFTUNE_ITEM_HELD
+    """the transaction is held by a live process"""
+    WRITTEN = _lib.PERFTUNE_ITEM_WRITTEN
+    """the key was written (not just journaled)"""
+    UNCHANGED = _lib.PERFTUNE_ITEM_UNCHANGED
+    """staged but already at the value: no write"""
+    COMMITTED = _lib.PERFTUNE_ITEM_COMMITTED
+    """the transaction's commit completed"""
+    SHADOWED = _lib.PERFTUNE_ITEM_SHADOWED
+    """a later live transaction also changed the key"""
+    SKIPPED = _lib.PERFTUNE_ITEM_SKIPPED
+    """a profile option that is not applied (the note says why)"""
+
+
+class ExportFormat(enum.IntEnum):
+    """``PERFTUNE_EXPORT_*``: formats of :meth:`Context.export` and
+    :meth:`Profile.export`."""
+
+    SYSCTL = _lib.PERFTUNE_EXPORT_SYSCTL
+    """a sysctl.d(5) file: sysctl.*, hugepages.nr, numa.balancing"""
+    UDEV = _lib.PERFTUNE_EXPORT_UDEV
+    """a udev rules file: block.*.<queue attribute>"""
+    CMDLINE = _lib.PERFTUNE_EXPORT_CMDLINE
+    """a kernel command line fragment: huge pages, THP, NUMA"""
+    TUNED = _lib.PERFTUNE_EXPORT_TUNED
+    """a TuneD profile (tuned.conf)"""
+
+
+class LogPriority(enum.IntEnum):
+    """``PERFTUNE_LOG_*``: syslog(3) priorities of log messages."""
+
+    ERR = _lib.PERFTUNE_LOG_ERR
+    WARNING = _lib.PERFTUNE_LOG_WARNING
+    NOTICE = _lib.PERFTUNE_LOG_NOTICE
+    INFO = _lib.PERFTUNE_LOG_INFO
+    DEBUG = _lib.PERFTUNE_LOG_DEBUG
+
+
+class Tunable(NamedTuple):
+    """One existing tunable, as listed by :meth:`Context.list`.
+
+    ``value`` is None when the tunable exists but cannot be read (permission).
+    """
+
+    key: str
+    value: str | None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Description:
+    """What :meth:`Context.describe` knows about one tunable."""
+
+    key: str
+    """the concrete key (a selector resolved to one tunable)"""
+    value: str | None
+    """the current value, None if it cannot be read"""
+    path: str | None
+    """the kernel file behind it"""
+    choices: list[str] | None
+    """allowed values of a selection, None if not a selection"""
+    min: int | None
+    """lowest allowed number, None if the value is not a number in a range"""
+    max: int | None
+    """highest allowed number, None if the value is not a number in a range"""
+    unit: str | None
+    """``kB``, ``us``, ``pages``, ... or None"""
+    writable: bool
+    """whether a transaction can set it"""
+    reason: str | None
+    """why it is not writable, or None"""
+    info: str | None
+    """extra facts (aliases, side effects), or None"""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One staged tunable of a transaction (:meth:`Transaction.changes`)."""
+
+    key: str
+    old: str | None
+    """the value before the commit (known after commit or a dry run)"""
+    new: str | None
+    """the exact value written (aliases already mapped)"""
+    flags: ItemFlag
+    """UNCHANGED (already at the value), WRITTEN"""
+    note: str | None
+    """alias mapping, resolution, skip reason"""
+
+    @property
+    def unchanged(self) -> bool:
+        """True if the key already had the value: nothing is written."""
+        return bool(self.flags & ItemFlag.UNCHANGED)
+
+    @property
+    def written(self) -> bool:
+        """True if the commit wrote the key."""
+        return bool(self.flags & ItemFlag.WRITTEN)
+
+
+@dataclass(frozen=True)
+class StatusEntry:
+    """One key of one journaled transaction (:meth:`Context.status`).
+
+    A journal the library cannot read shows up as one entry with an empty
+    ``key`` and the cause in ``note``.
+    """
+
+    name: str
+    """the transaction name"""
+    key: str
+    old: str | None
+    """the original value, written back by restore"""
+    written: str | None
+    """the value the transaction wrote"""
+    current: str | None
+    """the value on the machine now, None if it cannot be read"""
+    pid: int
+    """the holder process (held or orphaned transactions), else 0"""
+    flags: ItemFlag
+    note: str | None
+
+    @property
+    def drift(self) -> bool:
+        """True if the value was changed behind perftune's back."""
+        return bool(self.flags & ItemFlag.DRIFT)
+
+    @property
+    def orphaned(self) -> bool:
+        """True if the transaction's holder process is gone."""
+        return bool(self.flags & ItemFlag.ORPHANED)
+
+    @property
+    def held(self) -> bool:
+        """True if a live process holds the transaction."""
+        return bool(self.flags & ItemFlag.HELD)
+
+    @property
+    def committed(self) -> bool:
+        """True if the transaction's commit completed."""
+        return bool(self.flags & ItemFlag.COMMITTED)
+
+
+@dataclass(frozen=True)
+class ProfileItem:
+    """One option of a profile and what it maps to (:meth:`Profile.items`)."""
+
+    option: str
+    """the option, e.g. ``[disk] readahead``"""
+    key: str | None
+    """the key it maps to; None for some skipped options"""
+    value: str | None
+    """the value as validated (``deadline`` reads ``mq-deadline``)"""
+    raw: str | None
+    """the value as written in the profile"""
+    origin: str | None
+    """where: ``/usr/lib/tuned/x/tuned.conf:12``"""
+    flags: ItemFlag
+    """SKIPPED (not applied), UNCHANGED (a >N/<N value already satisfied)"""
+    note: str | None
+    """why it is skipped, or a remark"""
+
+    @property
+    def skipped(self) -> bool:
+        """True if the option is not applied (the note says why)."""
+        return bool(self.flags & ItemFlag.SKIPPED)
+
+    @property
+    def unchanged(self) -> bool:
+        """True if a conditional value is already satisfied."""
+        return bool(self.flags & ItemFlag.UNCHANGED)
+
+
+@dataclass(frozen=True)
+class ProfileInfo:
+    """A profile on the search path (:meth:`Context.profiles`)."""
+
+    name: str
+    path: str
+    """its tuned.conf"""
+    summary: str | None
+    note: str | None
+    """why it cannot be read, or None"""

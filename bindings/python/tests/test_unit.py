@@ -1,0 +1,637 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Unit tests on a fake kernel tree: no privileges, nothing outside tmp_path."""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+import gc
+import os
+import pickle
+import re
+import stat
+import subprocess
+import sys
+import threading
+
+import pytest
+from conftest import FakeTree
+
+import perftune
+from perftune import _perftune as lib
+from perftune._errors import error_from_errno
+
+SCHED = "sys/block/fake0/queue/scheduler"
+RA = "sys/block/fake0/queue/read_ahead_kb"
+SWAP = "proc/sys/vm/swappiness"
+THP = "sys/kernel/mm/transparent_hugepage/enabled"
+ALL_KEYS = [
+    "block.fake0.read_ahead_kb",
+    "block.fake0.scheduler",
+    "sysctl.vm.swappiness",
+    "thp.enabled",
+]
+
+
+# ---- reading -----------------------------------------------------------------
+
+
+def test_version_is_the_library_version() -> None:
+    assert re.fullmatch(r"\d+\.\d+\.\d+.*", perftune.version())
+    assert perftune.__version__ == perftune.version() == lib.perftune_version()
+
+
+def test_context_properties(ctx: perftune.Context, tree: FakeTree, journal_dir) -> None:
+    assert ctx.root == str(tree.root)
+    assert ctx.journal_dir == str(journal_dir)
+    assert str(tree.root) in repr(ctx)
+
+
+def test_relative_root_is_made_absolute(tree: FakeTree, journal_dir, monkeypatch) -> None:
+    monkeypatch.chdir(tree.root.parent)
+    with perftune.Context(root=tree.root.name, journal_dir=journal_dir) as c:
+        assert c.root == str(tree.root)
+        assert c.get("thp.enabled") == "madvise"
+
+
+def test_get_normalizes_values(ctx: perftune.Context) -> None:
+    assert ctx.get("block.fake0.scheduler") == "none"
+    assert ctx.get("block.fake0.read_ahead_kb") == "128"
+    assert ctx.get("sysctl.vm.swappiness") == "60"
+    assert ctx.get("thp.enabled") == "madvise"
+
+
+def test_get_follows_the_file(ctx: perftune.Context, tree: FakeTree) -> None:
+    tree.write(THP, "[always] madvise never\n")
+    assert ctx.get("thp.enabled") == "always"
+
+
+def test_list_everything(ctx: perftune.Context) -> None:
+    items = list(ctx.list())
+    assert [t.key for t in items] == ALL_KEYS
+    assert all(isinstance(t, perftune.Tunable) for t in items)
+    assert dict((t.key, t.value) for t in items) == {
+        "block.fake0.read_ahead_kb": "128",
+        "block.fake0.scheduler": "none",
+        "sysctl.vm.swappiness": "60",
+        "thp.enabled": "madvise",
+    }
+
+
+def test_list_prefix(ctx: perftune.Context) -> None:
+    assert [t.key for t in ctx.list("block.")] == ALL_KEYS[:2]
+    assert [t.key for t in ctx.list("thp")] == ["thp.enabled"]
+    assert list(ctx.list("hugepages.")) == []  # no such files in the fake tree
+
+
+def test_list_is_an_iterator(ctx: perftune.Context) -> None:
+    it = ctx.list("sysctl.")
+    assert iter(it) is it
+    key, value, _note = next(it)
+    assert (key, value) == ("sysctl.vm.swappiness", "60")
+    with pytest.raises(StopIteration):
+        next(it)
+
+
+def test_describe_selection(ctx: perftune.Context) -> None:
+    d = ctx.describe("block.fake0.scheduler")
+    assert isinstance(d, perftune.Description)
+    assert d.key == "block.fake0.scheduler"
+    assert d.value == "none"
+    assert d.path == "/sys/block/fake0/queue/scheduler"
+    assert d.choices == ["none", "mq-deadline", "kyber", "bfq"]
+    assert d.writable is True and d.reason is None
+    assert d.min is None and d.max is None
+    assert d.info and "mq-deadline" in d.info
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        d.value = "kyber"  # type: ignore[misc]
+
+
+def test_describe_number(ctx: perftune.Context) -> None:
+    d = ctx.describe("block.fake0.read_ahead_kb")
+    assert (d.value, d.unit, d.choices, d.writable) == ("128", "kB", None, True)
+    assert d.path == "/sys/block/fake0/queue/read_ahead_kb"
+
+
+def test_describe_read_only_file(ctx: perftune.Context, tree: FakeTree) -> None:
+    tree.path(SWAP).chmod(0o444)
+    d = ctx.describe("sysctl.vm.swappiness")
+    assert d.writable is False
+    assert d.reason  # says why
+
+
+# ---- errors ------------------------------------------------------------------
+
+
+def test_unknown_key_is_a_value_error(ctx: perftune.Context) -> None:
+    with pytest.raises(perftune.PerftuneValueError) as ei:
+        ctx.get("nosuchfamily.foo")
+    e = ei.value
+    assert isinstance(e, ValueError) and isinstance(e, perftune.PerftuneError)
+    assert isinstance(e, OSError)
+    assert e.errno == errno.EINVAL
+    assert "nosuchfamily.foo" in str(e)
+    assert e.strerror == str(e)  # the library's one line, no "[Errno 22]" prefix
+
+
+def test_missing_device_is_enodev(ctx: perftune.Context) -> None:
+    with pytest.raises(perftune.PerftuneNotFound) as ei:
+        ctx.get("block.nosuchdisk.scheduler")
+    assert ei.value.errno == errno.ENODEV
+    assert isinstance(ei.value, FileNotFoundError)
+    assert str(ei.value).startswith("block.nosuchdisk.scheduler: ")
+
+
+def test_missing_attribute_is_enoent(ctx: perftune.Context) -> None:
+    with pytest.raises(FileNotFoundError) as ei:
+        ctx.describe("block.fake0.nosuchattr")
+    assert ei.value.errno == errno.ENOENT
+    assert "nosuchattr" in str(ei.value)
+
+
+def test_unsupported_tunable_is_eopnotsupp(ctx: perftune.Context) -> None:
+    with pytest.raises(perftune.PerftuneError) as ei:
+        ctx.get("pmqos.cpu_dma_latency_us")  # no /dev/cpu_dma_latency in the fake tree
+    assert ei.value.errno == errno.EOPNOTSUPP
+    assert type(ei.value) is perftune.PerftuneError
+
+
+@pytest.mark.parametrize(
+    "err, cls, base",
+    [
+        (errno.ENOENT, perftune.PerftuneNotFound, FileNotFoundError),
+        (errno.ENODEV, perftune.PerftuneNotFound, FileNotFoundError),
+        (errno.EACCES, perftune.PerftunePermissionError, PermissionError),
+        (errno.EPERM, perftune.PerftunePermissionError, PermissionError),
+        (errno.EROFS, perftune.PerftunePermissionError, PermissionError),
+        (errno.EINVAL, perftune.PerftuneValueError, ValueError),
+        (errno.ERANGE, perftune.PerftuneValueError, ValueError),
+        (errno.ENOTUNIQ, perftune.PerftuneValueError, ValueError),
+        (errno.ENAMETOOLONG, perftune.PerftuneValueError, ValueError),
+        (errno.EIO, perftune.PerftuneError, OSError),
+        (errno.EBUSY, perftune.PerftuneError, OSError),
+    ],
+)
+def test_errno_mapping(err: int, cls: type, base: type) -> None:
+    e = error_from_errno(-err, "k: why")
+    assert type(e) is cls and isinstance(e, base) and isinstance(e, perftune.PerftuneError)
+    assert (e.errno, e.strerror, str(e)) == (err, "k: why", "k: why")
+    e2 = pickle.loads(pickle.dumps(e))
+    assert (type(e2), e2.errno, str(e2)) == (cls, err, "k: why")
+
+
+def test_empty_message_falls_back_to_strerror() -> None:
+    assert str(error_from_errno(-errno.ENOMEM, "")) == os.strerror(errno.ENOMEM)
+
+
+def test_bytes_are_rejected(ctx: perftune.Context, tree: FakeTree) -> None:
+    with pytest.raises(TypeError, match="key must be str, not bytes"):
+        ctx.get(b"thp.enabled")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="key must be str"):
+        ctx.describe(b"thp.enabled")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="prefix must be str"):
+        ctx.list(b"thp")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="name must be str"):
+        ctx.transaction(b"t")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="root must be str, not bytes"):
+        perftune.Context(root=b"/")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="root must be str or os.PathLike"):
+        perftune.Context(root=3)  # type: ignore[arg-type]
+    with ctx.transaction("bytes") as tx:
+        with pytest.raises(TypeError, match="key must be str, not bytes"):
+            tx.set(b"thp.enabled", "never")  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="value must be str, not bytearray"):
+            tx.set("thp.enabled", bytearray(b"never"))  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="value must be str, not int"):
+            tx.set("sysctl.vm.swappiness", 10)  # type: ignore[arg-type]
+        assert tx.changes() == []
+    assert tree.read(THP) == "always [madvise] never"
+
+
+def test_nul_is_rejected(ctx: perftune.Context) -> None:
+    with pytest.raises(ValueError, match="NUL"):
+        ctx.get("thp.enabled\0x")
+
+
+def test_closed_context_refuses(tree: FakeTree, journal_dir) -> None:
+    c = perftune.Context(root=tree.root, journal_dir=journal_dir)
+    c.close()
+    c.close()  # idempotent
+    assert c.closed
+    with pytest.raises(ValueError, match="closed"):
+        c.get("thp.enabled")
+
+
+def test_bad_root(tmp_path) -> None:
+    with pytest.raises(perftune.PerftuneNotFound) as ei:
+        perftune.Context(root=tmp_path / "nonexistent")
+    assert "nonexistent" in str(ei.value)
+
+
+# ---- transactions ------------------------------------------------------------
+
+
+def test_commit_on_exit(ctx: perftune.Context, tree: FakeTree) -> None:
+    with ctx.transaction("t1") as tx:
+        assert tx.set("block.fake0.scheduler", "deadline") == 1
+        assert tx.set("sysctl.vm.swappiness", "10") == 1
+        assert tree.read(SCHED) == "[none] mq-deadline kyber bfq"  # staged only
+        assert tree.read(SWAP) == "60"
+    assert tx.committed and not tx.closed
+    assert tree.read(SCHED) == "mq-deadline"  # a plain file: no bracket semantics
+    assert tree.read(SWAP) == "10"
+    changes = {c.key: c for c in tx.changes()}
+    assert set(changes) == {"block.fake0.scheduler", "sysctl.vm.swappiness"}
+    s = changes["block.fake0.scheduler"]
+    assert (s.old, s.new) == ("none", "mq-deadline")
+    assert s.note and "deadline" in s.note  # the alias it was mapped from
+    assert s.written and not s.unchanged
+    assert (changes["sysctl.vm.swappiness"].old, changes["sysctl.vm.swappiness"].new) == (
+        "60",
+        "10",
+    )
+
+
+def test_status_entries(ctx: perftune.Context) -> None:
+    assert ctx.status() == []
+    with ctx.transaction("st") as tx:
+        tx.set("sysctl.vm.swappiness", "11")
+        tx.set("thp.enabled", "never")
+    entries = {e.key: e for e in ctx.status()}
+    assert set(entries) == {"sysctl.vm.swappiness", "thp.enabled"}
+    e = entries["sysctl.vm.swappiness"]
+    assert isinstance(e, perftune.StatusEntry)
+    assert (e.name, e.old, e.written, e.current) == ("st", "60", "11", "11")
+    assert e.committed and not e.drift and not e.orphaned and not e.held
+    assert perftune.ItemFlag.WRITTEN in e.flags
+    assert e.pid == 0
+    assert (entries["thp.enabled"].old, entries["thp.enabled"].written) == ("madvise", "never")
+
+
+def test_status_reports_drift(ctx: perftune.Context, tree: FakeTree) -> None:
+    with ctx.transaction("drift") as tx:
+        tx.set("sysctl.vm.swappiness", "12")
+    tree.write(SWAP, "99\n")  # behind perftune's back
+    (e,) = ctx.status()
+    assert e.drift and e.current == "99" and e.written == "12"
+    assert e.note and "drift" in e.note
+
+
+def test_exception_after_commit_rolls_back(ctx: perftune.Context, tree: FakeTree) -> None:
+    class Boom(Exception):
+        pass
+
+    with pytest.raises(Boom):
+        with ctx.transaction("rb") as tx:
+            tx.set("block.fake0.scheduler", "mq-deadline")
+            tx.set("block.fake0.read_ahead_kb", "512")
+            tx.set("thp.enabled", "never")
+            assert tx.commit() == 3
+            assert tree.read(SCHED) == "mq-deadline"
+            assert tree.read(RA) == "512"
+            assert tree.read(THP) == "never"
+            raise Boom("install step failed")
+    assert not tx.committed
+    assert tree.read(SCHED) == "none"
+    assert tree.read(RA) == "128"
+    assert tree.read(THP) == "madvise"
+    assert ctx.status() == []  # the journal is gone
+
+
+def test_exception_before_commit_discards(ctx: perftune.Context, tree: FakeTree) -> None:
+    before = tree.snapshot()
+    with pytest.raises(KeyError):
+        with ctx.transaction("discard") as tx:
+            tx.set("sysctl.vm.swappiness", "1")
+            raise KeyError("x")
+    assert tx.closed
+    assert tree.snapshot() == before  # byte for byte: nothing was written
+    assert ctx.status() == []
+    with pytest.raises(ValueError, match="closed"):
+        tx.set("sysctl.vm.swappiness", "1")
+
+
+def test_failed_commit_restores_what_it_wrote(ctx: perftune.Context, tree: FakeTree) -> None:
+    with pytest.raises(perftune.PerftuneError) as ei:
+        with ctx.transaction("fail") as tx:
+            tx.set("block.fake0.scheduler", "kyber")  # schedulers are written first
+            tx.set("block.fake0.read_ahead_kb", "256")
+            tree.path(RA).unlink()  # the attribute vanishes between set and commit
+    assert "block.fake0.read_ahead_kb" in str(ei.value)
+    assert tree.read(SCHED) == "none"  # given back
+    assert tx.closed
+    assert ctx.status() == []
+
+
+def test_explicit_commit_and_rollback(ctx: perftune.Context, tree: FakeTree) -> None:
+    tx = ctx.transaction("explicit")
+    tx.set("sysctl.vm.swappiness", "5")
+    tx.set("thp.enabled", "always")
+    assert tx.commit() == 2
+    assert (tree.read(SWAP), tree.read(THP)) == ("5", "always")
+    assert tx.rollback() == 2
+    assert (tree.read(SWAP), tree.read(THP)) == ("60", "madvise")
+    assert ctx.status() == []
+    assert tx.rollback() == 0  # nothing left to give back
+
+
+def test_explicit_commit_inside_with_is_not_repeated(ctx: perftune.Context, tree: FakeTree) -> None:
+    with ctx.transaction("once") as tx:
+        tx.set("sysctl.vm.swappiness", "7")
+        assert tx.commit() == 1
+    assert tree.read(SWAP) == "7"
+    assert [e.key for e in ctx.status()] == ["sysctl.vm.swappiness"]
+
+
+def test_set_after_commit_is_ealready(ctx: perftune.Context) -> None:
+    with ctx.transaction("done") as tx:
+        tx.set("sysctl.vm.swappiness", "8")
+    with pytest.raises(perftune.PerftuneError) as ei:
+        tx.set("thp.enabled", "never")
+    assert ei.value.errno == errno.EALREADY
+
+
+def test_invalid_values(ctx: perftune.Context, tree: FakeTree) -> None:
+    before = tree.snapshot()
+    with ctx.transaction("bad") as tx:
+        with pytest.raises(perftune.PerftuneValueError) as ei:
+            tx.set("block.fake0.scheduler", "no-such-scheduler")
+        assert ei.value.errno == errno.EINVAL
+        assert "block.fake0.scheduler" in str(ei.value)
+        assert "no-such-scheduler" in str(ei.value)
+        with pytest.raises(ValueError, match="thp.enabled"):
+            tx.set("thp.enabled", "sometimes")
+        with pytest.raises(ValueError, match="not a number"):
+            tx.set("sysctl.vm.swappiness", "lots")
+        assert tx.changes() == []
+    assert tree.snapshot() == before
+
+
+def test_bad_transaction_name(ctx: perftune.Context) -> None:
+    with pytest.raises(perftune.PerftuneValueError, match="transaction name"):
+        ctx.transaction("no spaces")
+
+
+def test_dry_run_writes_nothing(ctx: perftune.Context, tree: FakeTree) -> None:
+    before = tree.snapshot()
+    with ctx.transaction("dry", dry_run=True) as tx:
+        tx.set("block.fake0.scheduler", "bfq")
+        tx.set("sysctl.vm.swappiness", "60")  # already there
+    assert tree.snapshot() == before
+    assert ctx.status() == []
+    assert not tx.committed and tx.dry_run
+    changes = {c.key: c for c in tx.changes()}
+    assert (changes["block.fake0.scheduler"].old, changes["block.fake0.scheduler"].new) == (
+        "none",
+        "bfq",
+    )
+    assert not changes["block.fake0.scheduler"].unchanged
+    assert changes["sysctl.vm.swappiness"].unchanged
+    tx2 = ctx.transaction("dry2", dry_run=True)
+    tx2.set("thp.enabled", "never")
+    tx2.set("sysctl.vm.swappiness", "60")
+    assert tx2.commit() == 1  # would write one
+    assert tree.snapshot() == before
+
+
+def test_unchanged_value_is_not_written(ctx: perftune.Context, tree: FakeTree) -> None:
+    with ctx.transaction("same") as tx:
+        tx.set("sysctl.vm.swappiness", "60")
+    (c,) = tx.changes()
+    assert c.unchanged and not c.written
+
+
+def test_restore_by_name(ctx: perftune.Context, tree: FakeTree) -> None:
+    with ctx.transaction("r1") as tx:
+        tx.set("sysctl.vm.swappiness", "20")
+        tx.set("block.fake0.read_ahead_kb", "1024")
+    del tx
+    gc.collect()  # a committed non-HOLD transaction outlives its object
+    assert (tree.read(SWAP), tree.read(RA)) == ("20", "1024")
+    assert ctx.restore("r1") == 2
+    assert (tree.read(SWAP), tree.read(RA)) == ("60", "128")
+    with pytest.raises(perftune.PerftuneNotFound) as ei:
+        ctx.restore("r1")
+    assert ei.value.errno == errno.ENOENT and "r1" in str(ei.value)
+
+
+def test_restore_all_and_orphans(ctx: perftune.Context, tree: FakeTree) -> None:
+    for name, key, value in (
+        ("a1", "sysctl.vm.swappiness", "30"),
+        ("a2", "thp.enabled", "never"),
+        ("a3", "block.fake0.read_ahead_kb", "64"),
+    ):
+        with ctx.transaction(name) as tx:
+            tx.set(key, value)
+    assert ctx.restore(orphans=True) == 0  # none of them was held by a dead process
+    assert len(ctx.status()) == 3
+    assert ctx.restore(all=True) == 3
+    assert (tree.read(SWAP), tree.read(THP), tree.read(RA)) == ("60", "madvise", "128")
+    assert ctx.status() == []
+
+
+@pytest.mark.parametrize("order", [("o1", "o2"), ("o2", "o1")])
+def test_overlapping_transactions_restore_in_any_order(
+    ctx: perftune.Context, tree: FakeTree, order: tuple[str, str]
+) -> None:
+    for name, value in (("o1", "30"), ("o2", "40")):
+        with ctx.transaction(name) as tx:
+            tx.set("sysctl.vm.swappiness", value)
+    assert tree.read(SWAP) == "40"
+    for name in order:
+        ctx.restore(name)
+    assert tree.read(SWAP) == "60"
+    assert ctx.status() == []
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"name": "x", "all": True},
+        {"all": True, "orphans": True},
+        {"name": "x", "orphans": True},
+    ],
+)
+def test_restore_needs_exactly_one_target(ctx: perftune.Context, kwargs) -> None:
+    with pytest.raises(ValueError, match="exactly one"):
+        ctx.restore(**kwargs)
+
+
+def test_same_name_extends_and_keeps_the_original(ctx: perftune.Context, tree: FakeTree) -> None:
+    with ctx.transaction("ext") as tx:
+        tx.set("sysctl.vm.swappiness", "1")
+    with ctx.transaction("ext") as tx:
+        tx.set("sysctl.vm.swappiness", "2")
+    (e,) = ctx.status()
+    assert (e.old, e.written) == ("60", "2")
+    ctx.restore("ext")
+    assert tree.read(SWAP) == "60"
+
+
+def test_hold_ends_with_the_transaction(ctx: perftune.Context, tree: FakeTree) -> None:
+    tx = ctx.transaction("held", hold=True)
+    tx.set("sysctl.vm.swappiness", "3")
+    tx.commit()
+    assert tree.read(SWAP) == "3"
+    (e,) = ctx.status()
+    assert e.held and e.pid == os.getpid()
+    tx.close()
+    assert tree.read(SWAP) == "60"
+    assert ctx.status() == []
+
+
+def test_hold_ends_when_the_object_is_collected(ctx: perftune.Context, tree: FakeTree) -> None:
+    tx = ctx.transaction("held-gc", hold=True)
+    tx.set("thp.enabled", "never")
+    tx.commit()
+    assert tree.read(THP) == "never"
+    del tx
+    gc.collect()
+    assert tree.read(THP) == "madvise"
+
+
+def test_forked_child_does_not_end_the_parents_hold(ctx: perftune.Context, tree: FakeTree) -> None:
+    tx = ctx.transaction("held-fork", hold=True)
+    tx.set("sysctl.vm.swappiness", "4")
+    tx.commit()
+    pid = os.fork()
+    if pid == 0:  # the child drops its copy of the transaction
+        code = 1
+        try:
+            del tx
+            gc.collect()
+            code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert tree.read(SWAP) == "4"  # still held by us
+    tx.close()
+    assert tree.read(SWAP) == "60"
+
+
+def test_transaction_outlives_closed_context(tree: FakeTree, journal_dir) -> None:
+    c = perftune.Context(root=tree.root, journal_dir=journal_dir)
+    tx = c.transaction("orphan-ctx")
+    c.close()
+    tx.set("sysctl.vm.swappiness", "9")
+    with pytest.raises(FileNotFoundError):
+        tx.set("block.nope.scheduler", "none")  # the error message still reaches us
+    assert tx.commit() == 1
+    assert tree.read(SWAP) == "9"
+    assert tx.rollback() == 1
+    assert tree.read(SWAP) == "60"
+
+
+def test_journal_dir_is_private(ctx: perftune.Context, journal_dir) -> None:
+    with ctx.transaction("priv") as tx:
+        tx.set("sysctl.vm.swappiness", "13")
+    assert stat.S_IMODE(os.stat(journal_dir).st_mode) == 0o700
+    assert (journal_dir / "priv.journal").exists()
+    ctx.restore("priv")
+    assert not (journal_dir / "priv.journal").exists()
+
+
+# ---- logging, threads, low level ---------------------------------------------
+
+
+def test_log_callback(ctx: perftune.Context) -> None:
+    got: list[tuple[int, str]] = []
+    ctx.set_log(lambda prio, msg: got.append((prio, msg)), perftune.LogPriority.DEBUG)
+    with ctx.transaction("log") as tx:
+        tx.set("sysctl.vm.swappiness", "14")
+    assert any("proc/sys/vm/swappiness" in m and "14" in m for _p, m in got), got
+    assert all(isinstance(p, int) and p <= perftune.LogPriority.DEBUG for p, _m in got)
+    n = len(got)
+    ctx.set_log(None)
+    ctx.restore("log")
+    assert len(got) == n
+
+
+def test_log_callback_exception_does_not_break_the_call(
+    ctx: perftune.Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[BaseException | None] = []
+
+    def bad(prio: int, msg: str) -> None:
+        raise RuntimeError("callback bug")
+
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: seen.append(u.exc_value))
+    ctx.set_log(bad, perftune.LogPriority.DEBUG)
+    with pytest.raises(perftune.PerftuneNotFound):
+        ctx.get("block.nope.scheduler")  # logs the error at DEBUG
+    assert ctx.get("thp.enabled") == "madvise"
+    assert seen and isinstance(seen[0], RuntimeError)
+    with pytest.raises(TypeError):
+        ctx.set_log(42)  # type: ignore[arg-type]
+
+
+def test_threads_share_a_context(ctx: perftune.Context) -> None:
+    errors: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            for _ in range(200):
+                assert ctx.get("thp.enabled") == "madvise"
+                try:
+                    ctx.get("block.nope.scheduler")
+                except perftune.PerftuneNotFound as e:
+                    assert str(e).startswith("block.nope.scheduler")  # not another thread's
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_low_level_module(tree: FakeTree) -> None:
+    rc, c = lib.perftune_ctx_new()
+    assert rc == 0 and c is not None
+    try:
+        assert lib.perftune_ctx_set_root(c, str(tree.root)) == 0
+        assert lib.perftune_get(c, "thp.enabled") == (0, "madvise")
+        rc, v = lib.perftune_get(c, "block.nope.scheduler")
+        assert (rc, v) == (-errno.ENODEV, None)
+        assert "no such block device" in lib.perftune_ctx_last_error(c)
+        with pytest.raises(TypeError):
+            lib.perftune_get(c, None)  # type: ignore[arg-type]  # NULL key: refused, not a crash
+        rc, d = lib.perftune_describe(c, "block.fake0.read_ahead_kb")
+        assert rc == 0
+        ok, lo, hi = lib.perftune_desc_range(d)
+        assert isinstance(ok, bool) and isinstance(lo, int) and isinstance(hi, int)
+        lib.perftune_desc_free(d)
+        assert lib.perftune_get(None, "thp.enabled") == (-errno.EINVAL, None)
+        assert lib.PERFTUNE_TX_HOLD == 2 and lib.PERFTUNE_ITEM_DRIFT == 1
+    finally:
+        lib.perftune_ctx_unref(c)
+
+
+# ---- the CLI shares the journal ----------------------------------------------
+
+
+@pytest.fixture
+def cli() -> str:
+    path = os.environ.get("PERFTUNE_CLI")
+    if not path:
+        pytest.skip("PERFTUNE_CLI not set (meson sets it to the built perftune)")
+    return path
+
+
+def test_cli_sees_and_restores_python_transactions(
+    ctx: perftune.Context, tree: FakeTree, journal_dir, cli: str
+) -> None:
+    with ctx.transaction("fromPython") as tx:
+        tx.set("sysctl.vm.swappiness", "33")
+    base = [cli, "--root", str(tree.root), "--journal-dir", str(journal_dir)]
+    r = subprocess.run(base + ["status"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "fromPython" in r.stdout and "sysctl.vm.swappiness" in r.stdout
+    r = subprocess.run(base + ["restore", "fromPython"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert tree.read(SWAP) == "60"
+    assert ctx.status() == []

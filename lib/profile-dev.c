@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Device plugins: which devices a unit gets (devices= globs with !
+ * exclusions, devices_udev_regex, first unit wins a device, as TuneD
+ * assigns them) and the options of disk, net, usb, audio and scsi_host.
+ * perftune extension: "rotational=0|1" in a disk unit keeps only the disks
+ * whose block.<dev>.rotational says so (TuneD ignores the option).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <libudev.h>
+#include "profile-internal.h"
+
+void pt_devset_free(struct pt_devset *d)
+{
+	free(d->name);
+	memset(d, 0, sizeof(*d));
+}
+
+static bool devset_has(const struct pt_devset *d, const char *name)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->name[i], name))
+			return true;
+	return false;
+}
+
+static int devset_add(struct pt_devset *d, const char *name)
+{
+	void *v = realloc(d->name, (d->n + 1) * sizeof(*d->name));
+
+	if (!v)
+		return -ENOMEM;
+	d->name = v;
+	snprintf(d->name[d->n++], sizeof(*d->name), "%s", name);
+	return 0;
+}
+
+/* TuneD's DeviceMatcher: rules split on blanks or ",", "!" excludes, no positive rule = "*" */
+bool pt_devices_match(const char *rules, const char *name)
+{
+	_cleanup_free_ char *dup = strdup(rules);
+	char *save = NULL;
+	bool pos = false, match = false;
+
+	if (!dup)
+		return false;
+	for (char *r = strtok_r(dup, " \t\n,", &save); r; r = strtok_r(NULL, " \t\n,", &save)) {
+		if (r[0] == '!') {
+			if (!fnmatch(r + 1, name, 0))
+				return false;
+			continue;
+		}
+		pos = true;
+		match |= !fnmatch(r, name, 0);
+	}
+	return pos ? match : true;
+}
+
+static bool explicit_rules(const char *rules)
+{
+	_cleanup_free_ char *dup = strdup(rules);
+	char *save = NULL;
+
+	for (char *r = dup ? strtok_r(dup, " \t\n,", &save) : NULL; r;
+	     r = strtok_r(NULL, " \t\n,", &save))
+		if (r[0] != '!' && strcmp(r, "*"))
+			return true;
+	return false;
+}
+
+static bool link_has(struct perftune_ctx *ctx, const char *path, const char *const *words)
+{
+	char link[PATH_MAX];
+
+	if (pt_attr_readlink(ctx, path, link, sizeof(link)) < 0)
+		return false;
+	for (size_t i = 0; words[i]; i++)
+		if (strstr(link, words[i]))
+			return true;
+	return false;
+}
+
+/* TuneD's DiskPlugin._device_is_supported: not removable, no parent or a storage bus */
+static bool disk_supported(struct perftune_ctx *ctx, const char *name)
+{
+	static const char *const buses[] = { "/scsi", "/virtio", "/xen", "/nvme", NULL };
+	char p[PATH_MAX], v[16] = "";
+
+	snprintf(p, sizeof(p), "sys/block/%s/removable", name);
+	if (pt_attr_read(ctx, p, v, sizeof(v)) < 0 || strcmp(v, "0"))
+		return false;
+	snprintf(p, sizeof(p), "sys/block/%s/device", name);
+	if (!pt_attr_exists(ctx, p))
+		return true;
+	snprintf(p, sizeof(p), "sys/block/%s/device/subsystem", name);
+	return link_has(ctx, p, buses);
+}
+
+static bool candidate(struct perftune_ctx *ctx, const char *type, const char *dir,
+		      const char *name, bool explicit)
+{
+	static const char *const virt[] = { "/virtual/", NULL };
+	char p[PATH_MAX];
+
+	if (!strcmp(type, "disk"))
+		return explicit || disk_supported(ctx, name);
+	if (!strcmp(type, "net")) {
+		snprintf(p, sizeof(p), "%s/%s", dir, name);
+		return !link_has(ctx, p, virt);
+	}
+	if (!strcmp(type, "usb"))
+		return !strchr(name, ':');
+	if (!strcmp(type, "audio"))
+		return !strcmp(name, "snd_hda_intel") || !strcmp(name, "snd_ac97_codec");
+	return true;
+}
+
+static const char *type_dir(const char *type)
+{
+	static const char *const dirs[][2] = {
+		{ "disk", "sys/block" },		{ "net", "sys/class/net" },
+		{ "usb", "sys/bus/usb/devices" },	{ "audio", "sys/module" },
+		{ "scsi_host", "sys/class/scsi_host" }, { "cpu", "sys/devices/system/cpu" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
+		if (!strcmp(dirs[i][0], type))
+			return dirs[i][1];
+	return NULL;
+}
+
+static bool udev_matches(struct perftune_profile *p, const char *type, const char *name,
+			 const char *re)
+{
+	const char *subsys = !strcmp(type, "disk") ? "block" : !strcmp(type, "net") ? "net" : type;
+	struct udev_device *d;
+	struct udev_list_entry *e;
+	struct pt_buf b = { 0 };
+	bool bad, m;
+
+	if (!pt_root_is_host(p->ctx) || !pt_udev(p->ctx))
+		return false;
+	d = udev_device_new_from_subsystem_sysname(pt_udev(p->ctx), subsys, name);
+	if (!d)
+		return false;
+	udev_list_entry_foreach(e, udev_device_get_properties_list_entry(d))
+		pt_buf_printf(&b, "%s=%s\n", udev_list_entry_get_name(e),
+			      udev_list_entry_get_value(e));
+	udev_device_unref(d);
+	m = b.s && pt_regex_search(re, b.s, &bad);
+	free(b.s);
+	return m;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strverscmp((const char *)a, (const char *)b);
+}
+
+/* The devices of unit @u not taken by an earlier unit of the same plugin. */
+static int select_devices(struct perftune_profile *p, struct pt_punit *u, const char *rules,
+			  struct pt_devset *taken, struct pt_devset *out)
+{
+	const char *dir = type_dir(u->type);
+	_cleanup_closedir_ DIR *d = pt_attr_opendir(p->ctx, dir);
+	bool explicit = explicit_rules(rules);
+	struct dirent *de;
+	int r = 0;
+
+	while (d && (de = readdir(d)) && r >= 0) {
+		const char *n = de->d_name;
+		if (n[0] == '.' || devset_has(taken, n) || !candidate(p->ctx, u->type, dir, n, explicit))
+			continue;
+		if (!strcmp(u->type, "cpu") &&
+		    (strncmp(n, "cpu", 3) || !n[3] || strspn(n + 3, "0123456789") != strlen(n + 3)))
+			continue;
+		if (!pt_devices_match(rules, n))
+			continue;
+		if (u->udev_regex && !udev_matches(p, u->type, n, u->udev_regex))
+			continue;
+		r = devset_add(out, n);
+	}
+	if (out->n)
+		qsort(out->name, out->n, sizeof(*out->name), name_cmp);
+	for (size_t i = 0; i < out->n && r >= 0; i++)
+		r = devset_add(taken, out->name[i]);
+	return r;
+}
+
+/* devices= after variables; a name without wildcards that is absent is a skip */
+int pt_unit_devices(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken,
+		    struct pt_devset *out, char **rules)
+{
+	_cleanup_free_ char *why = NULL;
+	char *save = NULL, *dup;
+	int r = pt_vars_expand(p, u->devices, NULL, rules, &why);
+
+	memset(out, 0, sizeof(*out));
+	if (r < 0)
+		return r;
+	if (why) {
+		for (size_t i = 0; i < u->n; i++)
+			pt_pitem_skip(p, u, &u->opt[i], "devices=%s: %s", u->devices, why);
+		return 0;
+	}
+	r = select_devices(p, u, *rules, taken, out);
+	if (r < 0 || !(dup = strdup(*rules)))
+		return r < 0 ? r : -ENOMEM;
+	for (char *n = strtok_r(dup, " \t\n,", &save); n; n = strtok_r(NULL, " \t\n,", &save)) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s/%s", type_dir(u->type), n);
+		if (n[0] != '!' && !pt_glob(n) && !pt_attr_exists(p->ctx, path))
+			pt_pitem_skip(p, u, NULL, "devices=%s: no device '%s' on this machine",
+				      *rules, n);
+	}
+	free(dup);
+	if (!out->n)
+		pt_log(p->ctx, PERFTUNE_LOG_INFO, "profile %s: [%s] matches no device here", p->name,
+		       u->name);
+	return 0;
+}
+
+/* ---- disk ---- */
+
+/* "4096", ">4096", "8192 s" (sectors) -> "[op]kB"; NULL if not a number */
+static char *readahead_kb(const char *v)
+{
+	char op = *v == '>' || *v == '<' ? *v++ : 0, *end;
+	long long n;
+
+	while (isspace((unsigned char)*v))
+		v++;
+	n = strtoll(v, &end, 10);
+	if (end == v || n < 0)
+		return NULL;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end == 's')
+		n /= 2;
+	else if (*end)
+		return NULL;
+	char *out = NULL;
+	return asprintf(&out, "%s%lld", op ? (char[]){ op, 0 } : "", n) < 0 ? NULL : out;
+}
+
+/* readahead_multiply scales the original: the one journaled by this transaction, if any */
+static int readahead_base(struct perftune_profile *p, const char *key, long long *base)
+{
+	_cleanup_free_ char *cur = NULL;
+	struct perftune_iter *it;
+	int r;
+
+	if (p->txname && perftune_status(p->ctx, &it) >= 0) {
+		while (perftune_iter_next(it))
+			if (!strcmp(perftune_iter_name(it), p->txname) &&
+			    !strcmp(perftune_iter_key(it), key) && perftune_iter_old(it) &&
+			    pt_parse_ll(perftune_iter_old(it), base) == 0) {
+				perftune_iter_free(it);
+				return 0;
+			}
+		perftune_iter_free(it);
+	}
+	r = perftune_get(p->ctx, key, &cur);
+	return r < 0 ? r : pt_parse_ll(cur, base);
+}
+
+static int disk_option(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o,
+		       const char *dev, const char *v, const char *hint)
+{
+	char key[PERFTUNE_KEY_MAX];
+	struct pt_pitem *it = NULL;
+	int r;
+
+	if (!strcmp(o->name, "elevator")) {
+		snprintf(key, sizeof(key), "block.%s.scheduler", dev);
+		r = pt_pmap_key(p, u, o, key, v, true, &it);
+	} else if (!strcmp(o->name, "scheduler_quantum")) {
+		char path[PATH_MAX];
+		snprintf(key, sizeof(key), "block.%s.iosched.quantum", dev);
+		snprintf(path, sizeof(path), "sys/block/%s/queue/iosched/quantum", dev);
+		/* CFQ's parameter: no blk-mq scheduler has it, so a scheduler switch
+		 * in the same profile will not bring it (and a commit would fail) */
+		if (!pt_attr_exists(p->ctx, path))
+			return pt_pitem_add(p, u, o, key, v, PERFTUNE_ITEM_SKIPPED,
+					    "%s's scheduler has no quantum (a CFQ parameter)", dev)
+				       ? 0 : -ENOMEM;
+		r = pt_pmap_key(p, u, o, key, v, false, NULL);
+	} else if (!strcmp(o->name, "readahead")) {
+		_cleanup_free_ char *kb = readahead_kb(v);
+		snprintf(key, sizeof(key), "block.%s.read_ahead_kb", dev);
+		if (!kb)
+			return pt_err(p->ctx, -EINVAL, "%s:%d: [%s] readahead=%s: expected kB, '>N', "
+						       "or 'N s' (sectors)",
+				      o->file, o->line, u->name, v);
+		r = pt_pmap_cond(p, u, o, key, kb);
+		if (r == 0)
+			r = pt_pmap_key(p, u, o, key, kb, false, &it);
+	} else { /* readahead_multiply */
+		char *end, val[32];
+		double f = strtod(v, &end);
+		long long base;
+		snprintf(key, sizeof(key), "block.%s.read_ahead_kb", dev);
+		if (end == v || *end || !isfinite(f) || f < 0 || f > 1024)
+			return pt_err(p->ctx, -EINVAL, "%s:%d: [%s] readahead_multiply=%s: expected a "
+						       "factor",
+				      o->file, o->line, u->name, v);
+		r = readahead_base(p, key, &base);
+		if (r < 0) {
+			pt_pitem_add(p, u, o, key, NULL, PERFTUNE_ITEM_SKIPPED, "%s",
+				     perftune_ctx_last_error(p->ctx));
+			return 0;
+		}
+		snprintf(val, sizeof(val), "%lld", (long long)(f * (double)base));
+		r = pt_pmap_key(p, u, o, key, val, false, &it);
+		if (it && !(it->flags & PERFTUNE_ITEM_SKIPPED) && !it->note &&
+		    asprintf(&it->note, "%s x %lld kB", v, base) < 0)
+			it->note = NULL;
+		it = NULL; /* depends on each disk's value: no pattern rule */
+	}
+	if (r >= 0 && it && hint && !(it->udev_match = strdup(hint)))
+		return -ENOMEM;
+	return r < 0 ? r : 0;
+}
+
+/* udev match for a value that holds for every disk the unit selects */
+static char *disk_hint(const char *rules, const char *rot)
+{
+	_cleanup_free_ char *dup = strdup(rules);
+	struct pt_buf pos = { 0 }, b = { 0 };
+	char *save = NULL;
+
+	if (!dup || (!explicit_rules(rules) && !rot))
+		return NULL;
+	for (char *r = strtok_r(dup, " \t\n,", &save); r; r = strtok_r(NULL, " \t\n,", &save)) {
+		if (r[0] == '!')
+			pt_buf_printf(&b, "KERNEL!=\"%s\", ", r + 1);
+		else if (strcmp(r, "*"))
+			pt_buf_printf(&pos, "%s%s", pos.len ? "|" : "", r);
+	}
+	if (pos.len)
+		pt_buf_printf(&b, "KERNEL==\"%s\", ", pos.s);
+	free(pos.s);
+	if (rot)
+		pt_buf_printf(&b, "ATTR{queue/rotational}==\"%s\", ", rot);
+	if (b.len >= 2)
+		b.s[b.len -= 2] = '\0';
+	return pt_buf_steal(&b);
+}
+
+/* keep the disks whose rotational attribute is @want */
+static void filter_rotational(struct perftune_profile *p, struct pt_devset *d, const char *want)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < d->n; i++) {
+		char key[PERFTUNE_KEY_MAX];
+		_cleanup_free_ char *v = NULL;
+		snprintf(key, sizeof(key), "block.%s.rotational", d->name[i]);
+		if (perftune_get(p->ctx, key, &v) == 0 && !strcmp(v, want))
+			memmove(d->name[k++], d->name[i], sizeof(*d->name));
+	}
+	d->n = k;
+}
+
+int pt_map_disk(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken)
+{
+	static const char *const known[] = { "elevator", "readahead", "readahead_multiply",
+					     "scheduler_quantum" };
+	struct pt_devset devs;
+	_cleanup_free_ char *rules = NULL, *hint = NULL;
+	struct pt_popt *rot = pt_popt_find(u->opt, u->n, "rotational");
+	int r = pt_unit_devices(p, u, taken, &devs, &rules);
+
+	if (r < 0 || !rules)
+		return r;
+	if (rot && strcmp(rot->value, "0") && strcmp(rot->value, "1"))
+		return pt_err(p->ctx, -EINVAL, "%s:%d: [%s] rotational=%s: expected 0 or 1", rot->file,
+			      rot->line, u->name, rot->value);
+	if (rot)
+		filter_rotational(p, &devs, rot->value);
+	hint = disk_hint(rules, rot ? rot->value : NULL);
+	for (size_t i = 0; i < u->n && r >= 0; i++) {
+		struct pt_popt *o = &u->opt[i];
+		_cleanup_free_ char *v = NULL, *why = NULL;
+		bool ok = false;
+		for (size_t k = 0; k < ARRAY_SIZE(known); k++)
+			ok |= !strcmp(o->name, known[k]);
+		if (o == rot || (!strcmp(o->name, "dynamic") && !pt_is_true(o->value)))
+			continue;
+		if (!strcmp(o->name, "apm") || !strcmp(o->name, "spindown")) {
+			pt_pitem_skip(p, u, o, "ATA power management through hdparm: runs a program, "
+					       "no kernel file");
+			continue;
+		}
+		if (!ok) {
+			pt_pitem_skip(p, u, o, "%s", !strcmp(o->name, "dynamic")
+							     ? "dynamic tuning needs TuneD's daemon"
+							     : "unknown option of the disk plugin");
+			continue;
+		}
+		if ((r = pt_vars_expand(p, o->value, o, &v, &why)) < 0)
+			break;
+		if (why) {
+			pt_pitem_skip(p, u, o, "%s", why);
+			continue;
+		}
+		for (size_t k = 0; k < devs.n && r >= 0; k++)
+			r = disk_option(p, u, o, devs.name[k], v,
+					strchr("<>", v[0]) || !strcmp(o->name, "readahead_multiply")
+						? NULL : hint);
+	}
+	pt_devset_free(&devs);
+	return r;
+}
+
+/* ---- net, usb, audio, scsi_host: sysfs attributes where the kernel has them ---- */
+
+static const struct {
+	const char *type, *option, *fmt; /* fmt: %s = device, NULL = not mapped (why) */
+	const char *why;
+} devattrs[] = {
+	{ "net", "txqueuelen", "sys/class/net/%s/tx_queue_len", NULL },
+	{ "net", "mtu", "sys/class/net/%s/mtu", NULL },
+	{ "net", "nf_conntrack_hashsize", "sys/module/nf_conntrack/parameters/hashsize", NULL },
+	{ "net", "wake_on_lan", NULL, "set through ethtool: no sysfs file" },
+	{ "net", "features", NULL, "set through ethtool: no sysfs file" },
+	{ "net", "coalesce", NULL, "set through ethtool: no sysfs file" },
+	{ "net", "pause", NULL, "set through ethtool: no sysfs file" },
+	{ "net", "ring", NULL, "set through ethtool: no sysfs file" },
+	{ "net", "channels", NULL, "set through ethtool: no sysfs file" },
+	{ "usb", "autosuspend", "sys/bus/usb/devices/%s/power/autosuspend", NULL },
+	{ "audio", "timeout", "sys/module/%s/parameters/power_save", NULL },
+	{ "audio", "reset_controller", "sys/module/%s/parameters/power_save_controller", NULL },
+	{ "scsi_host", "alpm", "sys/class/scsi_host/%s/link_power_management_policy", NULL },
+};
+
+static int devattr_option(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o,
+			  const char *fmt, const struct pt_devset *devs)
+{
+	_cleanup_free_ char *v = NULL, *why = NULL;
+	int r = pt_vars_expand(p, o->value, o, &v, &why);
+
+	if (r < 0)
+		return r;
+	if (why) {
+		pt_pitem_skip(p, u, o, "%s", why);
+		return 0;
+	}
+	if (!strcmp(o->name, "reset_controller")) {
+		char *yn = strdup(pt_is_true(v) ? "Y" : "N");
+		if (!yn)
+			return -ENOMEM;
+		free(v);
+		v = yn;
+	}
+	if (!strstr(fmt, "%s")) { /* one global file */
+		if (!pt_attr_exists(p->ctx, fmt)) {
+			pt_pitem_skip(p, u, o, "/%s does not exist (module not loaded?)", fmt);
+			return 0;
+		}
+		return pt_pmap_sysfs(p, u, o, fmt, v);
+	}
+	for (size_t i = 0; i < devs->n && r >= 0; i++) {
+		char path[PATH_MAX];
+		const char *at = strstr(fmt, "%s");
+		snprintf(path, sizeof(path), "%.*s%s%s", (int)(at - fmt), fmt, devs->name[i], at + 2);
+		if (pt_attr_exists(p->ctx, path))
+			r = pt_pmap_sysfs(p, u, o, path, v);
+		else
+			pt_pitem_skip(p, u, o, "/%s does not exist", path);
+	}
+	return r;
+}
+
+int pt_map_devattr(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken)
+{
+	struct pt_devset devs;
+	_cleanup_free_ char *rules = NULL;
+	int r = pt_unit_devices(p, u, taken, &devs, &rules);
+
+	for (size_t i = 0; r >= 0 && rules && i < u->n; i++) {
+		struct pt_popt *o = &u->opt[i];
+		size_t k;
+		if (!strcmp(o->name, "dynamic") && !pt_is_true(o->value))
+			continue;
+		for (k = 0; k < ARRAY_SIZE(devattrs); k++)
+			if (!strcmp(devattrs[k].type, u->type) && !strcmp(devattrs[k].option, o->name))
+				break;
+		if (k == ARRAY_SIZE(devattrs) && !strcmp(o->name, "dynamic"))
+			pt_pitem_skip(p, u, o, "dynamic tuning needs TuneD's daemon");
+		else if (k == ARRAY_SIZE(devattrs))
+			pt_pitem_skip(p, u, o, "unknown option of the %s plugin", u->type);
+		else if (!devattrs[k].fmt)
+			pt_pitem_skip(p, u, o, "%s", devattrs[k].why);
+		else
+			r = devattr_option(p, u, o, devattrs[k].fmt, &devs);
+	}
+	pt_devset_free(&devs);
+	return r;
+}

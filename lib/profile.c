@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Profiles, the public side: load a TuneD-format profile by name or path,
+ * list what it maps to, stage it into a transaction, list the profiles on
+ * the search path.  The work is done in profile-*.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "profile-internal.h"
+
+static char **strv_dup(const char *const *v)
+{
+	size_t n = 0;
+	char **d;
+
+	while (v && v[n])
+		n++;
+	d = calloc(n + 1, sizeof(*d));
+	for (size_t i = 0; d && i < n; i++)
+		if (!(d[i] = strdup(v[i]))) {
+			pt_strv_free(d);
+			return NULL;
+		}
+	return d;
+}
+
+PERFTUNE_EXPORT void perftune_profile_free(struct perftune_profile *p)
+{
+	if (!p)
+		return;
+	pt_pitems_free(p);
+	perftune_tx_unref(p->check);
+	pt_vars_free(p->vars);
+	pt_strv_free(p->overrides);
+	for (size_t i = 0; i < p->nmain; i++) {
+		free(p->main[i].name);
+		free(p->main[i].value);
+	}
+	free(p->main);
+	for (size_t i = 0; i < p->n; i++)
+		pt_punit_free(&p->u[i]);
+	free(p->u);
+	pt_strv_free(p->files);
+	free(p->name);
+	free(p->path);
+	free(p->summary);
+	free(p->description);
+	free(p->txname);
+	perftune_ctx_unref(p->ctx);
+	free(p);
+}
+
+PERFTUNE_EXPORT int perftune_profile_load(struct perftune_ctx *ctx, const char *name_or_path,
+					  const char *const *vars, struct perftune_profile **pp)
+{
+	struct perftune_profile *p;
+	int r;
+
+	if (!ctx || !name_or_path || !*name_or_path || !pp)
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->ctx = perftune_ctx_ref(ctx);
+	p->overrides = strv_dup(vars);
+	pt_lock(ctx);
+	pt_err_clear(ctx);
+	r = p->overrides ? pt_profile_read(p, name_or_path) : -ENOMEM;
+	if (r >= 0)
+		r = pt_profile_map(p, 0, NULL);
+	if (r < 0 && !perftune_ctx_last_error(ctx)[0])
+		pt_err(ctx, r, "profile %s: %s", name_or_path, strerror(-r));
+	pt_unlock(ctx);
+	if (r < 0) {
+		perftune_profile_free(p);
+		return r;
+	}
+	*pp = p;
+	return 0;
+}
+
+PERFTUNE_EXPORT const char *perftune_profile_name(struct perftune_profile *p)
+{
+	return p ? p->name : NULL;
+}
+
+PERFTUNE_EXPORT const char *perftune_profile_path(struct perftune_profile *p)
+{
+	return p ? p->path : NULL;
+}
+
+PERFTUNE_EXPORT const char *perftune_profile_summary(struct perftune_profile *p)
+{
+	return p ? p->summary : NULL;
+}
+
+PERFTUNE_EXPORT int perftune_profile_items(struct perftune_profile *p, struct perftune_iter **iterp)
+{
+	struct perftune_iter *it;
+
+	if (!p || !iterp)
+		return -EINVAL;
+	it = pt_iter_new();
+	if (!it)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nitems; i++) {
+		const struct pt_pitem *x = &p->items[i];
+		struct pt_item item = { .name = x->option, .key = x->key, .value = x->value,
+					.old = x->raw, .current = x->origin, .note = x->note,
+					.flags = x->flags };
+		if (pt_iter_add(it, &item) < 0) {
+			perftune_iter_free(it);
+			return -ENOMEM;
+		}
+	}
+	*iterp = it;
+	return 0;
+}
+
+static int strict_error(struct perftune_profile *p)
+{
+	for (size_t i = 0; i < p->nitems; i++) {
+		const struct pt_pitem *x = &p->items[i];
+		if (x->flags & PERFTUNE_ITEM_SKIPPED)
+			return pt_err(p->ctx, -EOPNOTSUPP, "profile %s: %s (%s): skipped (strict): %s",
+				      p->name, x->option, x->origin, x->note ? x->note : "no reason");
+	}
+	return 0;
+}
+
+PERFTUNE_EXPORT int perftune_profile_stage(struct perftune_profile *p, struct perftune_tx *tx,
+					   unsigned flags)
+{
+	int r, n = 0;
+
+	if (!p || !tx)
+		return -EINVAL;
+	if (flags & ~(unsigned)(PERFTUNE_PROFILE_STRICT | PERFTUNE_PROFILE_HOLD))
+		return pt_err(p->ctx, -EINVAL, "unknown profile flags 0x%x", flags);
+	pt_lock(p->ctx);
+	pt_err_clear(p->ctx);
+	/* map again against the machine as it is now, for this transaction */
+	r = pt_profile_map(p, flags & PERFTUNE_PROFILE_HOLD, perftune_tx_name(tx));
+	if (r >= 0 && (flags & PERFTUNE_PROFILE_STRICT))
+		r = strict_error(p);
+	for (size_t i = 0; i < p->nitems && r >= 0; i++) /* fail before staging anything */
+		if (p->items[i].unvalidated) {
+			r = perftune_tx_set(p->check, p->items[i].key, p->items[i].value);
+			if (r < 0)
+				pt_err_prefix(p->ctx, r, "%s: %s (%s)", p->name, p->items[i].option,
+					      p->items[i].origin);
+		}
+	for (size_t i = 0; i < p->nitems && r >= 0; i++) {
+		const struct pt_pitem *x = &p->items[i];
+		if (x->flags & (PERFTUNE_ITEM_SKIPPED | PERFTUNE_ITEM_UNCHANGED))
+			continue;
+		r = perftune_tx_set(tx, x->key, x->value);
+		if (r < 0)
+			pt_err_prefix(p->ctx, r, "%s: %s (%s)", p->name, x->option, x->origin);
+		else
+			n += r;
+	}
+	pt_unlock(p->ctx);
+	return r < 0 ? r : n;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_add(struct perftune_ctx *ctx, struct perftune_iter *it, const char *name,
+		    const char *path)
+{
+	struct pt_pconf c;
+	struct pt_popt *o;
+	struct pt_item item = { .name = (char *)name, .key = (char *)path };
+	int r = pt_ini_parse(ctx, path, path, false, &c);
+
+	if (r < 0) {
+		item.note = (char *)perftune_ctx_last_error(ctx);
+		return pt_iter_add(it, &item);
+	}
+	if ((o = pt_popt_find(c.main, c.nmain, "summary")))
+		item.value = o->value;
+	r = pt_iter_add(it, &item);
+	pt_pconf_free(&c);
+	return r;
+}
+
+PERFTUNE_EXPORT int perftune_profile_list(struct perftune_ctx *ctx, struct perftune_iter **iterp)
+{
+	_cleanup_(pt_strv_freep) char **dirs = pt_profile_path();
+	char **names = NULL;
+	size_t n = 0;
+	struct perftune_iter *it;
+	int r = 0;
+
+	if (!ctx || !iterp)
+		return -EINVAL;
+	if (!dirs || !(it = pt_iter_new()))
+		return -ENOMEM;
+	for (size_t i = 0; dirs[i] && r >= 0; i++) {
+		_cleanup_closedir_ DIR *d = opendir(dirs[i]);
+		struct dirent *de;
+		while (d && (de = readdir(d)) && r >= 0) {
+			char p[PATH_MAX];
+			struct stat st;
+			bool seen = false;
+			if (de->d_name[0] == '.' ||
+			    pt_snprintf(p, sizeof(p), "%s/%s/tuned.conf", dirs[i], de->d_name) < 0 ||
+			    stat(p, &st) < 0 || !S_ISREG(st.st_mode))
+				continue;
+			for (size_t k = 0; k < n && !seen; k++) /* an earlier directory wins */
+				seen = !strncmp(names[k], de->d_name, strlen(de->d_name)) &&
+				       names[k][strlen(de->d_name)] == '\n';
+			if (seen)
+				continue;
+			char **v = realloc(names, (n + 1) * sizeof(*v));
+			if (!v || asprintf(&v[n], "%s\n%s", de->d_name, p) < 0) {
+				names = v ? v : names;
+				r = -ENOMEM;
+				break;
+			}
+			names = v;
+			n++;
+		}
+	}
+	/* entries are "name\npath": sorting them sorts by name */
+	if (r >= 0 && n)
+		qsort(names, n, sizeof(*names), name_cmp);
+	pt_lock(ctx);
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		char *nl = strchr(names[i], '\n');
+		*nl = '\0';
+		r = list_add(ctx, it, names[i], nl + 1);
+	}
+	pt_err_clear(ctx);
+	pt_unlock(ctx);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (r < 0) {
+		perftune_iter_free(it);
+		return r;
+	}
+	*iterp = it;
+	return 0;
+}

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Host tier, read path: perftune get equals what the kernel files show.
+. "$(dirname "$0")/lib.sh"
+
+L=$(new_loop) || { not_ok "losetup"; finish; exit 1; }
+Q=/sys/block/$L/queue
+eq "get block.$L.scheduler" "$($P get block.$L.scheduler)" "$(sel $Q/scheduler)"
+eq "get block.$L.read_ahead_kb" "$($P get block.$L.read_ahead_kb)" "$(cat $Q/read_ahead_kb)"
+eq "get block.$L.nr_requests" "$($P get block.$L.nr_requests)" "$(cat $Q/nr_requests)"
+eq "get block[/dev/$L].rotational" "$($P get "block[/dev/$L].rotational")" "$(cat $Q/rotational)"
+eq "get thp.enabled" "$($P get thp.enabled)" "$(sel /sys/kernel/mm/transparent_hugepage/enabled)"
+eq "get thp.defrag" "$($P get thp.defrag)" "$(sel /sys/kernel/mm/transparent_hugepage/defrag)"
+eq "get hugepages.nr" "$($P get hugepages.nr)" "$(cat /proc/sys/vm/nr_hugepages)"
+eq "get hugepages.2M.nr" "$($P get hugepages.2M.nr)" "$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)"
+eq "get hugepages.2M.node0.nr" "$($P get hugepages.2M.node0.nr)" "$(cat /sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages)"
+eq "get sysctl.vm.swappiness" "$($P get sysctl.vm.swappiness)" "$(cat /proc/sys/vm/swappiness)"
+eq "get sysctl.kernel.printk" "$($P get sysctl.kernel.printk)" "$(sysctl -n kernel.printk | tr -s '\t ' ' ')"
+eq "get pmqos.cpu_dma_latency_us" "$($P get pmqos.cpu_dma_latency_us)" "$(od -An -t d4 /dev/cpu_dma_latency | tr -d ' ')"
+eq "get numa.balancing" "$($P get numa.balancing)" "$(cat /proc/sys/kernel/numa_balancing)"
+eq "get three keys" "$($P get block.$L.scheduler thp.enabled sysctl.vm.swappiness)" \
+	"block.$L.scheduler = $(sel $Q/scheduler)
+thp.enabled = $(sel /sys/kernel/mm/transparent_hugepage/enabled)
+sysctl.vm.swappiness = $(cat /proc/sys/vm/swappiness)"
+
+# block[/] resolves to the disk holding the root filesystem
+rootdev=$(findmnt -no MAJ:MIN /)
+rootdisk=$(basename "$(readlink -f /sys/dev/block/$rootdev)")
+[ -e "/sys/class/block/$rootdisk/partition" ] && rootdisk=$(basename "$(dirname "$(readlink -f /sys/dev/block/$rootdev)")")
+desc=$($P describe --json 'block[/].scheduler')
+eq "block[/] resolves to the root disk" "$(echo "$desc" | sed -n 's/.*"key": "\([^"]*\)".*/\1/p')" "block.$rootdisk.scheduler"
+
+out=$($P get block.nosuch.scheduler 2>&1); rc=$?
+eq "unknown device exits 1" "$rc" 1
+check "unknown device error names it" grep -q "block.nosuch.scheduler: no such block device" <<<"$out"
+$P get 'bad..key' >/dev/null 2>&1; eq "malformed key exits 1" "$?" 1
+$P get >/dev/null 2>&1; eq "usage error exits 2" "$?" 2
+$P frobnicate >/dev/null 2>&1; eq "unknown command exits 2" "$?" 2
+
+list=$($P list)
+for fam in block.$L. thp. hugepages. sysctl.vm. pmqos. numa. block.zram0 block.vda; do
+	check "list shows $fam" grep -q "^$fam" <<<"$list"
+done
+check "list --json is an array" bash -c "$P list --json thp | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d and all(\"key\" in x for x in d)'"
+check "get --json" bash -c "$P get --json thp.enabled | python3 -c 'import json,sys; assert json.load(sys.stdin)[\"thp.enabled\"]'"
+check "describe shows choices" bash -c "$P describe thp.enabled | grep -q 'choices:  always madvise never'"
+check "--version" bash -c "$P --version | grep -q '^perftune [0-9]'"
+finish

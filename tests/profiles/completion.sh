@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The bash completion, called as bash calls it (COMP_WORDS, COMP_CWORD):
+# commands, options, option values, keys of the fake machine, profiles.
+. "$(dirname "$0")/lib.sh"
+fake_root "$TMP/root"
+export PERFTUNE_PROFILE_PATH=$SRCDIR/profiles
+# shellcheck source=/dev/null
+. "$SRCDIR/completion/perftune"
+complete -p perftune | grep -q _perftune || fail "no completion registered for perftune"
+
+complete_words() { # complete_words WORD... : complete the last word
+	COMP_WORDS=("$@")
+	COMP_CWORD=$(($# - 1))
+	COMPREPLY=()
+	_perftune
+	printf '%s\n' "${COMPREPLY[@]}" | sort
+}
+has() { # has WORD COMPLETION...
+	local w=$1
+	shift
+	printf '%s\n' "$@" | grep -qxF -- "$w"
+}
+check() { # check "WORDS" EXPECTED... (each expected must be offered)
+	local words=$1 e
+	shift
+	# shellcheck disable=SC2086
+	mapfile -t got < <(complete_words "$PERFTUNE" --root "$TMP/root" $words)
+	for e in "$@"; do
+		has "$e" "${got[@]}" || fail "'$words': '$e' not offered (got: ${got[*]})"
+	done
+}
+check_not() {
+	local words=$1 e
+	shift
+	# shellcheck disable=SC2086
+	mapfile -t got < <(complete_words "$PERFTUNE" --root "$TMP/root" $words)
+	for e in "$@"; do
+		! has "$e" "${got[@]}" || fail "'$words': '$e' offered"
+	done
+}
+# verbs, including every command of perftune --help
+mapfile -t verbs < <("$PERFTUNE" --help | sed -n '/^Commands:/,/^$/p' | awk 'NR > 1 && /^  [a-z]/ {print $1}')
+[ "${#verbs[@]}" -ge 9 ] || fail "no commands in perftune --help"
+check "''" "${verbs[@]}"
+check "ex" export
+check "--j" --journal-dir
+check "apply --s" --strict
+check "apply --d" --dry-run
+check "export --format ''" sysctl udev cmdline tuned
+check "apply ''" throughput latency database ssd virtual-guest
+check "apply la" latency
+check_not "apply la" throughput
+check "get sysctl.vm.sw" sysctl.vm.swappiness
+check "describe block.sda.sch" block.sda.scheduler
+check "set thp.en" thp.enabled=
+check "list-profiles --" --json
+echo "completion offers commands, options, formats, profiles and keys"

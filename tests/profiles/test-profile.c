@@ -1,0 +1,641 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Profiles on the fake machine: the tuned.conf parser and its errors, include
+ * and merge rules, variables and functions, device selection, conditional
+ * values, staging (strict, all-or-nothing, re-apply), apply + restore, export.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "harness.h"
+
+static struct fx f;
+static char dir[PATH_MAX];
+
+static void setup(void)
+{
+	fx_setup(&f);
+	snprintf(dir, sizeof(dir), "%s/profiles", f.root);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	setenv("PERFTUNE_PROFILE_PATH", dir, 1);
+	/* real disks say whether they are removable: TuneD's default selection needs it */
+	for (const char *const *d = (const char *const[]){ "sda", "sdb", "sdc", "nvme0n1", "zram0",
+							   "dm-0", "dm-1", NULL };
+	     *d; d++) {
+		char path[PATH_MAX];
+		FILE *fp;
+		snprintf(path, sizeof(path), "%s/sys/block/%s/removable", f.root, *d);
+		fp = fopen(path, "w");
+		ck_assert_ptr_nonnull(fp);
+		fputs("0\n", fp);
+		fclose(fp);
+	}
+}
+
+static void teardown(void)
+{
+	fx_teardown(&f);
+}
+
+static void put(const char *name, const char *text)
+{
+	char p[PATH_MAX];
+	FILE *fp;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/%s/tuned.conf", dir, name);
+	fp = fopen(p, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static struct perftune_profile *load(const char *name, const char *const *vars)
+{
+	struct perftune_profile *p = NULL;
+	int r = perftune_profile_load(f.ctx, name, vars, &p);
+
+	ck_assert_msg(r == 0, "%s: %d %s", name, r, perftune_ctx_last_error(f.ctx));
+	return p;
+}
+
+/* the value of @key among the items, NULL if absent; *flags gets its flags */
+static const char *item(struct perftune_profile *p, const char *key, unsigned *flags)
+{
+	static char v[PERFTUNE_VALUE_MAX];
+	struct perftune_iter *it;
+	const char *res = NULL;
+
+	ck_assert_int_eq(perftune_profile_items(p, &it), 0);
+	while (perftune_iter_next(it))
+		if (perftune_iter_key(it) && !strcmp(perftune_iter_key(it), key)) {
+			snprintf(v, sizeof(v), "%s", perftune_iter_value(it) ? perftune_iter_value(it) : "");
+			if (flags)
+				*flags = perftune_iter_flags(it);
+			res = v;
+		}
+	perftune_iter_free(it);
+	return res;
+}
+
+/* the note of the skipped option @option ("[disk] apm"), NULL if not skipped */
+static const char *skipped(struct perftune_profile *p, const char *option)
+{
+	static char v[1024];
+	struct perftune_iter *it;
+	const char *res = NULL;
+
+	ck_assert_int_eq(perftune_profile_items(p, &it), 0);
+	while (perftune_iter_next(it))
+		if ((perftune_iter_flags(it) & PERFTUNE_ITEM_SKIPPED) &&
+		    !strcmp(perftune_iter_name(it), option)) {
+			snprintf(v, sizeof(v), "%s", perftune_iter_note(it) ? perftune_iter_note(it) : "");
+			res = v;
+		}
+	perftune_iter_free(it);
+	return res;
+}
+
+/* ---- bad input: each with its errno and a message naming file and line ---- */
+
+static const struct {
+	const char *text, *err;
+	int errnum;
+} bad[] = {
+	{ "[sysctl]\nvm.swappiness\n", "tuned.conf:2: expected 'name = value'", -EINVAL },
+	{ "vm.swappiness=1\n", "tuned.conf:1: option before the first [section]", -EINVAL },
+	{ "[ ]\n", "tuned.conf:1: empty section name", -EINVAL },
+	{ "[sysctl]\n=1\n", "tuned.conf:2: option without a name", -EINVAL },
+	{ "[main]\ninclude=no-such-profile\n", "tuned.conf:2: included profile 'no-such-profile' not found",
+	  -ENOENT },
+	{ "[main]\ninclude=../etc\n", "'../etc' is not a profile name", -EINVAL },
+	{ "[main]\ninclude=${f:exec:/bin/true}\n", "tuned.conf:2: include=", -EINVAL },
+	{ "[variables]\na=${f:assertion:cores set:1:2}\n", "tuned.conf:2: a: assertion 'cores set' failed",
+	  -EINVAL },
+	{ "[disk]\nreadahead=lots\n", "tuned.conf:2: [disk] readahead=lots", -EINVAL },
+	{ "[disk]\nrotational=2\nelevator=none\n", "tuned.conf:2: [disk] rotational=2", -EINVAL },
+	{ "[disk]\nreadahead_multiply=x4\n", "tuned.conf:2: [disk] readahead_multiply=x4", -EINVAL },
+	{ "[sysctl]\nvm.swappiness=many\n", "tuned.conf:2: [sysctl] vm.swappiness = many", -EINVAL },
+	{ "[vm]\ntransparent_hugepages=sometimes\n", "tuned.conf:2: [vm] transparent_hugepages",
+	  -EINVAL },
+	{ "[cpu]\npriority=first\n", "tuned.conf:2: [cpu] priority=first", -EINVAL },
+};
+
+START_TEST(bad_input_is_an_error_naming_file_and_line)
+{
+	struct perftune_profile *p = NULL;
+	int r;
+
+	put("bad", bad[_i].text);
+	r = perftune_profile_load(f.ctx, "bad", NULL, &p);
+	ck_assert_msg(r == bad[_i].errnum, "case %d: %d, expected %d (%s)", _i, r, bad[_i].errnum,
+		      perftune_ctx_last_error(f.ctx));
+	ck_assert_ptr_null(p);
+	ck_assert_msg(strstr(perftune_ctx_last_error(f.ctx), bad[_i].err), "case %d: '%s' lacks '%s'",
+		      _i, perftune_ctx_last_error(f.ctx), bad[_i].err);
+}
+END_TEST
+
+START_TEST(missing_profile_names_the_search_path)
+{
+	struct perftune_profile *p = NULL;
+
+	ck_assert_int_eq(perftune_profile_load(f.ctx, "nope", NULL, &p), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), dir));
+}
+END_TEST
+
+START_TEST(comments_continuations_and_duplicates_parse_like_configparser)
+{
+	struct perftune_profile *p;
+
+	put("syntax", "# comment\n; comment\n[main]\nsummary = spaced   # inline\n"
+		      "[sysctl]\n  vm.swappiness = 5\nvm.dirty_ratio=#30\nvm.dirty_ratio = 31\n"
+		      "kernel.printk = 4\n   4 1 7\n[sysctl]\nvm.dirty_background_ratio=7\r\n");
+	p = load("syntax", NULL);
+	ck_assert_str_eq(perftune_profile_summary(p), "spaced");
+	ck_assert_str_eq(item(p, "sysctl.vm.swappiness", NULL), "5");
+	ck_assert_str_eq(item(p, "sysctl.vm.dirty_ratio", NULL), "31");
+	ck_assert_str_eq(item(p, "sysctl.vm.dirty_background_ratio", NULL), "7");
+	ck_assert_str_eq(item(p, "sysctl.kernel.printk", NULL), "4 4 1 7");
+	perftune_profile_free(p);
+}
+END_TEST
+
+/* ---- include, merge, replace, drop ---- */
+
+START_TEST(include_merges_later_files_win)
+{
+	struct perftune_profile *p;
+
+	put("base", "[main]\nsummary=base\n[sysctl]\nvm.swappiness=1\nvm.dirty_ratio=2\n"
+		    "[vm]\ntransparent_hugepages=never\n");
+	put("child", "[main]\ninclude=base\n[sysctl]\nvm.dirty_ratio=3\n");
+	put("replacer", "[main]\ninclude=base\n[sysctl]\nreplace=true\nvm.dirty_background_ratio=4\n");
+	put("dropper", "[main]\ninclude=base\n[sysctl]\ndrop=vm.swappiness\n");
+	p = load("child", NULL);
+	ck_assert_str_eq(perftune_profile_summary(p), "base");
+	ck_assert_str_eq(item(p, "sysctl.vm.swappiness", NULL), "1");
+	ck_assert_str_eq(item(p, "sysctl.vm.dirty_ratio", NULL), "3");
+	ck_assert_str_eq(item(p, "thp.enabled", NULL), "never");
+	perftune_profile_free(p);
+	p = load("replacer", NULL);
+	ck_assert_ptr_null(item(p, "sysctl.vm.swappiness", NULL));
+	ck_assert_str_eq(item(p, "sysctl.vm.dirty_background_ratio", NULL), "4");
+	ck_assert_str_eq(item(p, "thp.enabled", NULL), "never");
+	perftune_profile_free(p);
+	p = load("dropper", NULL);
+	ck_assert_ptr_null(item(p, "sysctl.vm.swappiness", NULL));
+	ck_assert_str_eq(item(p, "sysctl.vm.dirty_ratio", NULL), "2");
+	perftune_profile_free(p);
+}
+END_TEST
+
+START_TEST(include_loops_and_optional_includes_terminate)
+{
+	struct perftune_profile *p;
+
+	put("a", "[main]\ninclude=b\n[sysctl]\nvm.swappiness=11\n");
+	put("b", "[main]\ninclude=a, -not-there\n[sysctl]\nvm.dirty_ratio=12\n");
+	p = load("a", NULL);
+	ck_assert_str_eq(item(p, "sysctl.vm.swappiness", NULL), "11");
+	ck_assert_str_eq(item(p, "sysctl.vm.dirty_ratio", NULL), "12");
+	perftune_profile_free(p);
+}
+END_TEST
+
+/* ---- variables and functions ---- */
+
+START_TEST(variables_functions_and_overrides)
+{
+	struct perftune_profile *p;
+	char marker[PATH_MAX], text[2 * PATH_MAX];
+	const char *vars[] = { "ratio=33", NULL };
+
+	snprintf(marker, sizeof(marker), "%s/executed", f.root);
+	snprintf(text, sizeof(text),
+		 "[variables]\nratio=20\nbg=${ratio}\nlit=\\${ratio}\n"
+		 "inv=${f:cpulist_invert:0}\nhex=${f:cpulist2hex:0-3}\npack=${f:cpulist_pack:0,1,2}\n"
+		 "iso=${f:calc_isolated_cores:1}\nran=${f:exec:touch:%s}\n"
+		 "[sysctl]\nvm.dirty_ratio=${ratio}\nvm.dirty_background_ratio=${bg}\n"
+		 "kernel.printk=${inv} ${pack}\nvm.swappiness=${ran}\n"
+		 "[sysfs]\n/sys/devices/system/node/node0/cpumap=${f:cpulist2hex:${f:hex2cpulist:0x3}}\n",
+		 marker);
+	put("vars", text);
+	p = load("vars", NULL);
+	ck_assert_str_eq(item(p, "sysctl.vm.dirty_ratio", NULL), "20");
+	ck_assert_str_eq(item(p, "sysctl.vm.dirty_background_ratio", NULL), "20");
+	ck_assert_str_eq(item(p, "sysctl.kernel.printk", NULL), "1,2,3 0-2");
+	/* the kernel prints masks as wide as the machine: "00000003" is written "3" */
+	ck_assert_str_eq(item(p, "sysfs[/sys/devices/system/node/node0/cpumap]", NULL), "3");
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[variables] ran"), "never runs programs"));
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[sysctl] vm.swappiness"), "${ran} is not evaluated"));
+	ck_assert_int_ne(access(marker, F_OK), 0); /* nothing was executed */
+	perftune_profile_free(p);
+	p = load("vars", vars);
+	ck_assert_str_eq(item(p, "sysctl.vm.dirty_ratio", NULL), "33");
+	ck_assert_str_eq(item(p, "sysctl.vm.dirty_background_ratio", NULL), "33");
+	perftune_profile_free(p);
+}
+END_TEST
+
+START_TEST(variables_file_include_is_confined)
+{
+	struct perftune_profile *p;
+	char text[PATH_MAX * 2], path[PATH_MAX];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/vars.conf", dir);
+	fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("# a TuneD variables file\nswap=9\nno value line\n", fp);
+	fclose(fp);
+	snprintf(text, sizeof(text), "[variables]\ninclude=%s\n[sysctl]\nvm.swappiness=${swap}\n", path);
+	put("incvars", text);
+	p = load("incvars", NULL);
+	ck_assert_str_eq(item(p, "sysctl.vm.swappiness", NULL), "9");
+	perftune_profile_free(p);
+	put("outside", "[variables]\ninclude=/etc/passwd\n[sysctl]\nvm.swappiness=${swap}\n");
+	p = load("outside", NULL);
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[variables] include"), "outside the profile"));
+	ck_assert_ptr_nonnull(skipped(p, "[sysctl] vm.swappiness"));
+	perftune_profile_free(p);
+}
+END_TEST
+
+/* ---- units: conditions, devices, plugins ---- */
+
+START_TEST(devices_globs_exclusions_first_unit_wins)
+{
+	struct perftune_profile *p;
+
+	put("dev", "[disk-a]\ntype=disk\ndevices=sd* !sdb\nelevator=bfq\n"
+		   "[disk-b]\ntype=disk\ndevices=sd*, nvme0n1\nelevator=kyber\n"
+		   "[disk-c]\ntype=disk\ndevices=sdq\nelevator=none\n");
+	p = load("dev", NULL);
+	ck_assert_str_eq(item(p, "block.sda.scheduler", NULL), "bfq");
+	ck_assert_str_eq(item(p, "block.sdc.scheduler", NULL), "bfq");
+	ck_assert_str_eq(item(p, "block.sdb.scheduler", NULL), "kyber");
+	ck_assert_str_eq(item(p, "block.nvme0n1.scheduler", NULL), "kyber");
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[disk-c] "), "no device 'sdq'"));
+	perftune_profile_free(p);
+}
+END_TEST
+
+START_TEST(unit_conditions_priority_and_disabled)
+{
+	struct perftune_profile *p;
+
+	put("cond", "[sysctl]\nvm.swappiness=1\n"
+		    "[late]\ntype=sysctl\npriority=-5\nvm.swappiness=2\n"
+		    "[off]\ntype=sysctl\nenabled=false\nvm.dirty_ratio=3\n"
+		    "[arm]\ntype=sysctl\nuname_regex=aarch64\nvm.dirty_background_ratio=4\n"
+		    "[ostype]\ntype=vm\nuname_regex=^Linux\ntransparent_hugepages=always\n"
+		    "[cpuinfo]\ntype=sysctl\ncpuinfo_regex=no such cpu\nvm.dirty_ratio=5\n");
+	p = load("cond", NULL);
+	/* [late] has priority -5: it goes first, [sysctl] overrides it */
+	ck_assert_str_eq(item(p, "sysctl.vm.swappiness", NULL), "1");
+	ck_assert_ptr_null(item(p, "sysctl.vm.dirty_ratio", NULL));
+	ck_assert_ptr_null(item(p, "sysctl.vm.dirty_background_ratio", NULL));
+	ck_assert_str_eq(item(p, "thp.enabled", NULL), "always");
+	perftune_profile_free(p);
+}
+END_TEST
+
+START_TEST(conditional_and_sector_values)
+{
+	struct perftune_profile *p;
+	unsigned fl = 0;
+
+	put("ra", "[disk-a]\ntype=disk\ndevices=sda\nreadahead=>64\n"
+		  "[disk-b]\ntype=disk\ndevices=sdb\nreadahead=>4096\n"
+		  "[disk-c]\ntype=disk\ndevices=sdc\nreadahead=8192 s\n"
+		  "[sysctl]\nvm.swappiness=<70\nvm.dirty_ratio=<10\n");
+	p = load("ra", NULL);
+	ck_assert_str_eq(item(p, "block.sda.read_ahead_kb", &fl), "128");
+	ck_assert_uint_eq(fl, PERFTUNE_ITEM_UNCHANGED);
+	ck_assert_str_eq(item(p, "block.sdb.read_ahead_kb", &fl), "4096");
+	ck_assert_uint_eq(fl, 0);
+	ck_assert_str_eq(item(p, "block.sdc.read_ahead_kb", NULL), "4096");
+	ck_assert_str_eq(item(p, "sysctl.vm.swappiness", &fl), "60");
+	ck_assert_uint_eq(fl, PERFTUNE_ITEM_UNCHANGED);
+	ck_assert_str_eq(item(p, "sysctl.vm.dirty_ratio", NULL), "10");
+	perftune_profile_free(p);
+}
+END_TEST
+
+START_TEST(plugins_map_or_skip_with_reason)
+{
+	struct perftune_profile *p;
+	unsigned fl = 0;
+
+	put("plug", "[cpu]\ngovernor=ondemand|performance\nenergy_performance_preference=power\n"
+		    "energy_perf_bias=performance\nforce_latency=cstate.name:C1E|5\nload_threshold=0.2\n"
+		    "[selinux]\navc_cache_threshold=8192\n[vm]\ntransparent_hugepage.defrag=never\n"
+		    "[disk]\ndevices=sda\nelevator=deadline\napm=128\nscheduler_quantum=10\n"
+		    "[script]\nscript=${i:PROFILE_DIR}/script.sh\n[bootloader]\ncmdline=quiet\n"
+		    "[scheduler]\nsched_min_granularity_ns=10000000\nisolated_cores=1\n"
+		    "[mystery]\nfoo=bar\n[sysfs]\n/etc/passwd=1\n/sys/kernel/mm/escape=1\n");
+	p = load("plug", NULL);
+	ck_assert_str_eq(item(p, "cpu.all.governor", NULL), "performance");
+	ck_assert_str_eq(item(p, "cpu.all.epp", NULL), "power");
+	/* the exit latency of C1E on cpu0 */
+	ck_assert_str_eq(item(p, "cpu.all.idle.max_latency_us", NULL), "10");
+	ck_assert_str_eq(item(p, "selinux.avc.cache_threshold", NULL), "8192");
+	ck_assert_str_eq(item(p, "thp.defrag", NULL), "never");
+	ck_assert_str_eq(item(p, "block.sda.scheduler", NULL), "mq-deadline");
+	ck_assert_ptr_nonnull(item(p, "block.sda.iosched.quantum", &fl));
+	ck_assert_uint_eq(fl, PERFTUNE_ITEM_SKIPPED); /* mq-deadline has no quantum */
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[cpu] energy_perf_bias"), "energy_perf_bias"));
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[cpu] load_threshold"), "daemon"));
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[disk] apm"), "hdparm"));
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[script] script"), "never executes"));
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[bootloader] cmdline"), "command line"));
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[scheduler] sched_min_granularity_ns"), "neither"));
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[scheduler] isolated_cores"), "not a kernel"));
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[mystery] foo"), "unknown plugin type"));
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[sysfs] /etc/passwd"), "under /sys"));
+	/* a symlink out of /sys is no file of /sys */
+	ck_assert_ptr_nonnull(skipped(p, "[sysfs] /sys/kernel/mm/escape"));
+	perftune_profile_free(p);
+}
+END_TEST
+
+START_TEST(rotational_selects_disks_by_their_attribute)
+{
+	struct perftune_profile *p;
+
+	put("flash", "[disk-ssd]\ntype=disk\ndevices=sd* nvme*\nrotational=0\nelevator=none\n");
+	fx_write(&f, "sys/block/sdb/queue/rotational", "0");
+	p = load("flash", NULL);
+	ck_assert_ptr_null(item(p, "block.sda.scheduler", NULL));
+	ck_assert_str_eq(item(p, "block.sdb.scheduler", NULL), "none");
+	ck_assert_str_eq(item(p, "block.nvme0n1.scheduler", NULL), "none");
+	perftune_profile_free(p);
+}
+END_TEST
+
+/* ---- staging and committing ---- */
+
+static struct perftune_tx *tx_new(const char *name, unsigned flags)
+{
+	struct perftune_tx *tx = NULL;
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, name, flags, &tx), 0);
+	return tx;
+}
+
+static int staged(struct perftune_tx *tx)
+{
+	struct perftune_iter *it;
+	int n = 0;
+
+	ck_assert_int_eq(perftune_tx_changes(tx, &it), 0);
+	while (perftune_iter_next(it))
+		n++;
+	perftune_iter_free(it);
+	return n;
+}
+
+START_TEST(strict_turns_a_skip_into_an_error_and_stages_nothing)
+{
+	struct perftune_profile *p;
+	struct perftune_tx *tx = tx_new("s", 0);
+
+	put("strict", "[sysctl]\nvm.swappiness=5\n[script]\nscript=run.sh\n");
+	p = load("strict", NULL);
+	ck_assert_int_eq(perftune_profile_stage(p, tx, PERFTUNE_PROFILE_STRICT), -EOPNOTSUPP);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "[script] script"));
+	ck_assert_int_eq(staged(tx), 0);
+	ck_assert_int_eq(perftune_profile_stage(p, tx, 0), 1);
+	ck_assert_int_eq(staged(tx), 1);
+	perftune_tx_unref(tx);
+	perftune_profile_free(p);
+}
+END_TEST
+
+START_TEST(apply_then_restore_gives_back_every_file)
+{
+	struct perftune_profile *p;
+	struct perftune_tx *tx = tx_new("tp", 0);
+	struct snap *before, *after;
+	char *diff;
+
+	put("tp", "[disk]\ndevices=sd*\nelevator=bfq\nreadahead_multiply=4\n"
+		  "[sysctl]\nvm.swappiness=10\nvm.nr_hugepages=4\nkernel.numa_balancing=0\n"
+		  "[vm]\ntransparent_hugepages=never\n[cpu]\ngovernor=performance\n"
+		  "force_latency=cstate.id:1\n");
+	before = snap_take(f.root);
+	p = load("tp", NULL);
+	ck_assert_int_gt(perftune_profile_stage(p, tx, 0), 0);
+	ck_assert_int_gt(perftune_tx_commit(tx), 0);
+	ck_assert_str_eq(fx_read(&f, "sys/block/sda/queue/scheduler"), "mq-deadline kyber [bfq] none");
+	ck_assert_str_eq(fx_read(&f, "sys/block/sda/queue/read_ahead_kb"), "512");
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/nr_hugepages"), "4");
+	ck_assert_str_eq(fx_read(&f, "sys/devices/system/cpu/cpu0/cpuidle/state3/disable"), "1");
+	perftune_tx_unref(tx);
+	ck_assert_int_gt(perftune_restore(f.ctx, "tp", 0), 0);
+	after = snap_take(f.root);
+	diff = snap_diff(before, after);
+	ck_assert_msg(!diff, "%s", diff);
+	snap_free(before);
+	snap_free(after);
+	perftune_profile_free(p);
+}
+END_TEST
+
+START_TEST(reapply_does_not_compound_readahead_multiply)
+{
+	struct perftune_profile *p;
+	struct perftune_tx *tx;
+
+	put("ra4", "[disk]\ndevices=sda\nreadahead_multiply=4\n");
+	p = load("ra4", NULL);
+	for (int round = 0; round < 2; round++) {
+		tx = tx_new("ra4", 0);
+		ck_assert_int_eq(perftune_profile_stage(p, tx, 0), 1);
+		ck_assert_int_ge(perftune_tx_commit(tx), 0);
+		perftune_tx_unref(tx);
+		ck_assert_str_eq(fx_read(&f, "sys/block/sda/queue/read_ahead_kb"), "512");
+	}
+	ck_assert_int_eq(perftune_restore(f.ctx, "ra4", 0), 1);
+	ck_assert_str_eq(fx_read(&f, "sys/block/sda/queue/read_ahead_kb"), "128");
+	perftune_profile_free(p);
+}
+END_TEST
+
+START_TEST(force_latency_holds_pmqos_only_with_a_hold)
+{
+	struct perftune_profile *p;
+	struct perftune_tx *tx = tx_new("lat", PERFTUNE_TX_HOLD | PERFTUNE_TX_DRY_RUN);
+
+	put("lat", "[cpu]\nforce_latency=7\n");
+	p = load("lat", NULL);
+	ck_assert_str_eq(item(p, "cpu.all.idle.max_latency_us", NULL), "7");
+	ck_assert_int_eq(perftune_profile_stage(p, tx, PERFTUNE_PROFILE_HOLD), 1);
+	ck_assert_str_eq(item(p, "pmqos.cpu_dma_latency_us", NULL), "7");
+	ck_assert_ptr_null(item(p, "cpu.all.idle.max_latency_us", NULL));
+	perftune_tx_unref(tx);
+	perftune_profile_free(p);
+}
+END_TEST
+
+/* ---- export ---- */
+
+static char *export_p(struct perftune_profile *p, int fmt)
+{
+	char *text = NULL;
+
+	ck_assert_int_ge(perftune_export_profile(p, fmt, &text), 0);
+	return text;
+}
+
+START_TEST(export_formats_of_a_profile)
+{
+	struct perftune_profile *p, *q;
+	char *t, path[PATH_MAX];
+	const char *vars[] = { "disks=sd*", NULL };
+	FILE *fp;
+
+	put("ex", "[disk]\ndevices=${disks}\nelevator=deadline\nreadahead=256\n"
+		  "[disk-ssd]\ntype=disk\ndevices=nvme*\nrotational=0\nelevator=none\n"
+		  "[sysctl]\nvm.swappiness=10\nvm.nr_hugepages=64\nnet/ipv4/conf/eth0.100/rp_filter=0\n"
+		  "[vm]\ntransparent_hugepages=never\n[selinux]\navc_cache_threshold=8192\n");
+	p = load("ex", vars);
+	t = export_p(p, PERFTUNE_EXPORT_SYSCTL);
+	ck_assert_ptr_nonnull(strstr(t, "\nvm.swappiness = 10\n"));
+	ck_assert_ptr_nonnull(strstr(t, "\nvm.nr_hugepages = 64\n"));
+	ck_assert_ptr_nonnull(strstr(t, "\nnet/ipv4/conf/eth0.100/rp_filter = 0\n"));
+	ck_assert_ptr_nonnull(strstr(t, "# not a sysctl: thp.enabled = never"));
+	free(t);
+	t = export_p(p, PERFTUNE_EXPORT_UDEV);
+	ck_assert_ptr_nonnull(strstr(t, "ACTION==\"add|change\", SUBSYSTEM==\"block\", "
+					"ENV{DEVTYPE}==\"disk\", KERNEL==\"sd*\", "
+					"ATTR{queue/scheduler}=\"mq-deadline\", "
+					"ATTR{queue/read_ahead_kb}=\"256\"\n"));
+	ck_assert_ptr_nonnull(strstr(t, "KERNEL==\"nvme*\", ATTR{queue/rotational}==\"0\", "
+					"ATTR{queue/scheduler}=\"none\"\n"));
+	free(t);
+	t = export_p(p, PERFTUNE_EXPORT_CMDLINE);
+	ck_assert_str_eq(t, "default_hugepagesz=2M hugepages=64 transparent_hugepage=never\n");
+	free(t);
+	/* the TuneD export loads again to the same keys */
+	t = export_p(p, PERFTUNE_EXPORT_TUNED);
+	mkdir(strcat(strcpy(path, dir), "/roundtrip"), 0755);
+	fp = fopen(strcat(path, "/tuned.conf"), "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs(t, fp);
+	fclose(fp);
+	free(t);
+	q = load("roundtrip", NULL);
+	static const char *const keys[] = { "block.sda.scheduler", "block.sdc.read_ahead_kb",
+					    "block.nvme0n1.scheduler", "sysctl.vm.swappiness",
+					    "hugepages.nr", "thp.enabled", "selinux.avc.cache_threshold",
+					    "sysctl.net.ipv4.conf.[eth0.100].rp_filter" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *a = item(p, keys[i], NULL);
+		char va[PERFTUNE_VALUE_MAX];
+		ck_assert_msg(a, "%s missing", keys[i]);
+		snprintf(va, sizeof(va), "%s", a);
+		ck_assert_msg(item(q, keys[i], NULL) && !strcmp(item(q, keys[i], NULL), va),
+			      "%s: %s after the round trip", keys[i], va);
+	}
+	perftune_profile_free(q);
+	perftune_profile_free(p);
+}
+END_TEST
+
+START_TEST(export_of_a_transaction)
+{
+	struct perftune_tx *tx = tx_new("ext", 0);
+	char *t = NULL;
+
+	ck_assert_int_eq(perftune_export_transaction(f.ctx, "ext", PERFTUNE_EXPORT_SYSCTL, &t),
+			 -ENOENT);
+	ck_assert_int_ge(perftune_tx_set(tx, "sysctl.vm.swappiness", "7"), 1);
+	ck_assert_int_ge(perftune_tx_set(tx, "block.sda.scheduler", "none"), 1);
+	ck_assert_int_ge(perftune_tx_commit(tx), 2);
+	ck_assert_int_eq(perftune_export_transaction(f.ctx, "ext", PERFTUNE_EXPORT_SYSCTL, &t), 1);
+	ck_assert_ptr_nonnull(strstr(t, "\nvm.swappiness = 7\n"));
+	free(t);
+	ck_assert_int_eq(perftune_export_transaction(f.ctx, "ext", PERFTUNE_EXPORT_UDEV, &t), 1);
+	ck_assert_ptr_nonnull(strstr(t, "KERNEL==\"sda\", ATTR{queue/scheduler}=\"none\"\n"));
+	free(t);
+	perftune_tx_unref(tx);
+	ck_assert_int_eq(perftune_restore(f.ctx, "ext", 0), 2);
+}
+END_TEST
+
+START_TEST(list_sorted_first_directory_wins)
+{
+	struct perftune_iter *it;
+	char two[PATH_MAX], env[2 * PATH_MAX + 2], p[PATH_MAX + 32];
+	const char *names[3] = { 0 };
+	int n = 0;
+	FILE *fp;
+
+	put("zeta", "[main]\nsummary=last\n");
+	put("alpha", "[main]\nsummary=first\n");
+	snprintf(two, sizeof(two), "%s/two", f.root);
+	snprintf(p, sizeof(p), "%s/alpha", two);
+	ck_assert_int_eq(mkdir(two, 0755) | mkdir(p, 0755), 0);
+	fp = fopen(strcat(p, "/tuned.conf"), "w");
+	fputs("[main]\nsummary=shadowed\n", fp);
+	fclose(fp);
+	snprintf(env, sizeof(env), "%s:%s", dir, two);
+	setenv("PERFTUNE_PROFILE_PATH", env, 1);
+	ck_assert_int_eq(perftune_profile_list(f.ctx, &it), 0);
+	while (perftune_iter_next(it)) {
+		ck_assert_int_lt(n, 2);
+		names[n++] = strdup(perftune_iter_name(it));
+		if (!strcmp(perftune_iter_name(it), "alpha"))
+			ck_assert_str_eq(perftune_iter_value(it), "first");
+	}
+	perftune_iter_free(it);
+	ck_assert_int_eq(n, 2);
+	ck_assert_str_eq(names[0], "alpha");
+	ck_assert_str_eq(names[1], "zeta");
+	free((void *)names[0]);
+	free((void *)names[1]);
+}
+END_TEST
+
+static Suite *profile_suite(void)
+{
+	Suite *s = suite_create("profile");
+	TCase *tc = tcase_create("profile");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, bad_input_is_an_error_naming_file_and_line, 0,
+			    (int)(sizeof(bad) / sizeof(bad[0])));
+	tcase_add_test(tc, missing_profile_names_the_search_path);
+	tcase_add_test(tc, comments_continuations_and_duplicates_parse_like_configparser);
+	tcase_add_test(tc, include_merges_later_files_win);
+	tcase_add_test(tc, include_loops_and_optional_includes_terminate);
+	tcase_add_test(tc, variables_functions_and_overrides);
+	tcase_add_test(tc, variables_file_include_is_confined);
+	tcase_add_test(tc, devices_globs_exclusions_first_unit_wins);
+	tcase_add_test(tc, unit_conditions_priority_and_disabled);
+	tcase_add_test(tc, conditional_and_sector_values);
+	tcase_add_test(tc, plugins_map_or_skip_with_reason);
+	tcase_add_test(tc, rotational_selects_disks_by_their_attribute);
+	tcase_add_test(tc, strict_turns_a_skip_into_an_error_and_stages_nothing);
+	tcase_add_test(tc, apply_then_restore_gives_back_every_file);
+	tcase_add_test(tc, reapply_does_not_compound_readahead_multiply);
+	tcase_add_test(tc, force_latency_holds_pmqos_only_with_a_hold);
+	tcase_add_test(tc, export_formats_of_a_profile);
+	tcase_add_test(tc, export_of_a_transaction);
+	tcase_add_test(tc, list_sorted_first_directory_wins);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	static Suite *(*const suites[])(void) = { profile_suite };
+
+	return harness_main(argc, argv, suites, 1);
+}

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* perftune export */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "common.h"
+
+#define MAX_VARS 64
+
+/* write @text to @path through a temporary file, so a reader never sees half of it */
+static int write_file(const char *path, const char *text)
+{
+	char *tmp = NULL;
+	FILE *f;
+	int r = 0;
+
+	if (asprintf(&tmp, "%s.perftune-XXXXXX", path) < 0)
+		return -ENOMEM;
+	int fd = mkstemp(tmp);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
+		free(tmp);
+		return r;
+	}
+	if (fputs(text, f) < 0 || fchmod(fd, 0644) < 0)
+		r = -errno;
+	if (fclose(f) != 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	free(tmp);
+	return r;
+}
+
+struct export_opts {
+	const char *format, *output, *vars[MAX_VARS + 1];
+	int nvars;
+	bool profile, transaction;
+};
+
+static int parse_export(int argc, char **argv, struct export_opts *e)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
+		{ "profile", no_argument, NULL, 'P' },	    { "transaction", no_argument, NULL, 'T' },
+		{ "var", required_argument, NULL, 'v' },    { "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int o;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "+f:o:v:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'f': e->format = optarg; break;
+		case 'o': e->output = optarg; break;
+		case 'P': e->profile = true; break;
+		case 'T': e->transaction = true; break;
+		case 'v':
+			if (e->nvars == MAX_VARS || !strchr(optarg, '='))
+				return usage_error(&cmd_export, "-v takes VAR=VALUE");
+			e->vars[e->nvars++] = optarg;
+			break;
+		case 'h': print_cmd_help(&cmd_export, stdout); exit(0);
+		default: return usage_error(&cmd_export, "bad option");
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error(&cmd_export, "export takes one NAME or PROFILE");
+	if (!e->format || perftune_export_format(e->format) < 0)
+		return usage_error(&cmd_export, "--format must be sysctl, udev, cmdline or tuned");
+	if (e->profile && e->transaction)
+		return usage_error(&cmd_export, "give --profile or --transaction, not both");
+	return 0;
+}
+
+static int run_export(struct perftune_ctx *ctx, int argc, char **argv)
+{
+	struct export_opts e = { 0 };
+	struct perftune_profile *p = NULL;
+	char *text = NULL;
+	const char *what;
+	int r, fmt;
+
+	if ((r = parse_export(argc, argv, &e)) != 0)
+		return r;
+	what = argv[optind];
+	fmt = perftune_export_format(e.format);
+	/* a journaled transaction of that name first, else a profile */
+	r = e.profile || strchr(what, '/') ? -ENOENT
+					   : perftune_export_transaction(ctx, what, fmt, &text);
+	if (r == -ENOENT && !e.transaction) {
+		r = perftune_profile_load(ctx, what, e.vars, &p);
+		if (r >= 0)
+			r = perftune_export_profile(p, fmt, &text);
+		perftune_profile_free(p);
+	}
+	if (r < 0)
+		return lib_error(ctx, r, what);
+	if (e.output && strcmp(e.output, "-")) {
+		r = write_file(e.output, text);
+		if (r < 0)
+			fprintf(stderr, "%s: %s: %s\n", program, e.output, strerror(-r));
+	} else {
+		fputs(text, stdout);
+	}
+	free(text);
+	return r < 0 ? EXIT_FAIL : 0;
+}
+
+const struct cmd cmd_export = {
+	"export", run_export,
+	"export --format sysctl|udev|cmdline|tuned [-o FILE] [--profile|--transaction]\n"
+	"         [-v VAR=VALUE]... NAME|PROFILE",
+	"Write what a journaled transaction NAME wrote, or what PROFILE maps to, in a\n"
+	"format that persists without perftune: a sysctl.d file, udev rules for block\n"
+	"queue attributes, a kernel command line fragment (huge pages, THP), or a\n"
+	"TuneD profile. NAME is looked up as a transaction first, then as a profile.\n"
+	"Keys the format cannot carry are listed in comments (cmdline: on stderr).\n"
+	"  -o, --output FILE  write FILE (replaced atomically) instead of stdout\n"
+	"  --profile          PROFILE is a profile even if a transaction has its name\n"
+	"  --transaction      NAME must be a journaled transaction\n"
+	"  -v, --var VAR=VALUE  override a profile variable",
+};

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* perftune apply | list-profiles */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "common.h"
+
+#define MAX_VARS 64
+
+static void changes_text(struct perftune_tx *tx, bool dry)
+{
+	struct perftune_iter *it;
+
+	if (perftune_tx_changes(tx, &it) < 0)
+		return;
+	while (perftune_iter_next(it)) {
+		unsigned fl = perftune_iter_flags(it);
+		const char *note = perftune_iter_note(it), *old = perftune_iter_old(it);
+		if (!dry && !(fl & (PERFTUNE_ITEM_WRITTEN | PERFTUNE_ITEM_UNCHANGED)))
+			continue;
+		printf("%s: %s -> %s%s%s%s%s\n", perftune_iter_key(it), old && *old ? old : "?",
+		       perftune_iter_value(it), fl & PERFTUNE_ITEM_UNCHANGED ? " (unchanged)" : "",
+		       note ? " (" : "", note ? note : "", note ? ")" : "");
+	}
+	perftune_iter_free(it);
+}
+
+static void items_text(struct perftune_profile *p)
+{
+	struct perftune_iter *it;
+
+	if (perftune_profile_items(p, &it) < 0)
+		return;
+	while (perftune_iter_next(it)) {
+		unsigned fl = perftune_iter_flags(it);
+		const char *key = perftune_iter_key(it), *note = perftune_iter_note(it);
+		bool named = key && note && strstr(note, key);
+		if (fl & PERFTUNE_ITEM_SKIPPED)
+			printf("skipped: %s%s%s%s: %s\n", perftune_iter_name(it), key && !named ? " (" : "",
+			       key && !named ? key : "", key && !named ? ")" : "", note ? note : "");
+		else if (fl & PERFTUNE_ITEM_UNCHANGED)
+			printf("kept: %s = %s (%s: %s)\n", key, perftune_iter_value(it),
+			       perftune_iter_name(it), note ? note : "");
+	}
+	perftune_iter_free(it);
+}
+
+static void changes_json(struct perftune_tx *tx, bool dry)
+{
+	struct perftune_iter *it;
+	bool first = true;
+
+	fputs("\"changes\": [", stdout);
+	if (perftune_tx_changes(tx, &it) >= 0) {
+		while (perftune_iter_next(it)) {
+			unsigned fl = perftune_iter_flags(it);
+			bool f = true;
+			if (!dry && !(fl & (PERFTUNE_ITEM_WRITTEN | PERFTUNE_ITEM_UNCHANGED)))
+				continue;
+			printf("%s\n    {", first ? "" : ",");
+			json_kv(stdout, &f, "key", perftune_iter_key(it));
+			json_kv(stdout, &f, "old", perftune_iter_old(it));
+			json_kv(stdout, &f, "new", perftune_iter_value(it));
+			json_kb(stdout, &f, "unchanged", fl & PERFTUNE_ITEM_UNCHANGED);
+			json_kv(stdout, &f, "note", perftune_iter_note(it));
+			fputs("}", stdout);
+			first = false;
+		}
+		perftune_iter_free(it);
+	}
+	fputs(first ? "]" : "\n  ]", stdout);
+}
+
+static void items_json(struct perftune_profile *p, unsigned want, const char *name)
+{
+	struct perftune_iter *it;
+	bool first = true;
+
+	printf(",\n  \"%s\": [", name);
+	if (perftune_profile_items(p, &it) >= 0) {
+		while (perftune_iter_next(it)) {
+			bool f = true;
+			if (!(perftune_iter_flags(it) & want))
+				continue;
+			printf("%s\n    {", first ? "" : ",");
+			json_kv(stdout, &f, "option", perftune_iter_name(it));
+			json_kv(stdout, &f, "key", perftune_iter_key(it));
+			json_kv(stdout, &f, "value", perftune_iter_value(it));
+			json_kv(stdout, &f, "origin", perftune_iter_current(it));
+			json_kv(stdout, &f, "reason", perftune_iter_note(it));
+			fputs("}", stdout);
+			first = false;
+		}
+		perftune_iter_free(it);
+	}
+	fputs(first ? "]" : "\n  ]", stdout);
+}
+
+static void report(struct perftune_profile *p, struct perftune_tx *tx, bool dry, bool json)
+{
+	bool f = true;
+
+	if (!json) {
+		changes_text(tx, dry);
+		items_text(p);
+		return;
+	}
+	fputs("{", stdout);
+	json_kv(stdout, &f, "profile", perftune_profile_name(p));
+	json_kv(stdout, &f, "path", perftune_profile_path(p));
+	json_kv(stdout, &f, "transaction", perftune_tx_name(tx));
+	json_kb(stdout, &f, "dry_run", dry);
+	fputs(",\n  ", stdout);
+	changes_json(tx, dry);
+	items_json(p, PERFTUNE_ITEM_SKIPPED, "skipped");
+	items_json(p, PERFTUNE_ITEM_UNCHANGED, "kept");
+	puts("\n}");
+}
+
+/* Stay in the foreground until SIGTERM/SIGINT/SIGHUP, then roll back. */
+static int hold(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t *set)
+{
+	int sig = 0, r;
+
+	printf("holding transaction '%s' (pid %d); SIGTERM or Ctrl-C restores it\n",
+	       perftune_tx_name(tx), getpid());
+	fflush(stdout);
+	sigwait(set, &sig);
+	r = perftune_tx_rollback(tx);
+	if (r < 0)
+		return lib_error(ctx, r, "rollback");
+	printf("restored transaction '%s' (signal %d)\n", perftune_tx_name(tx), sig);
+	return 0;
+}
+
+struct apply_opts {
+	const char *name, *vars[MAX_VARS + 1];
+	unsigned txflags, pflags;
+	int nvars;
+	bool json;
+};
+
+static int parse_apply(int argc, char **argv, struct apply_opts *a)
+{
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, 'n' }, { "hold", no_argument, NULL, 'H' },
+		{ "dry-run", no_argument, NULL, 'd' },	  { "strict", no_argument, NULL, 's' },
+		{ "var", required_argument, NULL, 'v' },  { "json", no_argument, NULL, 'j' },
+		{ "allow-partial", no_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int o;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "+n:v:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'n': a->name = optarg; break;
+		case 'H':
+			a->txflags |= PERFTUNE_TX_HOLD;
+			a->pflags |= PERFTUNE_PROFILE_HOLD;
+			break;
+		case 'd': a->txflags |= PERFTUNE_TX_DRY_RUN; break;
+		case 's': a->pflags |= PERFTUNE_PROFILE_STRICT; break;
+		case 'p': a->txflags |= PERFTUNE_TX_ALLOW_PARTIAL; break;
+		case 'j': a->json = true; break;
+		case 'v':
+			if (a->nvars == MAX_VARS || !strchr(optarg, '='))
+				return usage_error(&cmd_apply, "-v takes VAR=VALUE (at most %d)",
+						   MAX_VARS);
+			a->vars[a->nvars++] = optarg;
+			break;
+		case 'h': print_cmd_help(&cmd_apply, stdout); exit(0);
+		default: return usage_error(&cmd_apply, "bad option");
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error(&cmd_apply, "apply takes one PROFILE");
+	return 0;
+}
+
+static int run_apply(struct perftune_ctx *ctx, int argc, char **argv)
+{
+	struct apply_opts a = { 0 };
+	struct perftune_profile *p = NULL;
+	struct perftune_tx *tx = NULL;
+	bool dry;
+	sigset_t set;
+	int r, ret = 0;
+
+	if ((r = parse_apply(argc, argv, &a)) != 0)
+		return r;
+	dry = a.txflags & PERFTUNE_TX_DRY_RUN;
+	r = perftune_profile_load(ctx, argv[optind], a.vars, &p);
+	if (r < 0) {
+		ret = lib_error(ctx, r, argv[optind]);
+		fprintf(stderr, "%s: nothing was changed\n", program);
+		return ret;
+	}
+	r = perftune_tx_new(ctx, a.name ? a.name : perftune_profile_name(p), a.txflags, &tx);
+	if (r < 0) {
+		ret = r == -EINVAL ? usage_error(&cmd_apply, "%s (use --name)",
+						 perftune_ctx_last_error(ctx))
+				   : lib_error(ctx, r, "transaction");
+		goto out;
+	}
+	r = perftune_profile_stage(p, tx, a.pflags);
+	if (r < 0) {
+		ret = lib_error(ctx, r, argv[optind]);
+		fprintf(stderr, "%s: nothing was changed\n", program);
+		goto out;
+	}
+	/* a signal during the commit is taken after it, and rolls it back */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (a.txflags & PERFTUNE_TX_HOLD)
+		sigprocmask(SIG_BLOCK, &set, NULL);
+	r = perftune_tx_commit(tx);
+	if (r < 0) {
+		ret = lib_error(ctx, r, "commit");
+		goto out;
+	}
+	report(p, tx, dry, a.json);
+	if ((a.txflags & PERFTUNE_TX_HOLD) && !dry)
+		ret = hold(ctx, tx, &set);
+out:
+	perftune_tx_unref(tx);
+	perftune_profile_free(p);
+	return ret;
+}
+
+const struct cmd cmd_apply = {
+	"apply", run_apply,
+	"apply [--name NAME] [--hold] [--dry-run] [--strict] [--json] [-v VAR=VALUE]... PROFILE",
+	"Apply a TuneD-format profile (a name on the profile path, or a path) as one\n"
+	"transaction, named after the profile unless --name. Prints 'key: old -> new'\n"
+	"for each change and 'skipped: [section] option: reason' for each option that\n"
+	"has no key here or would run something (nothing in a profile is executed).\n"
+	"  --name NAME      transaction name, for restore NAME\n"
+	"  --hold           stay in the foreground holding the values; force_latency\n"
+	"                   then holds PM QoS (pmqos.cpu_dma_latency_us)\n"
+	"  --dry-run        validate and print the changes, write nothing\n"
+	"  --strict         a skipped option is an error (exit 1, nothing changed)\n"
+	"  --json           print the result as JSON (see perftune(8))\n"
+	"  -v, --var VAR=VALUE  override the profile's variable VAR",
+};
+
+static int run_list_profiles(struct perftune_ctx *ctx, int argc, char **argv)
+{
+	struct perftune_iter *it;
+	bool json = false, first = true;
+	int i = parse_simple(&cmd_list_profiles, argc, argv, &json), r;
+
+	if (i < 0 || i != argc)
+		return usage_error(&cmd_list_profiles, "list-profiles takes no operands");
+	r = perftune_profile_list(ctx, &it);
+	if (r < 0)
+		return lib_error(ctx, r, "list-profiles");
+	if (json)
+		fputs("[", stdout);
+	while (perftune_iter_next(it)) {
+		const char *sum = perftune_iter_value(it), *err = perftune_iter_note(it);
+		if (json) {
+			bool f = true;
+			printf("%s\n  {", first ? "" : ",");
+			json_kv(stdout, &f, "name", perftune_iter_name(it));
+			json_kv(stdout, &f, "summary", sum);
+			json_kv(stdout, &f, "path", perftune_iter_key(it));
+			json_kv(stdout, &f, "error", err);
+			fputs("}", stdout);
+		} else {
+			printf("%-28s %s\n", perftune_iter_name(it),
+			       sum ? sum : err ? err : "");
+		}
+		first = false;
+	}
+	if (json)
+		puts(first ? "]" : "\n]");
+	perftune_iter_free(it);
+	return 0;
+}
+
+const struct cmd cmd_list_profiles = {
+	"list-profiles", run_list_profiles, "list-profiles [--json]",
+	"List the profiles on the profile path ($PERFTUNE_PROFILE_PATH, or\n"
+	"/etc/perftune/profiles, perftune's own, /etc/tuned, /usr/lib/tuned) with\n"
+	"their summaries.",
+};
