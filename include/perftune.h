@@ -294,6 +294,28 @@ int perftune_restore(struct perftune_ctx *ctx, const char *name, unsigned flags)
 int perftune_status(struct perftune_ctx *ctx, struct perftune_iter **iterp);
 
 /* ------------------------------------------------------------------------ */
+/* NUMA placement of the calling process                                    */
+/* ------------------------------------------------------------------------ */
+
+/** Memory policies for perftune_numa_place_self(). */
+enum {
+	PERFTUNE_MEM_LOCAL = 0,	     /* allocate on the node the thread runs on (default) */
+	PERFTUNE_MEM_BIND = 1,	     /* only from the given nodes */
+	PERFTUNE_MEM_PREFERRED = 2,  /* from the first given node, others when it is full */
+	PERFTUNE_MEM_INTERLEAVE = 3, /* round-robin over the given nodes */
+};
+
+/**
+ * perftune_numa_place_self() - run the calling process on the CPUs of NUMA
+ * nodes @nodes ("1", "0-1") with memory policy @mempolicy, as numactl does;
+ * what it sets is inherited across fork() and execve() (perftune exec).
+ * A running process is placed with the key proc.<pid>.numa_nodes instead.
+ * Return: 0, -EINVAL (bad list or policy), -ENODEV (no such node),
+ *         -EOPNOTSUPP (no NUMA), -errno from the kernel.
+ */
+int perftune_numa_place_self(struct perftune_ctx *ctx, const char *nodes, int mempolicy);
+
+/* ------------------------------------------------------------------------ */
 /* Profiles                                                                 */
 /* ------------------------------------------------------------------------ */
 

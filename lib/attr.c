@@ -21,11 +21,12 @@ static int open_top(struct perftune_ctx *ctx, const char *path, const char **res
 {
 	for (size_t i = 0; i < ARRAY_SIZE(tops); i++) {
 		size_t n = strlen(tops[i]);
-		if (strncmp(path, tops[i], n) == 0 && path[n] && path[n] != '/') {
+		bool whole = strncmp(path, tops[i], n - 1) == 0 && path[n - 1] == '\0';
+		if (whole || (strncmp(path, tops[i], n) == 0 && path[n] && path[n] != '/')) {
 			char top[8];
 			memcpy(top, tops[i], n - 1);
 			top[n - 1] = '\0';
-			*rest = path + n;
+			*rest = whole ? "." : path + n;
 			int fd = openat(pt_root_fd(ctx), top, O_PATH | O_DIRECTORY | O_CLOEXEC |
 								   O_NOFOLLOW);
 			return fd < 0 ? -errno : fd;

@@ -121,6 +121,9 @@ struct pt_family {
 		      const char *got);
 	int (*describe)(struct perftune_ctx *ctx, const struct pt_tunable *t,
 			struct perftune_desc *d);
+	/* optional: the original as a string write() restores exactly (PT_FAM_SNAPSHOT) */
+	int (*snapshot)(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf,
+			size_t size);
 	unsigned flags;
 };
 enum {

@@ -365,14 +365,22 @@ PERFTUNE_EXPORT int perftune_get(struct perftune_ctx *ctx, const char *key, char
 	return r;
 }
 
+struct list_state {
+	struct perftune_iter *it;
+	char **prefixes; /* NULL-terminated; NULL: everything */
+};
+
 static int list_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
 {
-	struct perftune_iter *it = ((void **)ud)[0];
-	const char *prefix = ((void **)ud)[1];
+	struct list_state *ls = ud;
+	struct perftune_iter *it = ls->it;
 	char buf[PT_VAL];
 	struct pt_item item = { .key = (char *)t->key };
+	bool match = !ls->prefixes;
 
-	if (prefix && strncmp(t->key, prefix, strlen(prefix)) != 0)
+	for (char **p = ls->prefixes; p && *p && !match; p++)
+		match = strncmp(t->key, *p, strlen(*p)) == 0;
+	if (!match)
 		return 0;
 	if (t->fam->read(ctx, t, buf, sizeof(buf)) == 0)
 		item.value = buf;
@@ -380,42 +388,85 @@ static int list_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void 
 	return pt_iter_add(it, &item);
 }
 
+/*
+ * "block[/dev/mapper/x]" or "block[/data].iosched": the prefixes of the disks
+ * the selector reaches (as its scheduler key resolves: bio-based devices mean
+ * their disks), each followed by what came after the bracket.
+ */
+static int selector_prefixes(struct perftune_ctx *ctx, const char *prefix, char ***out)
+{
+	const char *close = strchr(prefix, ']');
+	_cleanup_free_ struct pt_tunable *t = NULL;
+	char key[PERFTUNE_KEY_MAX], **v;
+	int n;
+
+	if (strncmp(prefix, "block[", 6) || !close)
+		return pt_err(ctx, -EINVAL, "%s: a list prefix takes a [selector] only for block",
+			      prefix);
+	if (pt_snprintf(key, sizeof(key), "%.*s.scheduler", (int)(close + 1 - prefix), prefix) < 0)
+		return -ENAMETOOLONG;
+	n = pt_resolve_all(ctx, key, &t);
+	if (n < 0)
+		return n;
+	v = calloc((size_t)n + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		if (asprintf(&v[i], "block.%s%s%s", t[i].group, close[1] ? "" : ".", close + 1) < 0) {
+			pt_strv_free(v);
+			return -ENOMEM;
+		}
+	*out = v;
+	return n;
+}
+
 PERFTUNE_EXPORT int perftune_list(struct perftune_ctx *ctx, const char *prefix,
 				  struct perftune_iter **iterp)
 {
-	struct perftune_iter *it;
+	struct list_state ls = { 0 };
+	char *plain[2] = { (char *)prefix, NULL };
 	int r = 0;
 
 	if (!ctx || !iterp)
 		return -EINVAL;
-	it = pt_iter_new();
-	if (!it)
+	ls.it = pt_iter_new();
+	if (!ls.it)
 		return -ENOMEM;
 	pt_lock(ctx);
 	pt_err_clear(ctx);
-	for (size_t i = 0; i < ARRAY_SIZE(families) && r >= 0; i++) {
+	if (prefix && strchr(prefix, '[')) {
+		r = selector_prefixes(ctx, prefix, &ls.prefixes);
+		if (r < 0)
+			goto out;
+	} else if (prefix && *prefix) {
+		ls.prefixes = plain;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(families); i++) {
 		const char *name = families[i]->name;
-		size_t n = strlen(name);
-		void *ud[2] = { it, (void *)(prefix && *prefix ? prefix : NULL) };
+		bool wanted = !ls.prefixes;
 
-		/* skip families the prefix rules out */
-		if (prefix && *prefix && strncmp(prefix, name, strlen(prefix) < n ? strlen(prefix) : n))
+		/* skip families no prefix can match */
+		for (char **p = ls.prefixes; p && *p && !wanted; p++)
+			wanted = !strncmp(*p, name, strlen(*p) < strlen(name) ? strlen(*p) : strlen(name)) &&
+				 (strlen(*p) <= strlen(name) || strchr(".[", (*p)[strlen(name)]));
+		if (!wanted)
 			continue;
-		if (prefix && strlen(prefix) > n && strchr(".[", prefix[n]) == NULL)
-			continue;
-		r = families[i]->list(ctx, list_emit, ud);
+		r = families[i]->list(ctx, list_emit, &ls);
 		if (r == -ENOMEM)
 			break;
 		r = 0; /* a family absent on this machine lists nothing */
 	}
 	pt_err_clear(ctx);
+out:
+	if (ls.prefixes != plain)
+		pt_strv_free(ls.prefixes);
 	pt_unlock(ctx);
 	if (r < 0) {
-		perftune_iter_free(it);
+		perftune_iter_free(ls.it);
 		return r;
 	}
-	pt_iter_sort(it);
-	*iterp = it;
+	pt_iter_sort(ls.it);
+	*iterp = ls.it;
 	return 0;
 }
 

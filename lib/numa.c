@@ -4,6 +4,7 @@
  * proc.<pid>.numa_nodes: the NUMA nodes a process may run on, through libnuma.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <numa.h>
 #include <stdio.h>
 #include <string.h>
@@ -109,11 +110,6 @@ static int proc_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, 
 	return emit(ctx, &t, ud);
 }
 
-static int proc_list(struct perftune_ctx *ctx _unused_, pt_emit_fn emit _unused_, void *ud _unused_)
-{
-	return 0; /* one per process: named by pid, never enumerated */
-}
-
 /* the nodes that hold at least one CPU the process may run on */
 static int proc_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size)
 {
@@ -149,13 +145,217 @@ out:
 	return r;
 }
 
-static int proc_validate(struct perftune_ctx *ctx, const struct pt_tunable *t,
-			 const char *in _unused_, char *out _unused_, size_t size _unused_)
+/* user processes only: kernel threads (empty cmdline) are not placed */
+static int proc_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 {
-	return pt_err(ctx, -EOPNOTSUPP,
-		      "%s: moving a running process between nodes is not implemented yet; use "
-		      "perftune exec --nodes for new processes",
-		      t->key);
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	int r = 0;
+
+	if (numa_available() < 0)
+		return 0;
+	d = pt_attr_opendir(ctx, "proc");
+	while (d && (de = readdir(d)) && r >= 0) {
+		char p[64], c[8];
+		struct pt_tunable t;
+		if (strspn(de->d_name, "0123456789") != strlen(de->d_name))
+			continue;
+		snprintf(p, sizeof(p), "proc/%s/cmdline", de->d_name);
+		if (pt_attr_read_raw(ctx, p, c, sizeof(c)) <= 0)
+			continue;
+		snprintf(p, sizeof(p), "proc/%s/status", de->d_name);
+		pt_tunable_init(&t, &pt_proc_family, p, "proc.%s.numa_nodes", de->d_name);
+		t.id = atoi(de->d_name);
+		r = emit(ctx, &t, ud);
+	}
+	return r;
+}
+
+/* the CPUs of the nodes in @nodes */
+static int nodes_cpus(struct bitmask *nodes, struct bitmask *cpus)
+{
+	struct bitmask *ncpus = numa_allocate_cpumask();
+
+	if (!ncpus)
+		return -ENOMEM;
+	numa_bitmask_clearall(cpus);
+	for (unsigned n = 0; n < nodes->size; n++) {
+		if (!numa_bitmask_isbitset(nodes, n) || numa_node_to_cpus((int)n, ncpus) < 0)
+			continue;
+		for (unsigned c = 0; c < ncpus->size; c++)
+			if (numa_bitmask_isbitset(ncpus, c))
+				numa_bitmask_setbit(cpus, c);
+	}
+	numa_free_cpumask(ncpus);
+	return 0;
+}
+
+static int proc_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+			 char *out, size_t size)
+{
+	struct bitmask *nodes, *cpus;
+	unsigned char mask[128] = { 0 };
+	int r = 0;
+
+	if (numa_available() < 0)
+		return pt_err(ctx, -EOPNOTSUPP, "%s: NUMA is not available", t->key);
+	/* checked here first: libnuma's parser prints its complaints on stderr */
+	if (pt_parse_cpulist(in, mask, (int)sizeof(mask) * 8) < 0)
+		return pt_err(ctx, -EINVAL, "%s: '%s' is not a node list (0, 0-1)", t->key, in);
+	for (int n = 0; n < (int)sizeof(mask) * 8; n++)
+		if ((mask[n / 8] & (1u << (n % 8))) &&
+		    (n > numa_max_node() || !numa_bitmask_isbitset(numa_all_nodes_ptr, (unsigned)n)))
+			return pt_err(ctx, -ENODEV, "%s: no NUMA node %d on this machine", t->key, n);
+	memset(mask, 0, sizeof(mask));
+	if (!(nodes = numa_parse_nodestring(in)))
+		return pt_err(ctx, -EINVAL, "%s: '%s' is not a list of online NUMA nodes (0, 0-1)",
+			      t->key, in);
+	cpus = numa_allocate_cpumask();
+	if (!cpus || nodes_cpus(nodes, cpus) < 0 || numa_bitmask_weight(cpus) == 0)
+		r = pt_err(ctx, -EINVAL, "%s: nodes '%s' have no CPUs to run on", t->key, in);
+	for (unsigned n = 0; r == 0 && n < nodes->size && n < sizeof(mask) * 8; n++)
+		if (numa_bitmask_isbitset(nodes, n))
+			mask[n / 8] |= (unsigned char)(1u << (n % 8));
+	if (r == 0)
+		pt_format_cpulist(mask, sizeof(mask) * 8, out, size);
+	numa_free_cpumask(cpus);
+	numa_bitmask_free(nodes);
+	return r;
+}
+
+/*
+ * The original placement, exact: "@<nodes> <tid>=<cpus> ..." (every thread's
+ * own affinity, which may differ; the nodes hold the pages).
+ */
+static int proc_snapshot(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf,
+			 size_t size)
+{
+	char p[64];
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	size_t o;
+	int r = proc_read(ctx, t, buf + 1, size - 1);
+
+	if (r < 0)
+		return r;
+	buf[0] = '@';
+	o = strlen(buf);
+	snprintf(p, sizeof(p), "proc/%d/task", t->id);
+	d = pt_attr_opendir(ctx, p);
+	while (d && (de = readdir(d))) {
+		unsigned char mask[1024] = { 0 };
+		char list[512];
+		struct bitmask *cpus;
+		if (de->d_name[0] == '.')
+			continue;
+		cpus = numa_allocate_cpumask();
+		if (!cpus)
+			return -ENOMEM;
+		if (numa_sched_getaffinity(atoi(de->d_name), cpus) >= 0) {
+			for (unsigned c = 0; c < cpus->size && c < sizeof(mask) * 8; c++)
+				if (numa_bitmask_isbitset(cpus, c))
+					mask[c / 8] |= (unsigned char)(1u << (c % 8));
+			pt_format_cpulist(mask, sizeof(mask) * 8, list, sizeof(list));
+			int n = snprintf(buf + o, size - o, " %s=%s", de->d_name, list);
+			if (n < 0 || (size_t)n >= size - o) {
+				numa_free_cpumask(cpus);
+				return pt_err(ctx, -E2BIG, "%s: too many threads to journal", t->key);
+			}
+			o += (size_t)n;
+		}
+		numa_free_cpumask(cpus);
+	}
+	return 0;
+}
+
+static int set_affinity(struct perftune_ctx *ctx, const struct pt_tunable *t, int tid,
+			struct bitmask *cpus, bool restoring)
+{
+	if (numa_sched_setaffinity(tid, cpus) == 0)
+		return 0;
+	if (errno == ESRCH && (restoring || tid != t->id))
+		return 0; /* a thread that ended meanwhile */
+	return pt_err(ctx, -errno, "%s: %s %d: %s", t->key, tid == t->id ? "process" : "thread",
+		      tid, errno == ESRCH ? "exited" : strerror(errno));
+}
+
+/* move the pages the process has to @nodes; what cannot move stays (logged) */
+static void migrate(struct perftune_ctx *ctx, const struct pt_tunable *t, struct bitmask *nodes)
+{
+	struct bitmask *from = numa_allocate_nodemask();
+	int left;
+
+	if (!from)
+		return;
+	for (int n = 0; n <= numa_max_node(); n++)
+		numa_bitmask_setbit(from, (unsigned)n);
+	left = numa_migrate_pages(t->id, from, nodes);
+	if (left != 0)
+		pt_log(ctx, PERFTUNE_LOG_NOTICE, "%s: %d pages could not be moved%s", t->key, left,
+		       left < 0 ? " (migrate_pages failed)" : "");
+	numa_bitmask_free(from);
+}
+
+static int restore_snapshot(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *snap)
+{
+	_cleanup_free_ char *copy = strdup(snap + 1);
+	char *save = NULL, *tok;
+	int r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	tok = strtok_r(copy, " ", &save);
+	struct bitmask *nodes = tok ? numa_parse_nodestring(tok) : NULL;
+	while ((tok = strtok_r(NULL, " ", &save)) && r >= 0) {
+		char *eq = strchr(tok, '=');
+		struct bitmask *cpus;
+		if (!eq)
+			continue;
+		*eq = '\0';
+		cpus = numa_parse_cpustring_all(eq + 1);
+		if (cpus) {
+			r = set_affinity(ctx, t, atoi(tok), cpus, true);
+			numa_bitmask_free(cpus);
+		}
+	}
+	if (r >= 0 && nodes)
+		migrate(ctx, t, nodes);
+	if (nodes)
+		numa_bitmask_free(nodes);
+	return r;
+}
+
+static int proc_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+		      int *hold_fd)
+{
+	struct bitmask *nodes, *cpus;
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	char p[64];
+	int r = 0;
+
+	(void)hold_fd;
+	if (value[0] == '@')
+		return restore_snapshot(ctx, t, value);
+	nodes = numa_parse_nodestring(value);
+	cpus = numa_allocate_cpumask();
+	if (!nodes || !cpus || nodes_cpus(nodes, cpus) < 0) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = set_affinity(ctx, t, t->id, cpus, false); /* the main thread: fails if it exited */
+	snprintf(p, sizeof(p), "proc/%d/task", t->id);
+	d = pt_attr_opendir(ctx, p);
+	while (r >= 0 && d && (de = readdir(d)))
+		if (de->d_name[0] != '.' && atoi(de->d_name) != t->id)
+			r = set_affinity(ctx, t, atoi(de->d_name), cpus, false);
+	if (r >= 0)
+		migrate(ctx, t, nodes);
+out:
+	if (nodes)
+		numa_bitmask_free(nodes);
+	numa_free_cpumask(cpus);
+	return r;
 }
 
 static int proc_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
@@ -167,7 +367,10 @@ static int proc_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	if (r < 0)
 		return r;
 	pt_desc_set_value(d, v);
-	pt_desc_set_writable(d, false, "placement of running processes is not implemented yet");
+	pt_desc_set_writable(d, true, NULL);
+	pt_desc_add_info(d, "setting moves every thread's CPU affinity to the nodes' CPUs and "
+			    "migrates the process's pages there; restore puts back each thread's "
+			    "own affinity");
 	node_facts(ctx, d);
 	return 0;
 }
@@ -178,6 +381,61 @@ const struct pt_family pt_proc_family = {
 	.list = proc_list,
 	.read = proc_read,
 	.validate = proc_validate,
-	.write = pt_file_write,
+	.write = proc_write,
+	.snapshot = proc_snapshot,
 	.describe = proc_describe,
+	.flags = PT_FAM_SNAPSHOT,
 };
+
+PERFTUNE_EXPORT int perftune_numa_place_self(struct perftune_ctx *ctx, const char *nodes,
+					     int mempolicy)
+{
+	struct pt_tunable t;
+	struct bitmask *mask = NULL;
+	char list[256];
+	int r;
+
+	if (!ctx || !nodes)
+		return -EINVAL;
+	pt_lock(ctx);
+	pt_err_clear(ctx);
+	pt_tunable_init(&t, &pt_proc_family, NULL, "exec --nodes %.64s", nodes);
+	if (mempolicy < PERFTUNE_MEM_LOCAL || mempolicy > PERFTUNE_MEM_INTERLEAVE) {
+		r = pt_err(ctx, -EINVAL, "memory policy %d is not one of local, bind, preferred, "
+					 "interleave", mempolicy);
+		goto out;
+	}
+	r = proc_validate(ctx, &t, nodes, list, sizeof(list)); /* node list, nodes with CPUs */
+	if (r < 0 || !(mask = numa_parse_nodestring(list))) {
+		r = r < 0 ? r : -ENOMEM;
+		goto out;
+	}
+	if (numa_run_on_node_mask(mask) < 0) {
+		r = pt_err(ctx, -errno, "%s: cannot run on nodes %s: %s", t.key, list,
+			   strerror(errno));
+		goto out;
+	}
+	switch (mempolicy) {
+	case PERFTUNE_MEM_BIND:
+		numa_set_membind(mask);
+		break;
+	case PERFTUNE_MEM_PREFERRED:
+		for (unsigned n = 0; n < mask->size; n++)
+			if (numa_bitmask_isbitset(mask, n)) {
+				numa_set_preferred((int)n);
+				break;
+			}
+		break;
+	case PERFTUNE_MEM_INTERLEAVE:
+		numa_set_interleave_mask(mask);
+		break;
+	default:
+		numa_set_localalloc();
+	}
+	r = 0;
+out:
+	if (mask)
+		numa_bitmask_free(mask);
+	pt_unlock(ctx);
+	return r;
+}

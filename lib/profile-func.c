@@ -13,146 +13,6 @@
 #include <sys/utsname.h>
 #include "profile-internal.h"
 
-#define MASK_BYTES (PT_CPUS_MAX / 8)
-
-static void set_bit(unsigned char *m, long i, bool on)
-{
-	if (i < 0 || i >= PT_CPUS_MAX)
-		return;
-	if (on)
-		m[i / 8] |= (unsigned char)(1u << (i % 8));
-	else
-		m[i / 8] &= (unsigned char)~(1u << (i % 8));
-}
-
-static bool bit(const unsigned char *m, int i)
-{
-	return m[i / 8] & (1u << (i % 8));
-}
-
-static int hex_to_mask(const char *s, unsigned char *m)
-{
-	size_t n = strlen(s);
-	long b = 0;
-
-	for (size_t i = n; i-- > 2;) { /* skip "0x" */
-		if (s[i] == ',')
-			continue;
-		if (!isxdigit((unsigned char)s[i]))
-			return -EINVAL;
-		int v = isdigit((unsigned char)s[i]) ? s[i] - '0' : tolower(s[i]) - 'a' + 10;
-		for (int k = 0; k < 4; k++, b++)
-			set_bit(m, b, v & (1 << k));
-	}
-	return 0;
-}
-
-static int range(const char *s, long *a, long *b)
-{
-	char *end;
-
-	*a = strtol(s, &end, 10);
-	if (end == s)
-		return -EINVAL;
-	*b = *a;
-	if (*end == '-') {
-		const char *t = end + 1;
-		*b = strtol(t, &end, 10);
-		if (end == t)
-			return -EINVAL;
-	}
-	return *end || *a < 0 || *b < *a ? -EINVAL : 0;
-}
-
-/* "0-3,^2,0xf0" as TuneD's cpulist_unpack (hex masks may span ",", ",," ends one) */
-int pt_cpus_parse(const char *in, unsigned char *m)
-{
-	_cleanup_free_ char *dup = strdup(in);
-	unsigned char neg[MASK_BYTES] = { 0 };
-	char *s, *tok, *hex = NULL;
-	long a, b;
-
-	memset(m, 0, MASK_BYTES);
-	if (!dup)
-		return -ENOMEM;
-	s = dup + strspn(dup, "'\"");
-	s[strcspn(s, "'\"")] = '\0';
-	while ((tok = strsep(&s, ","))) {
-		if (hex && *tok) {
-			*(tok - 1) = ','; /* glue the mask back together */
-			continue;
-		}
-		if (hex && hex_to_mask(hex, m) < 0)
-			return -EINVAL;
-		hex = NULL;
-		if (!strncasecmp(tok, "0x", 2)) {
-			hex = tok;
-		} else if (*tok == '^' || *tok == '!') {
-			if (range(tok + 1, &a, &b) < 0)
-				return -EINVAL;
-			for (long i = a; i <= b && i < PT_CPUS_MAX; i++)
-				set_bit(neg, i, true);
-		} else if (*tok) {
-			if (range(tok, &a, &b) < 0)
-				return -EINVAL;
-			for (long i = a; i <= b && i < PT_CPUS_MAX; i++)
-				set_bit(m, i, true);
-		}
-	}
-	if (hex && hex_to_mask(hex, m) < 0)
-		return -EINVAL;
-	for (int i = 0; i < MASK_BYTES; i++)
-		m[i] &= (unsigned char)~neg[i];
-	return 0;
-}
-
-int pt_cpus_online(struct perftune_ctx *ctx, unsigned char *m)
-{
-	char buf[4096];
-	int r = pt_attr_read_raw(ctx, "sys/devices/system/cpu/online", buf, sizeof(buf));
-
-	if (r < 0)
-		return r;
-	pt_trim(buf);
-	return pt_cpus_parse(buf, m);
-}
-
-static char *mask_list(const unsigned char *m, const char *prefix, bool pack)
-{
-	struct pt_buf b = { 0 };
-
-	for (int i = 0; i < PT_CPUS_MAX; i++) {
-		int j = i;
-		if (!bit(m, i))
-			continue;
-		while (pack && j + 1 < PT_CPUS_MAX && bit(m, j + 1))
-			j++;
-		pt_buf_printf(&b, "%s%s%d", b.len ? "," : "", prefix, i);
-		if (j > i)
-			pt_buf_printf(&b, "-%d", j);
-		i = j;
-	}
-	return pt_buf_steal(&b);
-}
-
-/* TuneD's cpulist2hex: 8-digit groups separated by ',' */
-static char *mask_hex(const unsigned char *m)
-{
-	struct pt_buf b = { 0 };
-	int top = 0;
-
-	for (int i = 0; i < PT_CPUS_MAX; i++)
-		if (bit(m, i))
-			top = i;
-	for (int g = top / 32; g >= 0; g--) {
-		unsigned v = 0;
-		for (int k = 0; k < 32; k++)
-			v |= bit(m, g * 32 + k) ? 1u << k : 0;
-		pt_buf_printf(&b, "%s%08x", b.len ? "," : "", v);
-	}
-	return pt_buf_steal(&b);
-}
-
 static char *join(int argc, char **argv, const char *sep)
 {
 	struct pt_buf b = { 0 };
@@ -221,41 +81,18 @@ static char *cpuinfo(struct perftune_ctx *ctx)
 	return buf;
 }
 
-/* calc_isolated_cores:N - every CPU but the first N of each package */
-static char *isolated_cores(struct perftune_ctx *ctx, int reserve)
-{
-	unsigned char m[MASK_BYTES] = { 0 }, online[MASK_BYTES];
-	int seen[1024] = { 0 };
-
-	if (pt_cpus_online(ctx, online) < 0)
-		return strdup("");
-	for (int i = 0; i < PT_CPUS_MAX; i++) {
-		char p[96], pkg[32];
-		long id;
-		if (!bit(online, i))
-			continue;
-		snprintf(p, sizeof(p), "sys/devices/system/cpu/cpu%d/topology/physical_package_id", i);
-		id = pt_attr_read(ctx, p, pkg, sizeof(pkg)) < 0 ? 0 : strtol(pkg, NULL, 10);
-		if (id < 0 || id >= 1024)
-			id = 0;
-		if (seen[id]++ >= reserve)
-			set_bit(m, i, true);
-	}
-	return mask_list(m, "", false);
-}
-
 typedef char *(*func_fn)(struct perftune_profile *p, int argc, char **argv, char **why);
 
 static char *f_cpulist(struct perftune_profile *p, int argc, char **argv, int op)
 {
-	unsigned char m[MASK_BYTES], online[MASK_BYTES];
+	unsigned char m[PT_CPUS_BYTES], online[PT_CPUS_BYTES];
 	_cleanup_free_ char *s = join(argc, argv, ",,");
 
 	if (!s)
 		return NULL;
 	if (op == 'h') { /* hex2cpulist */
 		memset(m, 0, sizeof(m));
-		if (hex_to_mask(argc ? argv[0] : "0x0", m) < 0)
+		if (pt_cpus_hex(argc ? argv[0] : "0x0", m) < 0)
 			return strdup("");
 	} else if (pt_cpus_parse(s, m) < 0) {
 		memset(m, 0, sizeof(m));
@@ -263,12 +100,12 @@ static char *f_cpulist(struct perftune_profile *p, int argc, char **argv, int op
 	if (strchr("ioIH", op)) {
 		if (pt_cpus_online(p->ctx, online) < 0)
 			memset(online, 0, sizeof(online));
-		for (int i = 0; i < MASK_BYTES; i++)
+		for (int i = 0; i < PT_CPUS_BYTES; i++)
 			m[i] = strchr("iIH", op) ? online[i] & (unsigned char)~m[i] : m[i] & online[i];
 	}
 	if (op == 'x' || op == 'H')
-		return mask_hex(m);
-	return mask_list(m, op == 'd' ? "cpu" : "", op == 'p');
+		return pt_cpus_hexstr(m);
+	return pt_cpus_list(m, op == 'd' ? "cpu" : "", op == 'p');
 }
 
 int pt_func_call(struct perftune_profile *p, const struct pt_popt *o, const char *name, int argc,
@@ -290,16 +127,16 @@ int pt_func_call(struct perftune_profile *p, const struct pt_popt *o, const char
 		if (!strcmp(name, lists[i].name))
 			return (*out = f_cpulist(p, argc, argv, lists[i].op)) ? 1 : -ENOMEM;
 	if (!strcmp(name, "cpulist_present")) {
-		unsigned char m[MASK_BYTES], pr[MASK_BYTES];
+		unsigned char m[PT_CPUS_BYTES], pr[PT_CPUS_BYTES];
 		char buf[4096] = "";
 		_cleanup_free_ char *s = join(argc, argv, ",,");
 		pt_attr_read_raw(p->ctx, "sys/devices/system/cpu/present", buf, sizeof(buf));
 		pt_trim(buf);
 		if (!s || pt_cpus_parse(s, m) < 0 || pt_cpus_parse(buf, pr) < 0)
 			memset(m, 0, sizeof(m));
-		for (int i = 0; i < MASK_BYTES; i++)
+		for (int i = 0; i < PT_CPUS_BYTES; i++)
 			m[i] &= pr[i];
-		return (*out = mask_list(m, "", false)) ? 1 : -ENOMEM;
+		return (*out = pt_cpus_list(m, "", false)) ? 1 : -ENOMEM;
 	}
 	if (!strcmp(name, "assertion") || !strcmp(name, "assertion_non_equal")) {
 		bool eq = argc == 3 && !strcmp(argv[1], argv[2]);
@@ -353,16 +190,16 @@ int pt_func_call(struct perftune_profile *p, const struct pt_popt *o, const char
 	}
 	if (!strcmp(name, "calc_isolated_cores")) {
 		long reserve = argc ? strtol(argv[0], NULL, 10) : 1;
-		return (*out = isolated_cores(p->ctx, reserve < 0 ? 1 : (int)reserve)) ? 1 : -ENOMEM;
+		return (*out = pt_cpus_isolated(p->ctx, reserve < 0 ? 1 : (int)reserve)) ? 1 : -ENOMEM;
 	}
 	if (!strcmp(name, "check_net_queue_count") && argc == 1) {
-		unsigned char m[MASK_BYTES];
+		unsigned char m[PT_CPUS_BYTES];
 		int n = 0;
 		if (argv[0][0] && strspn(argv[0], "0123456789") == strlen(argv[0]))
 			return (*out = strdup(argv[0])) ? 1 : -ENOMEM;
 		if (pt_cpus_online(p->ctx, m) == 0)
 			for (int i = 0; i < PT_CPUS_MAX; i++)
-				n += bit(m, i);
+				n += pt_cpus_has(m, i);
 		return asprintf(out, "%d", n ? n : 1) < 0 ? -ENOMEM : 1;
 	}
 	return asprintf(why, "function %s (with %d arguments) is not known", name, argc) < 0

@@ -20,7 +20,7 @@ static inline void pt_strv_freep(char ***v)
 	pt_strv_free(*v);
 }
 
-/* ---- a growable string ---- */
+/* ---- a growable string (profile-opt.c) ---- */
 struct pt_buf {
 	char *s;
 	size_t len, cap;
@@ -31,7 +31,7 @@ void pt_buf_puts(struct pt_buf *b, const char *s);
 void pt_buf_printf(struct pt_buf *b, const char *fmt, ...) _printf_(2, 3);
 char *pt_buf_steal(struct pt_buf *b); /* NULL if out of memory */
 
-/* ---- profile-ini.c: one option, one section, one file ---- */
+/* ---- profile-ini.c (reading), profile-opt.c (options, sections, merge) ---- */
 struct pt_popt {
 	char *name, *value;
 	const char *file; /* owned by the profile's file list */
@@ -60,6 +60,8 @@ struct pt_pconf {
 int pt_ini_parse(struct perftune_ctx *ctx, const char *path, const char *file_id, bool headerless,
 		 struct pt_pconf *conf);
 void pt_pconf_free(struct pt_pconf *c);
+/* profile-opt.c: merge parsed file @b into @p (TuneD's Merger); @b is consumed */
+int pt_profile_merge(struct perftune_profile *p, struct pt_pconf *b);
 void pt_punit_free(struct pt_punit *u);
 struct pt_popt *pt_popt_find(struct pt_popt *o, size_t n, const char *name);
 /* Set (update in place, or append) option @name. */
@@ -121,6 +123,9 @@ int pt_vars_define(struct perftune_profile *p, const struct pt_punit *u);
  */
 int pt_vars_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
 		   char **out, char **unresolved);
+/* profile-expand.c: the ${f:...} pass; *err < 0 on a failed assertion */
+char *pt_expand_functions(struct perftune_profile *p, const char *in, const struct pt_popt *o,
+			  struct pt_buf *why, int *err);
 /* ${f:...} functions only, before variables exist (include=). */
 int pt_func_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
 		   char **out, char **unresolved);
@@ -129,8 +134,16 @@ int pt_func_expand(struct perftune_profile *p, const char *in, const struct pt_p
 /* Run built-in function @name on @argv; *out is malloc'd, NULL if not evaluated. */
 int pt_func_call(struct perftune_profile *p, const struct pt_popt *o, const char *name, int argc,
 		 char **argv, char **out, char **why);
+/* ---- profile-cpus.c: masks of PT_CPUS_MAX bits ---- */
+#define PT_CPUS_BYTES (PT_CPUS_MAX / 8)
 int pt_cpus_parse(const char *s, unsigned char *mask); /* TuneD's cpulist syntax */
 int pt_cpus_online(struct perftune_ctx *ctx, unsigned char *mask);
+void pt_cpus_set(unsigned char *m, long i, bool on);
+bool pt_cpus_has(const unsigned char *m, int i);
+int pt_cpus_hex(const char *s, unsigned char *m);     /* "0x..." (commas allowed) */
+char *pt_cpus_list(const unsigned char *m, const char *prefix, bool pack); /* "0,1" / "0-1" */
+char *pt_cpus_hexstr(const unsigned char *m);	      /* "0000000f" */
+char *pt_cpus_isolated(struct perftune_ctx *ctx, int reserve); /* calc_isolated_cores */
 bool pt_regex_search(const char *re, const char *text, bool *bad);
 int pt_machine_uname(struct perftune_ctx *ctx, char *buf, size_t size);
 
@@ -167,6 +180,13 @@ int pt_unit_devices(struct perftune_profile *p, struct pt_punit *u, struct pt_de
 		    struct pt_devset *out, char **rules);
 int pt_map_disk(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken);
 int pt_map_devattr(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken);
+
+bool pt_explicit_rules(const char *rules); /* a positive rule other than "*" */
+
+/* ---- profile-plugins.c ---- */
+#define PT_DEVTYPES 6 /* disk, cpu, net, usb, audio, scsi_host: devices are per plugin */
+int pt_map_unit(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken,
+		unsigned flags);
 
 /* ---- profile-cpu.c ---- */
 int pt_map_cpu(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken,

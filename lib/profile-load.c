@@ -232,70 +232,6 @@ static int load_file(struct perftune_profile *p, const char *path, struct chain 
 	return r;
 }
 
-static void take(char **dst, char **src)
-{
-	free(*dst);
-	*dst = *src;
-	*src = NULL;
-}
-
-static int merge_unit(struct pt_punit *a, struct pt_punit *b)
-{
-	int r = 0;
-
-	take(&a->type, &b->type);
-	take(&a->devices, &b->devices);
-	a->enabled = b->enabled;
-	if (b->udev_regex)
-		take(&a->udev_regex, &b->udev_regex);
-	if (b->cpuinfo_regex)
-		take(&a->cpuinfo_regex, &b->cpuinfo_regex);
-	if (b->uname_regex)
-		take(&a->uname_regex, &b->uname_regex);
-	if (b->script_pre)
-		take(&a->script_pre, &b->script_pre);
-	if (b->script_post)
-		take(&a->script_post, &b->script_post);
-	if (b->drop) {
-		char *save = NULL;
-		for (char *d = strtok_r(b->drop, ",; \t", &save); d; d = strtok_r(NULL, ",; \t", &save))
-			pt_popt_del(a->opt, &a->n, d);
-	}
-	for (size_t i = 0; i < b->n && r >= 0; i++)
-		r = pt_popt_set(&a->opt, &a->n, &b->opt[i]);
-	pt_punit_free(b);
-	return r;
-}
-
-static int merge(struct perftune_profile *p, struct pt_pconf *b)
-{
-	int r = 0;
-
-	for (size_t i = 0; i < b->nmain && r >= 0; i++)
-		r = pt_popt_set(&p->main, &p->nmain, &b->main[i]);
-	for (size_t i = 0; i < b->n && r >= 0; i++) {
-		struct pt_punit *a = NULL, *v;
-		for (size_t k = 0; k < p->n; k++)
-			if (!strcmp(p->u[k].name, b->u[i].name))
-				a = &p->u[k];
-		if (a && !b->u[i].replace) {
-			r = merge_unit(a, &b->u[i]);
-			continue;
-		}
-		if (a) { /* replace=true: the whole section, in the old one's place */
-			pt_punit_free(a);
-			*a = b->u[i];
-		} else {
-			if (!(v = realloc(p->u, (p->n + 1) * sizeof(*v))))
-				return -ENOMEM;
-			p->u = v;
-			v[p->n++] = b->u[i];
-		}
-		memset(&b->u[i], 0, sizeof(b->u[i]));
-	}
-	return r;
-}
-
 static char *profile_name(const char *path)
 {
 	_cleanup_free_ char *dup = strdup(path);
@@ -343,7 +279,7 @@ int pt_profile_read(struct perftune_profile *p, const char *name_or_path)
 	r = load_file(p, path, &ch, 0);
 	for (size_t i = 0; i < ch.n; i++) {
 		if (r >= 0)
-			r = merge(p, &ch.c[i]);
+			r = pt_profile_merge(p, &ch.c[i]);
 		pt_pconf_free(&ch.c[i]);
 	}
 	free(ch.c);

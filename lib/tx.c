@@ -343,8 +343,13 @@ static int commit_one(struct perftune_ctx *ctx, struct perftune_tx *tx, struct p
 	r = s->t.fam->read(ctx, &s->t, cur, sizeof(cur));
 	if (r < 0)
 		return r;
-	if (!s->pre)
+	if (s->t.fam->snapshot && strcmp(cur, s->value)) {
+		r = s->t.fam->snapshot(ctx, &s->t, s->old, sizeof(s->old));
+		if (r < 0)
+			return r;
+	} else if (!s->pre) {
 		snprintf(s->old, sizeof(s->old), "%s", cur);
+	}
 	s->journaled = pt_jinfo_find(ji, s->t.key) && !pt_jinfo_find(ji, s->t.key)->restored;
 	if (!strcmp(cur, s->value) && !(s->t.fam->flags & PT_FAM_HELD)) {
 		s->flags |= PERFTUNE_ITEM_UNCHANGED;

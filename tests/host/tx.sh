@@ -134,6 +134,26 @@ check "re-apply: unchanged key reported" grep -q "swappiness: 15 -> 15 (unchange
 $P restore r >/dev/null
 eq "re-apply restored to the first original" "$(cat /proc/sys/vm/dirty_ratio)" 20
 
+# NUMA placement (one node here: moves between nodes are in the VM tier)
+sleep 300 & sp=$!
+nodes=$(cat /sys/devices/system/node/online)
+eq "get proc.PID.numa_nodes" "$($P get proc.$sp.numa_nodes)" "$nodes"
+check "list shows the process" bash -c "$P list proc.$sp. | grep -q '^proc.$sp.numa_nodes = $nodes'"
+out=$($P set proc.$sp.numa_nodes=$nodes)
+check "placing on the nodes it has is unchanged" grep -q "proc.$sp.numa_nodes: $nodes -> $nodes (unchanged)" <<<"$out"
+out=$($P set proc.$sp.numa_nodes=5 2>&1); rc=$?
+eq "a node that does not exist exits 1" "$rc" 1
+check "names the missing node" grep -q "proc.$sp.numa_nodes: no NUMA node 5 on this machine" <<<"$out"
+kill $sp; wait $sp 2>/dev/null
+out=$($P set proc.$sp.numa_nodes=0 2>&1); rc=$?
+eq "an exited process exits 1" "$rc" 1
+check "says there is no such process" grep -q "no process $sp" <<<"$out"
+eq "exec --nodes runs on the nodes' CPUs" "$($P exec --nodes 0 -- awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status)" \
+	"$(cat /sys/devices/system/node/node0/cpulist)"
+eq "exec --membind binds memory" "$($P exec --nodes 0 --membind -- awk '/^Mems_allowed_list/ { print $2 }' /proc/self/status)" 0
+$P exec --nodes 9 -- true 2>/dev/null; eq "exec on a missing node exits 1" "$?" 1
+$P exec --nodes 0 2>/dev/null; eq "exec without a command exits 2" "$?" 2
+
 # a huge page request the kernel cannot meet
 out=$($P set hugepages.1G.nr=100000 2>&1); rc=$?
 eq "impossible huge pages exit 1" "$rc" 1

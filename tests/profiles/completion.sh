@@ -55,4 +55,6 @@ check "get sysctl.vm.sw" sysctl.vm.swappiness
 check "describe block.sda.sch" block.sda.scheduler
 check "set thp.en" thp.enabled=
 check "list-profiles --" --json
+check "exec --n" --nodes
+check "exec --nodes 0 -- tru" true
 echo "completion offers commands, options, formats, profiles and keys"

@@ -103,6 +103,30 @@ START_TEST(list_prefix_filters)
 }
 END_TEST
 
+START_TEST(list_selector_reaches_its_disks)
+{
+	struct perftune_iter *it;
+	int n = 0;
+
+	ck_assert_int_eq(perftune_list(f.ctx, "block[/dev/mapper/lin]", &it), 0);
+	while (perftune_iter_next(it)) {
+		const char *k = perftune_iter_key(it);
+		ck_assert_msg(!strncmp(k, "block.sdb.", 10) || !strncmp(k, "block.sdc.", 10),
+			      "bio-based lin listed %s", k);
+		n++;
+	}
+	perftune_iter_free(it);
+	ck_assert_int_eq(n, 26);
+	ck_assert_int_eq(perftune_list(f.ctx, "block[/var/lib/mysql].iosched", &it), 0);
+	for (n = 0; perftune_iter_next(it); n++)
+		ck_assert(!strncmp(perftune_iter_key(it), "block.sda.iosched.", 18));
+	perftune_iter_free(it);
+	ck_assert_int_eq(n, 4);
+	ck_assert_int_eq(perftune_list(f.ctx, "block[/dev/nosuch]", &it), -ENODEV);
+	ck_assert_int_eq(perftune_list(f.ctx, "thp[x]", &it), -EINVAL);
+}
+END_TEST
+
 START_TEST(describe_scheduler_has_choices)
 {
 	struct perftune_desc *d;
@@ -238,6 +262,7 @@ static Suite *read_suite(void)
 	tcase_add_loop_test(tc, get_reads_normalized_value, 0, (int)ARRAY_SIZE(values));
 	tcase_add_test(tc, list_has_every_family_and_only_tunables);
 	tcase_add_test(tc, list_prefix_filters);
+	tcase_add_test(tc, list_selector_reaches_its_disks);
 	tcase_add_test(tc, describe_scheduler_has_choices);
 	tcase_add_test(tc, describe_read_only_says_why);
 	tcase_add_test(tc, describe_ranges_and_units);

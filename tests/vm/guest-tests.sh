@@ -392,23 +392,51 @@ test_numa_balancing() {
 	eq "$f after restore" "$(<$f)" "$o"
 }
 
+# pages of a process on node N, from /proc/PID/numa_maps
+node_pages() {
+	awk -v n="N$2=" '{ for (i = 1; i <= NF; i++) if (index($i, n) == 1) s += substr($i, length(n) + 1) } END { print s + 0 }' "/proc/$1/numa_maps"
+}
+
 test_proc_numa_nodes() {
-	local node1cpus allowed pid
-	sleep 600 &
+	local node1cpus allowed pid before0 after0 after1
+	# a process with 128 MiB touched on both nodes (interleaved), then left running
+	"$PT" exec --nodes 0-1 --interleave -- python3 -c 'import time; b = bytearray(128 << 20); [b.__setitem__(i, 1) for i in range(0, len(b), 4096)]; print("ready", flush=True); time.sleep(600)' >"$WORK/mem.out" &
 	pid=$! SLEEPER=$!
 	trap 'kill "$SLEEPER" 2>/dev/null || true' EXIT
+	for _ in $(seq 100); do grep -q ready "$WORK/mem.out" && break; sleep 0.2; done
 	allowed=$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/$pid/status)
 	node1cpus=$(<"$NODE/node1/cpulist")
+	before0=$(node_pages $pid 0)
+	[ "$before0" -gt 10000 ] || fail "the test process has only $before0 pages on node 0 before the move"
 	pt_ok get "proc.$pid.numa_nodes"
 	eq "get proc.$pid.numa_nodes" "$OUT" 0-1
 	pt_ok set --name vm-proc "proc.$pid.numa_nodes=1"
 	eq "CPUs of pid $pid on node 1" "$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/$pid/status)" "$node1cpus"
+	for t in /proc/$pid/task/*; do
+		eq "CPUs of thread ${t##*/} on node 1" "$(awk '/^Cpus_allowed_list/ { print $2 }' "$t/status")" "$node1cpus"
+	done
+	after0=$(node_pages $pid 0) after1=$(node_pages $pid 1)
+	echo "pages on node 0: $before0 before, $after0 after the move; on node 1: $after1"
+	[ "$after0" -lt $((before0 / 10)) ] || fail "pages stayed on node 0 ($after0 of $before0)"
 	pt_ok get "proc.$pid.numa_nodes"
 	eq "get proc.$pid.numa_nodes" "$OUT" 1
 	pt_ok restore vm-proc
 	eq "CPUs of pid $pid after restore" "$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/$pid/status)" "$allowed"
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
+}
+
+test_exec_nodes() {
+	pt_ok exec --nodes 1 -- awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status
+	eq "exec --nodes 1 runs on node 1's CPUs" "$OUT" "$(<"$NODE/node1/cpulist")"
+	pt_ok exec --nodes 1 --membind -- awk '/^Mems_allowed_list/ { print $2 }' /proc/self/status
+	pt_ok exec --nodes 1 --membind -- python3 -c 'import time; b = bytearray(32 << 20); [b.__setitem__(i, 1) for i in range(0, len(b), 4096)]; print(open("/proc/self/numa_maps").read())'
+	local n0 n1
+	n1=$(grep -o ' N1=[0-9]*' "$WORK/out" | awk -F= '{ s += $2 } END { print s + 0 }')
+	n0=$(grep -o ' N0=[0-9]*' "$WORK/out" | awk -F= '{ s += $2 } END { print s + 0 }')
+	echo "exec --nodes 1 --membind: $n1 pages on node 1, $n0 on node 0"
+	[ "$n1" -gt 8000 ] || fail "exec --membind 1: only $n1 pages on node 1"
+	pt_fails exec --nodes 7 -- true
 }
 
 # The keys of the crash tests: PM QoS (needs a hold), schedulers, sysctls.
@@ -541,6 +569,7 @@ run_test "block[/dev/PART] means its disk" test_partition_means_disk
 run_test "errors: unknown device, bad value, usage" test_errors
 run_test "numa.balancing set and restored" test_numa_balancing
 run_test "proc.PID.numa_nodes moves a process to node 1 and back" test_proc_numa_nodes
+run_test "exec --nodes 1 runs a command on node 1" test_exec_nodes
 run_test "crash: hold killed -9 after commit, restore --orphans" test_crash_after_commit
 run_test "crash: hold killed -9 mid-commit, restore --orphans" test_crash_mid_commit
 run_test "crash: holds killed -9 at timed points, restore --orphans" test_crash_timed_kills

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Profile items: each option becomes a key and a value validated on the
+ * profile's scratch transaction, or a skip with its reason.  What counts as
+ * "absent on this machine" (a skip) and what is an error in the profile.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "profile-internal.h"
+
+static void pitem_free(struct pt_pitem *it)
+{
+	free(it->option);
+	free(it->origin);
+	free(it->raw);
+	free(it->key);
+	free(it->value);
+	free(it->note);
+	free(it->udev_match);
+}
+
+void pt_pitems_free(struct perftune_profile *p)
+{
+	for (size_t i = 0; i < p->nitems; i++)
+		pitem_free(&p->items[i]);
+	free(p->items);
+	p->items = NULL;
+	p->nitems = 0;
+}
+
+static struct pt_pitem *vadd(struct perftune_profile *p, const struct pt_punit *u,
+			     const struct pt_popt *o, const char *key, const char *value,
+			     unsigned flags, const char *fmt, va_list ap)
+{
+	struct pt_pitem *v = realloc(p->items, (p->nitems + 1) * sizeof(*v)), *it;
+	bool fail = false;
+
+	if (!v)
+		return NULL;
+	p->items = v;
+	it = &v[p->nitems];
+	memset(it, 0, sizeof(*it));
+	if (asprintf(&it->option, "[%s] %s", u ? u->name : "main", o ? o->name : "") < 0)
+		it->option = NULL;
+	if (o && asprintf(&it->origin, "%s:%d", o->file, o->line) < 0)
+		it->origin = NULL;
+	else if (!o && u && asprintf(&it->origin, "%s:%d", u->file, u->line) < 0)
+		it->origin = NULL;
+	it->raw = o ? strdup(o->value) : NULL;
+	it->key = key ? strdup(key) : NULL;
+	it->value = value ? strdup(value) : NULL;
+	if (fmt && vasprintf(&it->note, fmt, ap) < 0)
+		it->note = NULL;
+	it->flags = flags;
+	fail = !it->option || !it->origin || (o && !it->raw) || (key && !it->key) ||
+	       (value && !it->value) || (fmt && !it->note);
+	if (fail) {
+		pitem_free(it);
+		return NULL;
+	}
+	p->nitems++;
+	return it;
+}
+
+struct pt_pitem *pt_pitem_add(struct perftune_profile *p, const struct pt_punit *u,
+			      const struct pt_popt *o, const char *key, const char *value,
+			      unsigned flags, const char *fmt, ...)
+{
+	struct pt_pitem *it;
+	va_list ap;
+
+	va_start(ap, fmt);
+	it = vadd(p, u, o, key, value, flags, fmt, ap);
+	va_end(ap);
+	return it;
+}
+
+void pt_pitem_skip(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vadd(p, u, o, NULL, NULL, PERFTUNE_ITEM_SKIPPED, fmt, ap);
+	va_end(ap);
+}
+
+int pt_err_prefix(struct perftune_ctx *ctx, int err, const char *fmt, ...)
+{
+	char msg[512], prefix[512];
+	va_list ap;
+
+	snprintf(msg, sizeof(msg), "%s", perftune_ctx_last_error(ctx));
+	va_start(ap, fmt);
+	vsnprintf(prefix, sizeof(prefix), fmt, ap);
+	va_end(ap);
+	return pt_err(ctx, err, "%s: %s", prefix, msg[0] ? msg : strerror(-err));
+}
+
+static bool absent(int r)
+{
+	return r == -ENOENT || r == -ENODEV || r == -EOPNOTSUPP || r == -EROFS;
+}
+
+/* the value the library resolved for a concrete key ("deadline" -> "mq-deadline") */
+static void resolved_value(struct perftune_profile *p, struct pt_pitem *it)
+{
+	struct perftune_iter *ch;
+
+	if (perftune_tx_changes(p->check, &ch) < 0)
+		return;
+	while (perftune_iter_next(ch))
+		if (!strcmp(perftune_iter_key(ch), it->key)) {
+			char *v = strdup(perftune_iter_value(ch));
+			if (v) {
+				free(it->value);
+				it->value = v;
+			}
+		}
+	perftune_iter_free(ch);
+}
+
+int pt_pmap_key(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
+		const char *key, const char *value, bool first_offered, struct pt_pitem **out)
+{
+	int r = perftune_tx_set(p->check, key, value);
+	const char *msg = perftune_ctx_last_error(p->ctx);
+	struct pt_pitem *it = NULL;
+
+	if (out)
+		*out = NULL;
+	if (r >= 0) {
+		it = pt_pitem_add(p, u, o, key, value, 0, NULL);
+		if (it)
+			resolved_value(p, it);
+	} else if (absent(r) || (first_offered && (r == -EINVAL || r == -ERANGE))) {
+		it = pt_pitem_add(p, u, o, key, value, PERFTUNE_ITEM_SKIPPED, "%s", msg);
+		r = 0;
+	} else if (r == -EACCES) { /* checked again when staged for real */
+		it = pt_pitem_add(p, u, o, key, value, 0, "not validated: %s", msg);
+		if (it)
+			it->unvalidated = true;
+	} else {
+		return pt_err_prefix(p->ctx, r, "%s:%d: [%s] %s = %s", o->file, o->line, u->name,
+				     o->name, o->value);
+	}
+	if (!it)
+		return -ENOMEM;
+	if (out)
+		*out = it;
+	return r < 0 ? 0 : it->flags & PERFTUNE_ITEM_SKIPPED ? 0 : 1;
+}
+
+int pt_pmap_cond(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
+		 const char *key, const char *value)
+{
+	_cleanup_free_ char *cur = NULL;
+	long long want, now;
+	int r;
+
+	if ((value[0] != '>' && value[0] != '<') || !value[1])
+		return 0;
+	r = perftune_get(p->ctx, key, &cur);
+	if (r < 0) {
+		if (!absent(r) && r != -EACCES && r != -ENOTUNIQ)
+			return pt_err_prefix(p->ctx, r, "%s:%d: [%s] %s", o->file, o->line, u->name,
+					     o->name);
+		return pt_pitem_add(p, u, o, key, value + 1, PERFTUNE_ITEM_SKIPPED, "%s",
+				    perftune_ctx_last_error(p->ctx)) ? 1 : -ENOMEM;
+	}
+	if (pt_parse_ll(value + 1, &want) < 0 || pt_parse_ll(cur, &now) < 0)
+		return pt_pitem_add(p, u, o, key, value + 1, PERFTUNE_ITEM_SKIPPED,
+				    "cannot compare '%s' with the current value '%s'", value, cur)
+			       ? 1 : -ENOMEM;
+	if (value[0] == '>' ? want > now : want < now) {
+		r = pt_pmap_key(p, u, o, key, value + 1, false, NULL);
+		return r < 0 ? r : 1;
+	}
+	return pt_pitem_add(p, u, o, key, cur, PERFTUNE_ITEM_UNCHANGED,
+			    "the current value %lld is already %s %lld", now,
+			    value[0] == '>' ? ">=" : "<=", want) ? 1 : -ENOMEM;
+}

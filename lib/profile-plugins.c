@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The plugins without devices: sysctl, sysfs, vm, selinux, scheduler, and the
+ * plugins whose options never map (boot loader, scripts, modules, services):
+ * they are skips that say what the option would have done.  Nothing is executed.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+#include "profile-internal.h"
+
+/* a value with a ${...} that could not be evaluated is skipped with the reason */
+static int value_of(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
+		    char **v)
+{
+	_cleanup_free_ char *why = NULL;
+	int r = pt_vars_expand(p, o->value, o, v, &why);
+
+	if (r < 0)
+		return r;
+	if (why) {
+		pt_pitem_skip(p, u, o, "%s", why);
+		free(*v);
+		*v = NULL;
+		return 0;
+	}
+	return 1;
+}
+
+static void unquote(char *v)
+{
+	size_t n = strlen(v);
+
+	if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
+		memmove(v, v + 1, n - 2);
+		v[n - 2] = '\0';
+	}
+}
+
+/* "vm.dirty_ratio" or "net/ipv4/conf/eth0.100/rp_filter" -> sysctl key */
+static int sysctl_key(const char *name, char *key, size_t size)
+{
+	char sep = strchr(name, '/') ? '/' : '.';
+	_cleanup_free_ char *dup = strdup(name);
+	char *save = NULL, sepstr[2] = { sep, 0 };
+
+	if (!dup)
+		return -ENOMEM;
+	snprintf(key, size, "sysctl");
+	for (char *c = strtok_r(dup, sepstr, &save); c; c = strtok_r(NULL, sepstr, &save)) {
+		bool br = c[strspn(c, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-*?")];
+		if (pt_snprintf(key + strlen(key), size - strlen(key), br ? ".[%s]" : ".%s", c) < 0)
+			return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+static int map_sysctl(struct perftune_profile *p, struct pt_punit *u)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < u->n && r >= 0; i++) {
+		struct pt_popt *o = &u->opt[i];
+		_cleanup_free_ char *v = NULL;
+		char key[PERFTUNE_KEY_MAX];
+		if ((r = value_of(p, u, o, &v)) <= 0)
+			continue;
+		unquote(v);
+		if (sysctl_key(o->name, key, sizeof(key)) < 0) {
+			pt_pitem_skip(p, u, o, "sysctl name too long");
+			continue;
+		}
+		/* sysctls with a family of their own: huge pages report partial allocations */
+		if (!strcmp(key, "sysctl.vm.nr_hugepages"))
+			snprintf(key, sizeof(key), "hugepages.nr");
+		else if (!strcmp(key, "sysctl.kernel.numa_balancing"))
+			snprintf(key, sizeof(key), "numa.balancing");
+		r = pt_pmap_cond(p, u, o, key, v);
+		if (r == 0)
+			r = pt_pmap_key(p, u, o, key, v, false, NULL);
+	}
+	return r;
+}
+
+/* expand a sysfs glob below the root, one path component at a time */
+static int sysfs_glob(struct perftune_profile *p, const struct pt_punit *u,
+		      const struct pt_popt *o, const char *dir, const char *rest, const char *v,
+		      int *found)
+{
+	const char *slash = strchr(rest, '/');
+	size_t n = slash ? (size_t)(slash - rest) : strlen(rest);
+	_cleanup_free_ char *comp = strndup(rest, n);
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	int r = 0;
+
+	if (!comp)
+		return -ENOMEM;
+	if (!pt_glob(comp)) {
+		char next[PATH_MAX];
+		if (pt_snprintf(next, sizeof(next), "%s/%s", dir, comp) < 0)
+			return 0;
+		if (slash)
+			return sysfs_glob(p, u, o, next, slash + 1, v, found);
+		if (!pt_attr_exists(p->ctx, next))
+			return 0;
+		(*found)++;
+		return pt_pmap_sysfs(p, u, o, next, v);
+	}
+	d = pt_attr_opendir(p->ctx, dir);
+	while (d && (de = readdir(d)) && r >= 0) {
+		char next[PATH_MAX];
+		if (de->d_name[0] == '.' || fnmatch(comp, de->d_name, FNM_PERIOD))
+			continue;
+		if (pt_snprintf(next, sizeof(next), "%s/%s", dir, de->d_name) < 0)
+			continue;
+		if (slash)
+			r = sysfs_glob(p, u, o, next, slash + 1, v, found);
+		else if ((*found)++, true)
+			r = pt_pmap_sysfs(p, u, o, next, v);
+	}
+	return r;
+}
+
+static int map_sysfs(struct perftune_profile *p, struct pt_punit *u)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < u->n && r >= 0; i++) {
+		struct pt_popt *o = &u->opt[i];
+		_cleanup_free_ char *v = NULL, *why = NULL, *path = NULL;
+		int found = 0;
+		if ((r = pt_vars_expand(p, o->name, o, &path, &why)) < 0)
+			return r;
+		if ((r = value_of(p, u, o, &v)) <= 0)
+			continue;
+		if (why || strncmp(path, "/sys/", 5) || strstr(path, "/../") || strstr(path, "/./")) {
+			pt_pitem_skip(p, u, o, "%s: %s", path,
+				      why ? why : "a [sysfs] path must be under /sys");
+			continue;
+		}
+		r = sysfs_glob(p, u, o, "sys", path + 5, v, &found);
+		if (r >= 0 && !found)
+			pt_pitem_skip(p, u, o, "%s: matches no file on this machine", path);
+	}
+	return r;
+}
+
+struct simple_map {
+	const char *type, *option, *key;
+};
+
+static const struct simple_map simple[] = {
+	{ "vm", "transparent_hugepages", "thp.enabled" },
+	{ "vm", "transparent_hugepage", "thp.enabled" },
+	{ "vm", "transparent_hugepage.defrag", "thp.defrag" },
+	{ "selinux", "avc_cache_threshold", "selinux.avc.cache_threshold" },
+};
+
+/* plugins whose options never map: what they would do instead */
+static const struct {
+	const char *type, *why;
+} unmapped[] = {
+	{ "bootloader", "changes the kernel command line or initrd for the next boot: no runtime "
+			"key (perftune export --format cmdline writes a fragment)" },
+	{ "script", "runs a program: a profile never executes anything" },
+	{ "modules", "loads kernel modules (modprobe): a profile never executes anything" },
+	{ "systemd", "changes systemd's configuration (CPUAffinity): not a kernel tunable" },
+	{ "irqbalance", "changes irqbalance's configuration: not a kernel tunable" },
+	{ "service", "starts or stops services: not a kernel tunable" },
+	{ "mounts", "remounts file systems (barriers): not a kernel tunable" },
+	{ "video", "radeon power management: no perftune key" },
+	{ "eeepc_she", "dynamic tuning of an Eee PC's FSB: needs TuneD's daemon" },
+	{ "rtentsk", "keeps a timestamping socket open inside TuneD's daemon" },
+};
+
+static int map_simple(struct perftune_profile *p, struct pt_punit *u)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < u->n && r >= 0; i++) {
+		struct pt_popt *o = &u->opt[i];
+		const char *key = NULL;
+		_cleanup_free_ char *v = NULL;
+		for (size_t k = 0; k < ARRAY_SIZE(simple); k++)
+			if (!strcmp(simple[k].type, u->type) && !strcmp(simple[k].option, o->name))
+				key = simple[k].key;
+		if (!key) {
+			pt_pitem_skip(p, u, o, "unknown option of the %s plugin", u->type);
+			continue;
+		}
+		if ((r = value_of(p, u, o, &v)) <= 0)
+			continue;
+		r = pt_pmap_cond(p, u, o, key, v);
+		if (r == 0)
+			r = pt_pmap_key(p, u, o, key, v, false, NULL);
+	}
+	return r;
+}
+
+/* kernel.sched_* moved to debugfs (sched/...) in 5.13: write whichever exists */
+static int map_scheduler(struct perftune_profile *p, struct pt_punit *u)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < u->n && r >= 0; i++) {
+		struct pt_popt *o = &u->opt[i];
+		_cleanup_free_ char *v = NULL;
+		char path[PATH_MAX], dbg[PATH_MAX];
+		const char *n = o->name;
+		bool numa = !strncmp(n, "numa_balancing_", 15);
+		if (strncmp(n, "sched_", 6) && !numa) {
+			pt_pitem_skip(p, u, o, "process scheduling policy, affinity, cgroups or IRQ "
+					       "affinity: not a kernel tunable");
+			continue;
+		}
+		if ((r = value_of(p, u, o, &v)) <= 0)
+			continue;
+		snprintf(path, sizeof(path), "proc/sys/kernel/%s", n);
+		snprintf(dbg, sizeof(dbg), numa ? "sys/kernel/debug/sched/numa_balancing/%s"
+						: "sys/kernel/debug/sched/%s",
+			 n + (numa ? 15 : 6));
+		if (pt_attr_exists(p->ctx, path)) {
+			char key[PERFTUNE_KEY_MAX];
+			snprintf(key, sizeof(key), "sysctl.kernel.%s", n);
+			r = pt_pmap_key(p, u, o, key, v, false, NULL);
+		} else if (pt_attr_exists(p->ctx, dbg)) {
+			r = pt_pmap_sysfs(p, u, o, dbg, v);
+		} else {
+			pt_pitem_skip(p, u, o, "neither /%s nor /%s exists (debugfs not mounted, or "
+					       "the kernel has no such knob)",
+				      path, dbg);
+		}
+	}
+	return r;
+}
+
+static const char *const devtypes[] = { "net", "usb", "audio", "scsi_host" };
+
+int pt_map_unit(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken,
+		    unsigned flags)
+{
+	const char *t = u->type;
+
+	if (u->script_pre || u->script_post)
+		pt_pitem_skip(p, u, NULL, "script_pre/script_post run a program: never executed");
+	for (size_t i = 0; i < ARRAY_SIZE(unmapped); i++)
+		if (!strcmp(t, unmapped[i].type)) {
+			for (size_t k = 0; k < u->n; k++)
+				pt_pitem_skip(p, u, &u->opt[k], "%s", unmapped[i].why);
+			return 0;
+		}
+	if (!strcmp(t, "sysctl"))
+		return map_sysctl(p, u);
+	if (!strcmp(t, "sysfs"))
+		return map_sysfs(p, u);
+	if (!strcmp(t, "vm") || !strcmp(t, "selinux"))
+		return map_simple(p, u);
+	if (!strcmp(t, "scheduler"))
+		return map_scheduler(p, u);
+	if (!strcmp(t, "disk"))
+		return pt_map_disk(p, u, &taken[0]);
+	if (!strcmp(t, "cpu"))
+		return pt_map_cpu(p, u, &taken[1], flags);
+	for (size_t i = 0; i < ARRAY_SIZE(devtypes); i++)
+		if (!strcmp(t, devtypes[i]))
+			return pt_map_devattr(p, u, &taken[2 + i]);
+	for (size_t k = 0; k < u->n; k++)
+		pt_pitem_skip(p, u, &u->opt[k], "unknown plugin type '%s'", t);
+	return 0;
+}

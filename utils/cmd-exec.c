@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* perftune exec: run a command placed on NUMA nodes (what numactl does). */
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+#include <unistd.h>
+#include "common.h"
+
+static int run_exec(struct perftune_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "nodes", required_argument, NULL, 'N' },
+		{ "membind", no_argument, NULL, 'm' },
+		{ "preferred", no_argument, NULL, 'p' },
+		{ "interleave", no_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *nodes = NULL;
+	int o, policy = PERFTUNE_MEM_LOCAL, r;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "+N:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'N':
+			nodes = optarg;
+			break;
+		case 'm':
+		case 'p':
+		case 'i':
+			if (policy != PERFTUNE_MEM_LOCAL)
+				return usage_error(&cmd_exec, "give one memory policy");
+			policy = o == 'm' ? PERFTUNE_MEM_BIND : o == 'p' ? PERFTUNE_MEM_PREFERRED
+									 : PERFTUNE_MEM_INTERLEAVE;
+			break;
+		case 'h':
+			print_cmd_help(&cmd_exec, stdout);
+			return 0;
+		default:
+			return usage_error(&cmd_exec, "bad option");
+		}
+	}
+	if (!nodes || optind >= argc)
+		return usage_error(&cmd_exec, "exec needs --nodes LIST and a command after --");
+	r = perftune_numa_place_self(ctx, nodes, policy);
+	if (r < 0)
+		return lib_error(ctx, r, "exec");
+	execvp(argv[optind], argv + optind);
+	fprintf(stderr, "%s: exec %s: %s\n", program, argv[optind], strerror(errno));
+	return EXIT_FAIL;
+}
+
+const struct cmd cmd_exec = {
+	"exec", run_exec, "exec --nodes LIST [--membind|--preferred|--interleave] -- CMD...",
+	"Run CMD on the CPUs of NUMA nodes LIST (0, 0-1). Memory comes from the node\n"
+	"the thread runs on, unless --membind (only LIST), --preferred (the first\n"
+	"node of LIST first) or --interleave (round-robin over LIST). To move a\n"
+	"running process instead: perftune set proc.PID.numa_nodes=LIST.",
+};
