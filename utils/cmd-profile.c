@@ -10,24 +10,6 @@
 
 #define MAX_VARS 64
 
-static void changes_text(struct perftune_tx *tx, bool dry)
-{
-	struct perftune_iter *it;
-
-	if (perftune_tx_changes(tx, &it) < 0)
-		return;
-	while (perftune_iter_next(it)) {
-		unsigned fl = perftune_iter_flags(it);
-		const char *note = perftune_iter_note(it), *old = perftune_iter_old(it);
-		if (!dry && !(fl & (PERFTUNE_ITEM_WRITTEN | PERFTUNE_ITEM_UNCHANGED)))
-			continue;
-		printf("%s: %s -> %s%s%s%s%s\n", perftune_iter_key(it), old && *old ? old : "?",
-		       perftune_iter_value(it), fl & PERFTUNE_ITEM_UNCHANGED ? " (unchanged)" : "",
-		       note ? " (" : "", note ? note : "", note ? ")" : "");
-	}
-	perftune_iter_free(it);
-}
-
 static void items_text(struct perftune_profile *p)
 {
 	struct perftune_iter *it;
@@ -104,7 +86,7 @@ static void report(struct perftune_profile *p, struct perftune_tx *tx, bool dry,
 	bool f = true;
 
 	if (!json) {
-		changes_text(tx, dry);
+		print_changes(tx, dry);
 		items_text(p);
 		return;
 	}
@@ -118,22 +100,6 @@ static void report(struct perftune_profile *p, struct perftune_tx *tx, bool dry,
 	items_json(p, PERFTUNE_ITEM_SKIPPED, "skipped");
 	items_json(p, PERFTUNE_ITEM_UNCHANGED, "kept");
 	puts("\n}");
-}
-
-/* Stay in the foreground until SIGTERM/SIGINT/SIGHUP, then roll back. */
-static int hold(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t *set)
-{
-	int sig = 0, r;
-
-	printf("holding transaction '%s' (pid %d); SIGTERM or Ctrl-C restores it\n",
-	       perftune_tx_name(tx), getpid());
-	fflush(stdout);
-	sigwait(set, &sig);
-	r = perftune_tx_rollback(tx);
-	if (r < 0)
-		return lib_error(ctx, r, "rollback");
-	printf("restored transaction '%s' (signal %d)\n", perftune_tx_name(tx), sig);
-	return 0;
 }
 
 struct apply_opts {
@@ -226,7 +192,7 @@ static int run_apply(struct perftune_ctx *ctx, int argc, char **argv)
 	}
 	report(p, tx, dry, a.json);
 	if ((a.txflags & PERFTUNE_TX_HOLD) && !dry)
-		ret = hold(ctx, tx, &set);
+		ret = hold_until_signal(ctx, tx, &set);
 out:
 	perftune_tx_unref(tx);
 	perftune_profile_free(p);

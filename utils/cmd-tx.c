@@ -8,41 +8,6 @@
 #include <unistd.h>
 #include "common.h"
 
-static void print_changes(struct perftune_tx *tx, bool dry)
-{
-	struct perftune_iter *it;
-
-	if (perftune_tx_changes(tx, &it) < 0)
-		return;
-	while (perftune_iter_next(it)) {
-		unsigned fl = perftune_iter_flags(it);
-		const char *note = perftune_iter_note(it);
-		if (!dry && !(fl & PERFTUNE_ITEM_WRITTEN) && !(fl & PERFTUNE_ITEM_UNCHANGED))
-			continue;
-		printf("%s: %s -> %s%s%s%s%s\n", perftune_iter_key(it),
-		       perftune_iter_old(it) ? perftune_iter_old(it) : "?", perftune_iter_value(it),
-		       fl & PERFTUNE_ITEM_UNCHANGED ? " (unchanged)" : "", note ? " (" : "",
-		       note ? note : "", note ? ")" : "");
-	}
-	perftune_iter_free(it);
-}
-
-/* Stay in the foreground until SIGTERM/SIGINT/SIGHUP, then roll back. */
-static int hold(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t *set)
-{
-	int sig = 0, r;
-
-	printf("holding transaction '%s' (pid %d); SIGTERM or Ctrl-C restores it\n",
-	       perftune_tx_name(tx), getpid());
-	fflush(stdout);
-	sigwait(set, &sig);
-	r = perftune_tx_rollback(tx);
-	if (r < 0)
-		return lib_error(ctx, r, "rollback");
-	printf("restored transaction '%s' (signal %d)\n", perftune_tx_name(tx), sig);
-	return 0;
-}
-
 static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -115,7 +80,7 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 	}
 	print_changes(tx, flags & PERFTUNE_TX_DRY_RUN);
 	if (flags & PERFTUNE_TX_HOLD && !(flags & PERFTUNE_TX_DRY_RUN))
-		ret = hold(ctx, tx, &set);
+		ret = hold_until_signal(ctx, tx, &set);
 out:
 	perftune_tx_unref(tx);
 	return ret;

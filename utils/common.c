@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
@@ -107,4 +108,37 @@ int parse_simple(const struct cmd *c, int argc, char **argv, bool *json)
 		}
 	}
 	return optind;
+}
+
+void print_changes(struct perftune_tx *tx, bool dry)
+{
+	struct perftune_iter *it;
+
+	if (perftune_tx_changes(tx, &it) < 0)
+		return;
+	while (perftune_iter_next(it)) {
+		unsigned fl = perftune_iter_flags(it);
+		const char *note = perftune_iter_note(it), *old = perftune_iter_old(it);
+		if (!dry && !(fl & (PERFTUNE_ITEM_WRITTEN | PERFTUNE_ITEM_UNCHANGED)))
+			continue;
+		printf("%s: %s -> %s%s%s%s%s\n", perftune_iter_key(it), old && *old ? old : "?",
+		       perftune_iter_value(it), fl & PERFTUNE_ITEM_UNCHANGED ? " (unchanged)" : "",
+		       note ? " (" : "", note ? note : "", note ? ")" : "");
+	}
+	perftune_iter_free(it);
+}
+
+int hold_until_signal(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t *set)
+{
+	int sig = 0, r;
+
+	printf("holding transaction '%s' (pid %d); SIGTERM or Ctrl-C restores it\n",
+	       perftune_tx_name(tx), getpid());
+	fflush(stdout);
+	sigwait(set, &sig);
+	r = perftune_tx_rollback(tx);
+	if (r < 0)
+		return lib_error(ctx, r, "rollback");
+	printf("restored transaction '%s' (signal %d)\n", perftune_tx_name(tx), sig);
+	return 0;
 }

@@ -3,6 +3,7 @@
 #define PERFTUNE_UTILS_COMMON_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stdio.h>
 #include "perftune.h"
 
@@ -25,6 +26,10 @@ int usage_error(const struct cmd *c, const char *fmt, ...) __attribute__((format
 /* print the library's message for @r and return EXIT_FAIL */
 int lib_error(struct perftune_ctx *ctx, int r, const char *what);
 void print_cmd_help(const struct cmd *c, FILE *f);
+/* "key: old -> new (note)" for each staged key (all of them with @dry, else those written) */
+void print_changes(struct perftune_tx *tx, bool dry);
+/* Stay in the foreground until a signal of @set arrives, then roll @tx back. */
+int hold_until_signal(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t *set);
 
 /* JSON output */
 void json_str(FILE *f, const char *s); /* quoted, escaped; null for NULL */
