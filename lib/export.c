@@ -203,7 +203,7 @@ PERFTUNE_EXPORT int perftune_export_transaction(struct perftune_ctx *ctx, const 
 						int format, char **text)
 {
 	struct xlist l = { 0 };
-	struct perftune_iter *it;
+	struct perftune_iter *it = NULL;
 	bool found = false;
 	int r;
 
@@ -212,6 +212,8 @@ PERFTUNE_EXPORT int perftune_export_transaction(struct perftune_ctx *ctx, const 
 	pt_lock(ctx);
 	pt_err_clear(ctx);
 	r = perftune_status(ctx, &it);
+	if (r < 0)
+		it = NULL;
 	while (r >= 0 && perftune_iter_next(it)) {
 		if (strcmp(perftune_iter_name(it), name))
 			continue;
@@ -219,8 +221,7 @@ PERFTUNE_EXPORT int perftune_export_transaction(struct perftune_ctx *ctx, const 
 		if (perftune_iter_value(it) && *perftune_iter_key(it))
 			r = xadd(&l, perftune_iter_key(it), perftune_iter_value(it), NULL);
 	}
-	if (r >= 0)
-		perftune_iter_free(it);
+	perftune_iter_free(it); /* accepts NULL */
 	if (r >= 0 && !found)
 		r = pt_err(ctx, -ENOENT, "no journaled transaction '%s' in %s", name,
 			   perftune_ctx_get_journal_dir(ctx));

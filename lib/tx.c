@@ -65,7 +65,7 @@ PERFTUNE_EXPORT int perftune_tx_new(struct perftune_ctx *ctx, const char *name, 
 PERFTUNE_EXPORT struct perftune_tx *perftune_tx_ref(struct perftune_tx *tx)
 {
 	if (tx)
-		tx->refcount++;
+		__atomic_add_fetch(&tx->refcount, 1, __ATOMIC_SEQ_CST);
 	return tx;
 }
 
@@ -80,7 +80,7 @@ static void release_holds(struct perftune_tx *tx)
 
 PERFTUNE_EXPORT struct perftune_tx *perftune_tx_unref(struct perftune_tx *tx)
 {
-	if (!tx || --tx->refcount > 0)
+	if (!tx || __atomic_sub_fetch(&tx->refcount, 1, __ATOMIC_SEQ_CST) > 0)
 		return NULL;
 	if (tx->committed && !tx->done && (tx->flags & PERFTUNE_TX_HOLD))
 		perftune_tx_rollback(tx); /* a hold ends with its transaction */
@@ -199,8 +199,10 @@ PERFTUNE_EXPORT int perftune_tx_set(struct perftune_tx *tx, const char *key, con
 		goto out;
 	for (size_t i = 0; i < p.n; i++) {
 		struct stage *old = find(tx->s, tx->n, p.s[i].t.key);
-		if (old) {
+		if (old) { /* staged again: the new value, the old place in line */
+			int seq = old->seq;
 			*old = p.s[i];
+			old->seq = seq;
 			continue;
 		}
 		if (tx->n == tx->cap) {
