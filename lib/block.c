@@ -433,7 +433,14 @@ static int block_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, 
 		char tmp[64];
 		return block_read(ctx, t, tmp, sizeof(tmp));
 	}
-	return pt_file_validate(ctx, t, in, out, size);
+	int r = pt_file_validate(ctx, t, in, out, size);
+	long long v;
+
+	/* queue attributes are unsigned, but for the two where -1 means "default" */
+	if (r == 0 && t->kind == ATTR_QUEUE && pt_parse_ll(out, &v) == 0 && v < 0 &&
+	    !strstr(t->key, ".wbt_lat_usec") && !strstr(t->key, ".io_poll_delay"))
+		return pt_err(ctx, -ERANGE, "%s: %lld is out of range (not negative)", t->key, v);
+	return r;
 }
 
 /* iosched times are kept in jiffies: 250 ms reads back as 252 with HZ=250 */

@@ -186,6 +186,11 @@ START_TEST(validation_failure_stages_nothing_and_writes_nothing)
 	ck_assert_int_eq(perftune_tx_set(tx, "cpu.0.governor", "ondemand"), -EINVAL);
 	ck_assert_int_eq(perftune_tx_set(tx, "cpu.0.epp", "turbo"), -EINVAL);
 	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "1\n2"), -EINVAL);
+	ck_assert_int_eq(perftune_tx_set(tx, "block.sda.read_ahead_kb", "-5"), -ERANGE);
+	ck_assert_str_eq(perftune_ctx_last_error(f.ctx),
+			 "block.sda.read_ahead_kb: -5 is out of range (not negative)");
+	/* -1 is the kernel's "back to the default" for wbt_lat_usec */
+	ck_assert_int_eq(perftune_tx_set(tx, "block.sda.wbt_lat_usec", "-1"), 1);
 	/* a glob that fails on one match stages none of them */
 	ck_assert_int_eq(perftune_tx_set(tx, "block.*.scheduler", "kyber"), -EINVAL);
 	perftune_tx_unref(tx);
@@ -489,6 +494,21 @@ START_TEST(committed_transaction_rejects_more)
 }
 END_TEST
 
+/* an empty transaction commits nothing (UBSan once caught qsort(NULL, 0) here) */
+START_TEST(empty_transaction_commits_nothing)
+{
+	struct perftune_tx *tx;
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "empty", PERFTUNE_TX_DRY_RUN, &tx), 0);
+	ck_assert_int_eq(perftune_tx_commit(tx), 0);
+	perftune_tx_unref(tx);
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "empty", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_commit(tx), 0);
+	perftune_tx_unref(tx);
+	ck_assert_int_eq(f.sim.writes, 0);
+}
+END_TEST
+
 static Suite *tx_suite(void)
 {
 	Suite *s = suite_create("tx");
@@ -515,6 +535,7 @@ static Suite *tx_suite(void)
 	tcase_add_test(tc, held_transaction_cannot_be_restored_by_others);
 	tcase_add_test(tc, idle_max_latency_disables_deeper_states_and_restores_them);
 	tcase_add_test(tc, committed_transaction_rejects_more);
+	tcase_add_test(tc, empty_transaction_commits_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }

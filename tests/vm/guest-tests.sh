@@ -398,13 +398,14 @@ node_pages() {
 }
 
 test_proc_numa_nodes() {
-	local node1cpus allowed pid before0 after0 after1
+	local node1cpus allowed mems pid before0 after0 after1
 	# a process with 128 MiB touched on both nodes (interleaved), then left running
 	"$PT" exec --nodes 0-1 --interleave -- python3 -c 'import time; b = bytearray(128 << 20); [b.__setitem__(i, 1) for i in range(0, len(b), 4096)]; print("ready", flush=True); time.sleep(600)' >"$WORK/mem.out" &
 	pid=$! SLEEPER=$!
 	trap 'kill "$SLEEPER" 2>/dev/null || true' EXIT
 	for _ in $(seq 100); do grep -q ready "$WORK/mem.out" && break; sleep 0.2; done
 	allowed=$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/$pid/status)
+	mems=$(awk '/^Mems_allowed_list/ { print $2 }' /proc/$pid/status)
 	node1cpus=$(<"$NODE/node1/cpulist")
 	before0=$(node_pages $pid 0)
 	[ "$before0" -gt 10000 ] || fail "the test process has only $before0 pages on node 0 before the move"
@@ -415,6 +416,9 @@ test_proc_numa_nodes() {
 	for t in /proc/$pid/task/*; do
 		eq "CPUs of thread ${t##*/} on node 1" "$(awk '/^Cpus_allowed_list/ { print $2 }' "$t/status")" "$node1cpus"
 	done
+	# cpusets are left alone (DESIGN: only affinity and pages move), so the
+	# nodes the process may allocate from stay what they were
+	eq "Mems_allowed_list of pid $pid (cpuset untouched)" "$(awk '/^Mems_allowed_list/ { print $2 }' /proc/$pid/status)" "$mems"
 	after0=$(node_pages $pid 0) after1=$(node_pages $pid 1)
 	echo "pages on node 0: $before0 before, $after0 after the move; on node 1: $after1"
 	[ "$after0" -lt $((before0 / 10)) ] || fail "pages stayed on node 0 ($after0 of $before0)"
@@ -422,6 +426,45 @@ test_proc_numa_nodes() {
 	eq "get proc.$pid.numa_nodes" "$OUT" 1
 	pt_ok restore vm-proc
 	eq "CPUs of pid $pid after restore" "$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/$pid/status)" "$allowed"
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+}
+
+# A process with the default (local) memory policy: after the move its
+# existing pages are on node 1 and what it allocates next lands there too,
+# because it now runs on node 1's CPUs.
+test_proc_numa_nodes_new_memory() {
+	local pid n0 n1 m0 m1
+	"$PT" exec --nodes 0 -- python3 -c '
+import signal, sys, time
+def touch(n):
+    b = bytearray(n << 20)
+    for i in range(0, len(b), 4096): b[i] = 1
+    return b
+keep = [touch(64)]
+def more(*_):
+    keep.append(touch(64)); print("more", flush=True)
+signal.signal(signal.SIGUSR1, more)
+print("ready", flush=True)
+while True: time.sleep(1)' >"$WORK/new.out" &
+	pid=$! SLEEPER=$!
+	trap 'kill "$SLEEPER" 2>/dev/null || true' EXIT
+	for _ in $(seq 100); do grep -q ready "$WORK/new.out" && break; sleep 0.2; done
+	n0=$(node_pages $pid 0) n1=$(node_pages $pid 1)
+	echo "started on node 0: $n0 pages on node 0, $n1 on node 1"
+	[ "$n0" -gt 15000 ] || fail "the test process has only $n0 pages on node 0"
+	pt_ok set --name vm-new "proc.$pid.numa_nodes=1"
+	m0=$(node_pages $pid 0) m1=$(node_pages $pid 1)
+	echo "after the move: $m0 pages on node 0, $m1 on node 1"
+	[ "$m0" -lt $((n0 / 10)) ] || fail "pages stayed on node 0 ($m0 of $n0)"
+	kill -USR1 "$pid"
+	for _ in $(seq 100); do grep -q more "$WORK/new.out" && break; sleep 0.2; done
+	grep -q more "$WORK/new.out" || fail "the process did not allocate more memory"
+	n0=$(node_pages $pid 0) n1=$(node_pages $pid 1)
+	echo "after allocating 64 MiB more: $n0 pages on node 0, $n1 on node 1"
+	[ "$n1" -gt $((m1 + 15000)) ] || fail "the new memory did not land on node 1 ($m1 -> $n1 pages)"
+	[ "$n0" -lt $((m0 + 1500)) ] || fail "the new memory went to node 0 ($m0 -> $n0 pages)"
+	pt_ok restore vm-new
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
 }
@@ -582,6 +625,7 @@ run_test "block[/dev/PART] means its disk" test_partition_means_disk
 run_test "errors: unknown device, bad value, usage" test_errors
 run_test "numa.balancing set and restored" test_numa_balancing
 run_test "proc.PID.numa_nodes moves a process to node 1 and back" test_proc_numa_nodes
+run_test "proc.PID.numa_nodes: memory allocated after the move lands on node 1" test_proc_numa_nodes_new_memory
 run_test "exec --nodes 1 runs a command on node 1" test_exec_nodes
 run_test "crash: hold killed -9 after commit, restore --orphans" test_crash_after_commit
 run_test "crash: hold killed -9 mid-commit, restore --orphans" test_crash_mid_commit

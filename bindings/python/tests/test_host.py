@@ -39,7 +39,7 @@ def raw_state(disks: list[str], with_global: bool = True) -> dict[str, str]:
     """The kernel files themselves, not read through the library."""
     state = {}
     for d in disks:
-        for attr in ("scheduler", "read_ahead_kb"):
+        for attr in ("scheduler", "read_ahead_kb", "max_sectors_kb", "io_poll"):
             state[str(queue(d, attr))] = queue(d, attr).read_text().strip()
     for path in GLOBAL.values() if with_global else ():
         if os.path.exists(path):
@@ -180,9 +180,26 @@ def test_kernel_refusal_rolls_back(hctx: perftune.Context, loops: list[str]) -> 
         with hctx.transaction("py-host-kernel") as tx:
             tx.set(f"block.{loops[0]}.scheduler", other_scheduler(hctx, loops[0]))
             tx.set(f"block.{loops[0]}.read_ahead_kb", "8192")
-            tx.set(f"block.{loops[1]}.read_ahead_kb", "-5")  # the kernel says EINVAL
-    assert f"block.{loops[1]}.read_ahead_kb" in str(ei.value)
+            # loop devices cannot poll: only the kernel knows, it says EINVAL
+            tx.set(f"block.{loops[1]}.io_poll", "1")
+    assert f"block.{loops[1]}.io_poll" in str(ei.value)
     assert ei.value.errno == errno.EINVAL
+    assert raw_state(loops) == before
+    assert hctx.status() == []
+
+
+def test_kernel_clamp_is_caught_by_read_back(hctx: perftune.Context, loops: list[str]) -> None:
+    """The kernel takes a value but keeps another: the read-back fails the commit."""
+    before = raw_state(loops)
+    hw = Path(f"/sys/block/{loops[1]}/queue/max_hw_sectors_kb").read_text().strip()
+    with pytest.raises(perftune.PerftuneError) as ei:
+        with hctx.transaction("py-host-clamp") as tx:
+            tx.set(f"block.{loops[0]}.scheduler", other_scheduler(hctx, loops[0]))
+            # above the device's limit: the kernel silently keeps max_hw_sectors_kb
+            tx.set(f"block.{loops[1]}.max_sectors_kb", str(int(hw) * 2))
+    assert f"block.{loops[1]}.max_sectors_kb" in str(ei.value)
+    assert "reads back" in str(ei.value)
+    assert ei.value.errno == errno.EIO
     assert raw_state(loops) == before
     assert hctx.status() == []
 
