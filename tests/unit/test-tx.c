@@ -476,6 +476,39 @@ START_TEST(idle_max_latency_disables_deeper_states_and_restores_them)
 }
 END_TEST
 
+/* the power keys beside governor and idle states, in one transaction and back */
+START_TEST(cpu_power_keys_set_and_restore)
+{
+	static const char *const files[][3] = {
+		/* file, before, after */
+		{ "sys/devices/system/cpu/cpu0/power/pm_qos_resume_latency_us", "0", "10" },
+		{ "sys/devices/system/cpu/cpu3/power/pm_qos_resume_latency_us", "0", "10" },
+		{ "sys/devices/system/cpu/cpufreq/boost", "1", "0" },
+		{ "sys/devices/system/cpu/cpu1/cpufreq/scaling_min_freq", "800000", "1000000" },
+		{ "sys/devices/system/cpu/cpu2/cpufreq/scaling_min_freq", "800000", "800000" },
+		{ "sys/devices/system/cpu/cpu2/cpufreq/energy_performance_preference",
+		  "balance_performance", "performance" },
+	};
+	struct perftune_tx *tx;
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "power", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "cpu.0.resume_latency_us", "fast"), -EINVAL);
+	ck_assert_int_eq(perftune_tx_set(tx, "cpu.0.min_khz", "100"), -ERANGE);
+	ck_assert_int_eq(perftune_tx_set(tx, "cpu.boost", "2"), -ERANGE);
+	ck_assert_int_eq(perftune_tx_set(tx, "cpu.all.resume_latency_us", "10"), 4);
+	ck_assert_int_eq(perftune_tx_set(tx, "cpu.boost", "0"), 1);
+	ck_assert_int_eq(perftune_tx_set(tx, "cpu.0-1.min_khz", "1000000"), 2);
+	ck_assert_int_eq(perftune_tx_set(tx, "cpu.all.epp", "performance"), 4);
+	ck_assert_int_eq(perftune_tx_commit(tx), 11);
+	perftune_tx_unref(tx);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		ck_assert_str_eq(fx_read(&f, files[i][0]), files[i][2]);
+	ck_assert_int_eq(perftune_restore(f.ctx, "power", 0), 11);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		ck_assert_str_eq(fx_read(&f, files[i][0]), files[i][1]);
+}
+END_TEST
+
 START_TEST(committed_transaction_rejects_more)
 {
 	struct perftune_tx *tx;
@@ -534,6 +567,7 @@ static Suite *tx_suite(void)
 	tcase_add_test(tc, dry_run_writes_nothing_and_lists_changes);
 	tcase_add_test(tc, held_transaction_cannot_be_restored_by_others);
 	tcase_add_test(tc, idle_max_latency_disables_deeper_states_and_restores_them);
+	tcase_add_test(tc, cpu_power_keys_set_and_restore);
 	tcase_add_test(tc, committed_transaction_rejects_more);
 	tcase_add_test(tc, empty_transaction_commits_nothing);
 	suite_add_tcase(s, tc);
