@@ -27,7 +27,8 @@ sel() { sed -n 's/.*\[\(.*\)\].*/\1/p' "$1"; } # the bracketed choice of a file
 # the files these tests may touch, for the final comparison
 WATCH=(/sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/defrag
 	/proc/sys/vm/nr_hugepages /proc/sys/vm/swappiness /proc/sys/vm/dirty_ratio
-	/proc/sys/vm/dirty_background_ratio /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)
+	/proc/sys/vm/dirty_background_ratio /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+	/sys/devices/system/cpu/cpu0/power/pm_qos_resume_latency_us)
 snapshot() { for f in "${WATCH[@]}"; do printf '%s=%s\n' "$f" "$(cat "$f")"; done; od -An -t d4 /dev/cpu_dma_latency; }
 BEFORE=$(snapshot)
 

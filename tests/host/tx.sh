@@ -154,6 +154,22 @@ eq "exec --membind binds memory" "$($P exec --nodes 0 --membind -- awk '/^Mems_a
 $P exec --nodes 9 -- true 2>/dev/null; eq "exec on a missing node exits 1" "$?" 1
 $P exec --nodes 0 2>/dev/null; eq "exec without a command exits 2" "$?" 2
 
+# per-CPU PM QoS resume latency of the real CPU 0, and back
+RL=/sys/devices/system/cpu/cpu0/power/pm_qos_resume_latency_us
+if [ -w $RL ]; then
+	rl0=$(cat $RL)
+	$P set --name rl cpu.0.resume_latency_us=20 >/dev/null
+	eq "cpu.0.resume_latency_us set" "$(cat $RL)" 20
+	eq "get reads it back" "$($P get cpu.0.resume_latency_us)" 20
+	$P restore rl >/dev/null
+	eq "cpu.0.resume_latency_us restored" "$(cat $RL)" "$rl0"
+	out=$($P set cpu.0.resume_latency_us=soon 2>&1); rc=$?
+	eq "a bad resume latency exits 1" "$rc" 1
+	check "names the key" grep -q "^perftune: cpu.0.resume_latency_us: " <<<"$out"
+else
+	not_ok "this machine has no writable $RL"
+fi
+
 # a huge page request the kernel cannot meet
 out=$($P set hugepages.1G.nr=100000 2>&1); rc=$?
 eq "impossible huge pages exit 1" "$rc" 1
