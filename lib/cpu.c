@@ -44,7 +44,12 @@ static int parse_cpus(struct perftune_ctx *ctx, const struct pt_keyparts *kp, un
 	int n = 0;
 
 	if (!strcmp(s, "all") || !strcmp(s, "*")) {
+		/* the present CPUs, not a probe of all MAX_CPUS directories (8192 lookups) */
+		char present[4096];
 		memset(mask, 0xff, MAX_CPUS / 8);
+		if (pt_attr_read(ctx, CPU_DIR "/present", present, sizeof(present)) >= 0 &&
+		    pt_parse_cpulist(present, mask, MAX_CPUS) < 0)
+			memset(mask, 0xff, MAX_CPUS / 8);
 	} else {
 		int r = pt_parse_cpulist(s, mask, MAX_CPUS);
 		if (r < 0)

@@ -565,7 +565,8 @@ PERFTUNE_EXPORT int perftune_tx_commit(struct perftune_tx *tx)
 		r = pt_err(ctx, -EALREADY, "transaction '%s' is already committed", tx->name);
 		goto out;
 	}
-	qsort(tx->s, tx->n, sizeof(*tx->s), order_cmp);
+	if (tx->n) /* an empty transaction has no array: qsort(NULL, 0) is undefined */
+		qsort(tx->s, tx->n, sizeof(*tx->s), order_cmp);
 	if (tx->flags & PERFTUNE_TX_DRY_RUN) {
 		r = dry_run(ctx, tx);
 		goto out;

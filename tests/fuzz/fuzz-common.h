@@ -13,8 +13,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /*
  * Once per process: the fake machine ($PERFTUNE_FUZZ_ROOT, or built with
  * tests/unit/mkroot.sh into a temp dir removed at exit), a private scratch
- * dir, and a seccomp filter that turns any execve() into an abort: nothing
- * the library parses may ever run a program.
+ * dir, and from then on any exec*, system, popen or posix_spawn aborts:
+ * nothing the library parses may ever run a program.
  */
 void fz_init(void);
 const char *fz_root(void);

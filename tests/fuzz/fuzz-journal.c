@@ -92,8 +92,8 @@ static char *slurp(const char *path, size_t *len)
 static const char *lay_out(enum shape shape, const char *top, const char *jdir, const char *text,
 			   size_t len)
 {
-	static char file[PATH_MAX];
-	char real[PATH_MAX], other[PATH_MAX];
+	static char file[PATH_MAX], other[PATH_MAX];
+	char real[PATH_MAX];
 
 	fz_rmtree(top);
 	if (mkdir(top, 0700) < 0)

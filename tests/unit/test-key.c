@@ -206,6 +206,32 @@ START_TEST(key_parser_splits_brackets)
 }
 END_TEST
 
+static const char *resolved(const char *key)
+{
+	static char got[2048];
+	struct pt_tunable *t = NULL;
+	int n = pt_resolve_all(f.ctx, key, &t);
+
+	ck_assert_msg(n > 0, "%s: %s", key, perftune_ctx_last_error(f.ctx));
+	qsort(t, (size_t)n, sizeof(*t), cmp_key);
+	got[0] = '\0';
+	for (int i = 0; i < n; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", i ? " " : "", t[i].key);
+	free(t);
+	return got;
+}
+
+/* cpu.all is the present CPUs (not a probe of 8192 directories); a bad list: every cpuN */
+START_TEST(cpu_all_is_the_present_cpus)
+{
+	fx_write(&f, "sys/devices/system/cpu/present", "1-2");
+	ck_assert_str_eq(resolved("cpu.all.governor"), "cpu.1.governor cpu.2.governor");
+	fx_write(&f, "sys/devices/system/cpu/present", "garbage");
+	ck_assert_str_eq(resolved("cpu.*.governor"),
+			 "cpu.0.governor cpu.1.governor cpu.2.governor cpu.3.governor");
+}
+END_TEST
+
 static Suite *key_suite(void)
 {
 	Suite *s = suite_create("key");
@@ -225,6 +251,10 @@ static Suite *key_suite(void)
 	tcase_add_loop_test(tc, good_key_resolves, 0, (int)ARRAY_SIZE(good));
 	tcase_add_test(tc, bio_based_resolution_says_so);
 	tcase_add_test(tc, key_parser_splits_brackets);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cpus");
+	tcase_add_checked_fixture(tc, setup, teardown); /* writes the tree */
+	tcase_add_test(tc, cpu_all_is_the_present_cpus);
 	suite_add_tcase(s, tc);
 	return s;
 }
