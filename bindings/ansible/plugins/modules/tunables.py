@@ -46,7 +46,7 @@ attributes:
     details: A dry-run transaction validates every value and lists what would change; nothing is written.
   diff_mode:
     support: full
-    details: "Shows C(key: value) lines before and after, for the keys that change."
+    details: "Shows C(key: old -> new) per key that changes, and C(key: value) lines before and after."
   platform:
     platforms: posix
     details: Linux only.
@@ -243,8 +243,9 @@ from ansible_collections.perftune.perftune.plugins.module_utils.binding import (
 
 
 def _diff(name, changes):
-    """before/after texts with one ``key: value`` line per changed key."""
+    """``key: old -> new`` lines, and before/after texts with one ``key: value`` line per changed key."""
     return {
+        "prepared": "".join("%s: %s -> %s\n" % (c["key"], c["old"], c["new"]) for c in changes),
         "before_header": "%s (before)" % name,
         "after_header": "%s (after)" % name,
         "before": "".join("%s: %s\n" % (c["key"], c["old"]) for c in changes),
