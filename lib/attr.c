@@ -11,12 +11,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include "internal.h"
 
-static const char *const tops[] = { "sys/", "proc/", "dev/" };
+static const char *const tops[PT_TOP_MAX] = { "sys/", "proc/", "dev/" };
 
-/* Split "sys/block/x" into the top dir fd and the rest. */
+/* Split "sys/block/x" into the (cached) top dir fd and the rest. */
 static int open_top(struct perftune_ctx *ctx, const char *path, const char **rest)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(tops); i++) {
@@ -27,9 +28,7 @@ static int open_top(struct perftune_ctx *ctx, const char *path, const char **res
 			memcpy(top, tops[i], n - 1);
 			top[n - 1] = '\0';
 			*rest = whole ? "." : path + n;
-			int fd = openat(pt_root_fd(ctx), top, O_PATH | O_DIRECTORY | O_CLOEXEC |
-								   O_NOFOLLOW);
-			return fd < 0 ? -errno : fd;
+			return pt_top_fd(ctx, (int)i, top);
 		}
 	}
 	return -EPERM;
@@ -51,19 +50,32 @@ int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags)
 	fd = (int)syscall(SYS_openat2, top, rest, &how, sizeof(how));
 	if (fd < 0)
 		fd = errno == EXDEV ? -EPERM : -errno; /* EXDEV: escape attempt */
-	close(top);
 	return fd;
 }
 
-int pt_attr_read_raw(struct perftune_ctx *ctx, const char *path, char *buf, size_t size)
+/*
+ * A busy queue answers EAGAIN to a read or write of queue/scheduler while
+ * another switch holds it (seen with 256 devices switched at once): try
+ * again for up to about a second before giving up.
+ */
+#define BUSY_TRIES 40
+
+static bool busy_again(int r, int *tries)
+{
+	if (r != -EAGAIN || ++*tries >= BUSY_TRIES)
+		return false;
+	struct timespec ts = { 0, (*tries < 10 ? 2 : 30) * 1000000L };
+	nanosleep(&ts, NULL);
+	return true;
+}
+
+static int read_once(struct perftune_ctx *ctx, const char *path, char *buf, size_t size)
 {
 	_cleanup_close_ int fd = pt_attr_open(ctx, path, O_RDONLY);
 	size_t len = 0;
 
 	if (fd < 0)
 		return fd;
-	if (size == 0)
-		return -EINVAL;
 	while (len < size - 1) {
 		ssize_t n = read(fd, buf + len, size - 1 - len);
 		if (n < 0) {
@@ -77,6 +89,18 @@ int pt_attr_read_raw(struct perftune_ctx *ctx, const char *path, char *buf, size
 	}
 	buf[len] = '\0';
 	return (int)len;
+}
+
+int pt_attr_read_raw(struct perftune_ctx *ctx, const char *path, char *buf, size_t size)
+{
+	int r, tries = 0;
+
+	if (size == 0)
+		return -EINVAL;
+	do
+		r = read_once(ctx, path, buf, size);
+	while (busy_again(r, &tries));
+	return r;
 }
 
 int pt_attr_read(struct perftune_ctx *ctx, const char *path, char *buf, size_t size)
@@ -109,11 +133,14 @@ int pt_attr_write(struct perftune_ctx *ctx, const char *path, const char *value)
 {
 	void *ud;
 	pt_write_fn fn = pt_attr_get_write_fn(ctx, &ud);
+	int r, tries = 0;
 
 	pt_log(ctx, PERFTUNE_LOG_DEBUG, "write %s <- %s", path, value);
-	if (fn)
-		return fn(ctx, path, value, strlen(value), ud);
-	return pt_attr_write_real(ctx, path, value, strlen(value));
+	do
+		r = fn ? fn(ctx, path, value, strlen(value), ud)
+		       : pt_attr_write_real(ctx, path, value, strlen(value));
+	while (busy_again(r, &tries));
+	return r;
 }
 
 int pt_attr_write_hold(struct perftune_ctx *ctx, const char *path, const void *buf, size_t len,

@@ -16,6 +16,7 @@ struct perftune_ctx {
 	int refcount;
 	char *root;
 	int root_fd;
+	int top_fd[PT_TOP_MAX]; /* sys, proc, dev under the root: opened once, on first use */
 	char *journal_dir;
 	perftune_log_fn log_fn;
 	int log_max;
@@ -27,6 +28,15 @@ struct perftune_ctx {
 	pthread_mutex_t lock;
 	pthread_mutex_t log_lock;
 };
+
+static void close_tops(struct perftune_ctx *ctx)
+{
+	for (int i = 0; i < PT_TOP_MAX; i++) {
+		if (ctx->top_fd[i] >= 0)
+			close(ctx->top_fd[i]);
+		ctx->top_fd[i] = -1;
+	}
+}
 
 PERFTUNE_EXPORT int perftune_ctx_new(struct perftune_ctx **ctxp)
 {
@@ -40,6 +50,8 @@ PERFTUNE_EXPORT int perftune_ctx_new(struct perftune_ctx **ctxp)
 		return -ENOMEM;
 	ctx->refcount = 1;
 	ctx->root_fd = -1;
+	for (int i = 0; i < PT_TOP_MAX; i++)
+		ctx->top_fd[i] = -1;
 	pthread_mutexattr_t ma;
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
@@ -71,6 +83,7 @@ PERFTUNE_EXPORT struct perftune_ctx *perftune_ctx_unref(struct perftune_ctx *ctx
 {
 	if (!ctx || __atomic_sub_fetch(&ctx->refcount, 1, __ATOMIC_SEQ_CST) > 0)
 		return NULL;
+	close_tops(ctx);
 	if (ctx->root_fd >= 0)
 		close(ctx->root_fd);
 	udev_unref(ctx->udev);
@@ -99,6 +112,7 @@ PERFTUNE_EXPORT int perftune_ctx_set_root(struct perftune_ctx *ctx, const char *
 		close(fd);
 		return -ENOMEM;
 	}
+	close_tops(ctx);
 	if (ctx->root_fd >= 0)
 		close(ctx->root_fd);
 	free(ctx->root);
@@ -157,6 +171,28 @@ PERFTUNE_EXPORT const char *perftune_version(void)
 int pt_root_fd(struct perftune_ctx *ctx)
 {
 	return ctx->root_fd;
+}
+
+/*
+ * The fd of a top directory (sys, proc, dev) of the root, opened on first use
+ * and kept: it saves an open and a close per kernel file.  Worker threads of
+ * a parallel commit may race here; the loser closes its own fd.
+ */
+int pt_top_fd(struct perftune_ctx *ctx, int i, const char *name)
+{
+	int fd = __atomic_load_n(&ctx->top_fd[i], __ATOMIC_ACQUIRE), expected = -1;
+
+	if (fd >= 0)
+		return fd;
+	fd = openat(ctx->root_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	if (!__atomic_compare_exchange_n(&ctx->top_fd[i], &expected, fd, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		close(fd);
+		fd = expected;
+	}
+	return fd;
 }
 
 bool pt_root_is_host(struct perftune_ctx *ctx)

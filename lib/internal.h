@@ -15,6 +15,8 @@
 
 /* ---- ctx.c ---- */
 int pt_root_fd(struct perftune_ctx *ctx);
+#define PT_TOP_MAX 3
+int pt_top_fd(struct perftune_ctx *ctx, int i, const char *name);
 bool pt_root_is_host(struct perftune_ctx *ctx);
 /* libraries that read /sys themselves (libcpupower) see our root: host, or umockdev on it */
 bool pt_sys_is_root(struct perftune_ctx *ctx);

@@ -108,6 +108,11 @@ static int sim_write_locked(struct perftune_ctx *ctx, const char *path, const ch
 	long long v, cur;
 
 	(void)ctx;
+	if (s->busy > 0) {
+		s->busy--;
+		s->busy_seen++;
+		return -EAGAIN;
+	}
 	s->writes++;
 	if (s->crash_at == s->writes)
 		_exit(99); /* died mid-commit: no cleanup, the journal stays */

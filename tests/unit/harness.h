@@ -14,6 +14,8 @@ struct sim {
 	int fault_at; /* fail write number N with -EIO (0: never) */
 	int crash_at; /* _exit() at write number N, as kill -9 would (0: never) */
 	long hp_cap;  /* huge pages the "kernel" can allocate per write (-1: any) */
+	int busy;     /* the next N writes answer -EAGAIN, as a queue busy switching does */
+	int busy_seen; /* -EAGAIN answers given */
 };
 
 struct fx {

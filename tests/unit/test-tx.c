@@ -509,6 +509,39 @@ START_TEST(cpu_power_keys_set_and_restore)
 }
 END_TEST
 
+/* a busy queue (EAGAIN) is asked again; one that stays busy fails the commit, which rolls back */
+START_TEST(busy_kernel_file_is_retried_then_given_up)
+{
+	struct perftune_tx *tx;
+	struct snap *before = snap_take(f.root);
+
+	f.sim.busy = 3;
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "busy", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "block.sda.scheduler", "bfq"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), 1);
+	perftune_tx_unref(tx);
+	ck_assert_int_eq(f.sim.busy_seen, 3);
+	ck_assert_str_eq(fx_read(&f, SDA_SCHED), "mq-deadline kyber [bfq] none");
+	ck_assert_int_eq(perftune_restore(f.ctx, "busy", 0), 1);
+
+	f.sim.busy = 1000;
+	f.sim.busy_seen = 0;
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "busy2", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "3"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), -EAGAIN);
+	ck_assert_msg(strstr(perftune_ctx_last_error(f.ctx), "sysctl.vm.swappiness"), "%s",
+		      perftune_ctx_last_error(f.ctx));
+	perftune_tx_unref(tx);
+	ck_assert_int_gt(f.sim.busy_seen, 10);
+	ck_assert_int_lt(f.sim.busy_seen, 100);
+	f.sim.busy = 0;
+	ck_assert_int_eq(f.sim.writes, 2);
+	ck_assert_int_eq(fx_journals(&f), 0);
+	assert_same(before);
+	snap_free(before);
+}
+END_TEST
+
 START_TEST(committed_transaction_rejects_more)
 {
 	struct perftune_tx *tx;
@@ -568,6 +601,7 @@ static Suite *tx_suite(void)
 	tcase_add_test(tc, held_transaction_cannot_be_restored_by_others);
 	tcase_add_test(tc, idle_max_latency_disables_deeper_states_and_restores_them);
 	tcase_add_test(tc, cpu_power_keys_set_and_restore);
+	tcase_add_test(tc, busy_kernel_file_is_retried_then_given_up);
 	tcase_add_test(tc, committed_transaction_rejects_more);
 	tcase_add_test(tc, empty_transaction_commits_nothing);
 	suite_add_tcase(s, tc);
