@@ -401,13 +401,16 @@ static const char *sched_alias(const char *name, const char *raw)
 }
 
 static int sched_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
-			  char *out, size_t size)
+			  char *out, size_t size, char *cur, size_t cur_size)
 {
-	char raw[512], alts[PT_VAL], choices[512], *save = NULL;
+	char raw[PT_VAL], alts[PT_VAL], choices[512], *save = NULL;
 	int r = pt_attr_read_raw(ctx, t->path, raw, sizeof(raw));
 
-	if (r < 0)
-		return pt_file_read(ctx, t, out, size);
+	if (r < 0) {
+		r = pt_file_read(ctx, t, out, size);
+		snprintf(cur, cur_size, "%s", r < 0 ? "" : out);
+		return r;
+	}
 	snprintf(alts, sizeof(alts), "%s", in);
 	pt_trim(alts);
 	for (char *a = strtok_r(alts, "|", &save); a; a = strtok_r(NULL, "|", &save)) {
@@ -416,7 +419,9 @@ static int sched_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, 
 		if (pt_choice_in(raw, name)) {
 			char tmp[PT_VAL];
 			snprintf(out, size, "%s", name);
-			return pt_file_validate(ctx, t, name, tmp, sizeof(tmp));
+			snprintf(cur, cur_size, "%s", raw); /* as block_read() gives it */
+			pt_normalize(cur);
+			return pt_file_check(ctx, t, raw, name, tmp, sizeof(tmp));
 		}
 	}
 	pt_choices(raw, choices, sizeof(choices));
@@ -424,16 +429,17 @@ static int sched_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, 
 		      choices);
 }
 
-static int block_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
-			  char *out, size_t size)
+/* validate_cur: a scheduler's file is read once to check, alias and take the original */
+static int block_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			      const char *in, char *out, size_t size, char *cur, size_t cur_size)
 {
 	if (t->kind == ATTR_SCHED)
-		return sched_validate(ctx, t, in, out, size);
+		return sched_validate(ctx, t, in, out, size, cur, cur_size);
 	if (t->kind == ATTR_IOSCHED && !pt_attr_exists(ctx, t->path)) {
 		char tmp[64];
 		return block_read(ctx, t, tmp, sizeof(tmp));
 	}
-	int r = pt_file_validate(ctx, t, in, out, size);
+	int r = pt_file_validate_cur(ctx, t, in, out, size, cur, cur_size);
 	long long v;
 
 	/* queue attributes are unsigned, but for the two where -1 means "default" */
@@ -441,6 +447,14 @@ static int block_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, 
 	    !strstr(t->key, ".wbt_lat_usec") && !strstr(t->key, ".io_poll_delay"))
 		return pt_err(ctx, -ERANGE, "%s: %lld is out of range (not negative)", t->key, v);
 	return r;
+}
+
+static int block_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+			  char *out, size_t size)
+{
+	char cur[PT_VAL];
+
+	return block_validate_cur(ctx, t, in, out, size, cur, sizeof(cur));
 }
 
 /* iosched times are kept in jiffies: 250 ms reads back as 252 with HZ=250 */
@@ -482,6 +496,7 @@ const struct pt_family pt_block_family = {
 	.list = block_list,
 	.read = block_read,
 	.validate = block_validate,
+	.validate_cur = block_validate_cur,
 	.write = pt_file_write,
 	.verify = block_verify,
 	.describe = block_describe,

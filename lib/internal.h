@@ -116,6 +116,12 @@ struct pt_family {
 	/* check @in and produce the exact value to write and expect back */
 	int (*validate)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
 			char *out, size_t size);
+	/*
+	 * optional: validate(), and from the same read of the file what read() gives
+	 * now into @cur (PT_VAL bytes; "" where read() fails): staging reads a file once
+	 */
+	int (*validate_cur)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+			    char *out, size_t size, char *cur, size_t cur_size);
 	int (*write)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 		     int *hold_fd);
 	/* compare read-back with the value written: 0, -EIO, -EAGAIN (partial) */
@@ -149,6 +155,11 @@ int pt_tunable_init(struct pt_tunable *t, const struct pt_family *fam, const cha
 int pt_file_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size);
 int pt_file_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
 		     char *out, size_t size);
+int pt_file_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+			 char *out, size_t size, char *cur, size_t cur_size);
+/* pt_file_validate() against @raw, the file's contents as read */
+int pt_file_check(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *raw,
+		  const char *in, char *out, size_t size);
 int pt_file_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 		  int *hold_fd);
 int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,

@@ -242,16 +242,13 @@ static int check_writable(struct perftune_ctx *ctx, const struct pt_tunable *t)
 	return 0;
 }
 
-int pt_file_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
-		     char *out, size_t size)
+int pt_file_check(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *raw,
+		  const char *in, char *out, size_t size)
 {
-	char raw[PT_VAL], cur[PT_VAL], choices[PT_VAL];
+	char cur[PT_VAL], choices[PT_VAL];
 	long long v;
 	int r;
 
-	r = pt_attr_read_raw(ctx, t->path, raw, sizeof(raw));
-	if (r < 0)
-		return file_errmsg(ctx, t, r, "read");
 	r = check_writable(ctx, t);
 	if (r < 0)
 		return r;
@@ -270,6 +267,31 @@ int pt_file_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 		return pt_err(ctx, -EINVAL, "%s: '%s' is not a number", t->key, out);
 	}
 	return 0;
+}
+
+int pt_file_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+			 char *out, size_t size, char *cur, size_t cur_size)
+{
+	char raw[PT_VAL];
+	int r;
+
+	r = pt_attr_read_raw(ctx, t->path, raw, sizeof(raw));
+	if (r < 0)
+		return file_errmsg(ctx, t, r, "read");
+	r = pt_file_check(ctx, t, raw, in, out, size);
+	if (r < 0)
+		return r;
+	snprintf(cur, cur_size, "%s", raw); /* as pt_file_read() gives it, with cur_size PT_VAL */
+	pt_normalize(cur);
+	return 0;
+}
+
+int pt_file_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+		     char *out, size_t size)
+{
+	char cur[PT_VAL];
+
+	return pt_file_validate_cur(ctx, t, in, out, size, cur, sizeof(cur));
 }
 
 int pt_validate_range(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,

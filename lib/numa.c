@@ -84,6 +84,7 @@ const struct pt_family pt_numa_family = {
 	.list = numa_list,
 	.read = pt_file_read,
 	.validate = pt_file_validate,
+	.validate_cur = pt_file_validate_cur,
 	.write = pt_file_write,
 	.describe = numa_describe,
 };

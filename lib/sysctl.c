@@ -18,6 +18,9 @@ static int append_comp(char *key, size_t size, const char *comp)
 			   br ? "]" : "");
 }
 
+/* t->kind of a sysctl: its mode, seen when the key resolved (fixed: /proc/sys refuses chmod) */
+enum { SYSCTL_READABLE, SYSCTL_TRIGGER };
+
 struct walk {
 	const struct pt_keyparts *kp; /* NULL: list everything */
 	int first;		      /* first component of kp that is a path part */
@@ -27,12 +30,14 @@ struct walk {
 };
 
 static int emit_sysctl(struct perftune_ctx *ctx, struct walk *w, const char *path,
-		       const char *name)
+		       const char *name, mode_t mode)
 {
 	struct pt_tunable t;
 
 	if (pt_tunable_init(&t, &pt_sysctl_family, path, "sysctl.%s", name) < 0)
 		return 0; /* too long to name: not listed */
+	/* write-only triggers (vm.drop_caches) are not readable tunables */
+	t.kind = (mode & 0444) ? SYSCTL_READABLE : SYSCTL_TRIGGER;
 	w->found++;
 	return w->emit(ctx, &t, w->ud);
 }
@@ -46,10 +51,12 @@ static int walk(struct perftune_ctx *ctx, struct walk *w, const char *path, cons
 	const char *pat = w->kp && depth < w->kp->n ? w->kp->c[depth].s : NULL;
 	int r = 0;
 
-	if (w->kp && depth == w->kp->n) {
-		if (pt_attr_is_dir(ctx, path))
+	if (w->kp && depth == w->kp->n) { /* one look at the file: missing, a directory, mode */
+		_cleanup_close_ int fd = pt_attr_open(ctx, path, O_PATH);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) < 0 || S_ISDIR(st.st_mode))
 			return 0;
-		return emit_sysctl(ctx, w, path, name);
+		return emit_sysctl(ctx, w, path, name, st.st_mode);
 	}
 	if (pat && !pt_glob(pat)) { /* a plain component: no directory scan needed */
 		char p[PATH_MAX], n[PERFTUNE_KEY_MAX];
@@ -60,8 +67,8 @@ static int walk(struct perftune_ctx *ctx, struct walk *w, const char *path, cons
 		if (pt_snprintf(p, sizeof(p), "%s/%s", path, pat) < 0 ||
 		    pt_snprintf(n, sizeof(n), "%s", name) < 0 || append_comp(n, sizeof(n), pat) < 0)
 			return pt_err(ctx, -ENAMETOOLONG, "%s: name too long", w->kp->text);
-		if (!pt_attr_exists(ctx, p))
-			return 0;
+		if (depth + 1 < w->kp->n && !pt_attr_exists(ctx, p))
+			return 0; /* (the last component: its one look finds it missing) */
 		return walk(ctx, w, p, n, depth + 1);
 	}
 	d = pt_attr_opendir(ctx, path);
@@ -80,7 +87,7 @@ static int walk(struct perftune_ctx *ctx, struct walk *w, const char *path, cons
 		if (de->d_type == DT_DIR)
 			r = walk(ctx, w, p, n, depth + 1);
 		else if (!w->kp && de->d_type == DT_REG && pt_attr_tunable(ctx, p))
-			r = emit_sysctl(ctx, w, p, n);
+			r = emit_sysctl(ctx, w, p, n, 0444); /* pt_attr_tunable: readable */
 		else if (w->kp)
 			r = walk(ctx, w, p, n, depth + 1);
 	}
@@ -110,13 +117,19 @@ static int sysctl_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 
 static int sysctl_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size)
 {
-	struct stat st;
-	_cleanup_close_ int fd = pt_attr_open(ctx, t->path, O_PATH);
-
-	/* write-only triggers (vm.drop_caches) are not readable tunables */
-	if (fd >= 0 && fstat(fd, &st) == 0 && !(st.st_mode & 0444))
+	if (t->kind == SYSCTL_TRIGGER)
 		return pt_err(ctx, -EACCES, "%s: write-only trigger, not a tunable", t->key);
 	return pt_file_read(ctx, t, buf, size);
+}
+
+static int sysctl_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			       const char *in, char *out, size_t size, char *cur, size_t cur_size)
+{
+	int r = pt_file_validate_cur(ctx, t, in, out, size, cur, cur_size);
+
+	if (r == 0 && t->kind == SYSCTL_TRIGGER)
+		cur[0] = '\0'; /* sysctl_read() refuses it */
+	return r;
 }
 
 const struct pt_family pt_sysctl_family = {
@@ -125,6 +138,7 @@ const struct pt_family pt_sysctl_family = {
 	.list = sysctl_list,
 	.read = sysctl_read,
 	.validate = pt_file_validate,
+	.validate_cur = sysctl_validate_cur,
 	.write = pt_file_write,
 	.describe = pt_file_describe,
 };
@@ -172,6 +186,7 @@ const struct pt_family pt_sysfs_family = {
 	.list = sysfs_list,
 	.read = pt_file_read,
 	.validate = pt_file_validate,
+	.validate_cur = pt_file_validate_cur,
 	.write = pt_file_write,
 	.describe = pt_file_describe,
 };

@@ -73,6 +73,7 @@ const struct pt_family pt_thp_family = {
 	.list = thp_list,
 	.read = pt_file_read,
 	.validate = pt_file_validate,
+	.validate_cur = pt_file_validate_cur,
 	.write = pt_file_write,
 	.describe = pt_file_describe,
 };

@@ -11,11 +11,20 @@
 #include <string.h>
 #include "internal.h"
 
+/*
+ * A staged key.  Its strings are allocated at their length (a struct
+ * pt_tunable alone has a PATH_MAX path): a scheduler change on 256 disks stages
+ * 256 keys.  The family ops get the full pt_tunable back from tunable().
+ */
 struct stage {
-	struct pt_tunable t;
-	char value[PT_VAL]; /* exact value to write */
-	char old[PT_VAL];   /* value before this commit */
-	char input[PT_VAL]; /* as given, when an alias was mapped */
+	const struct pt_family *fam;
+	char *key, *path, *note; /* of the pt_tunable; note: NULL or how it resolved/rounded */
+	char group[sizeof(((struct pt_tunable *)0)->group)];
+	char aux[sizeof(((struct pt_tunable *)0)->aux)];
+	int order, id, kind;
+	char *value;	    /* exact value to write */
+	char *old;	    /* value before this commit */
+	char *input;	    /* as given, when an alias was mapped; or NULL */
 	unsigned flags;	    /* PERFTUNE_ITEM_* */
 	bool deferred;	    /* iosched parameter of a scheduler staged in the same tx */
 	bool attempted;	    /* a write was tried: give it back on failure */
@@ -69,6 +78,62 @@ PERFTUNE_EXPORT struct perftune_tx *perftune_tx_ref(struct perftune_tx *tx)
 	return tx;
 }
 
+/* Replace the string *@dst by a copy of @v (commit workers mostly keep theirs: no malloc). */
+static int set_str(char **dst, const char *v)
+{
+	char *n;
+
+	if (*dst && !strcmp(*dst, v))
+		return 0;
+	n = strdup(v);
+	if (!n)
+		return -ENOMEM;
+	free(*dst);
+	*dst = n;
+	return 0;
+}
+
+static void stage_free(struct stage *s)
+{
+	free(s->key);
+	free(s->path);
+	free(s->note);
+	free(s->value);
+	free(s->old);
+	free(s->input);
+}
+
+static int stage_init(struct stage *s, const struct pt_tunable *t)
+{
+	memset(s, 0, sizeof(*s));
+	s->hold_fd = -1;
+	s->fam = t->fam;
+	snprintf(s->group, sizeof(s->group), "%s", t->group);
+	snprintf(s->aux, sizeof(s->aux), "%s", t->aux);
+	s->order = t->order;
+	s->id = t->id;
+	s->kind = t->kind;
+	s->key = strdup(t->key);
+	s->path = strdup(t->path);
+	s->note = t->note[0] ? strdup(t->note) : NULL;
+	return s->key && s->path && (s->note || !t->note[0]) ? 0 : -ENOMEM;
+}
+
+/* The family's view of a stage, in @t (on the caller's stack). */
+static const struct pt_tunable *tunable(const struct stage *s, struct pt_tunable *t)
+{
+	t->fam = s->fam;
+	memcpy(t->key, s->key, strlen(s->key) + 1);
+	memcpy(t->path, s->path, strlen(s->path) + 1);
+	memcpy(t->group, s->group, sizeof(t->group));
+	memcpy(t->aux, s->aux, sizeof(t->aux));
+	t->order = s->order;
+	t->id = s->id;
+	t->kind = s->kind;
+	snprintf(t->note, sizeof(t->note), "%s", s->note ? s->note : "");
+	return t;
+}
+
 static void release_holds(struct perftune_tx *tx)
 {
 	for (size_t i = 0; i < tx->n; i++)
@@ -86,6 +151,8 @@ PERFTUNE_EXPORT struct perftune_tx *perftune_tx_unref(struct perftune_tx *tx)
 		perftune_tx_rollback(tx); /* a hold ends with its transaction */
 	release_holds(tx);
 	perftune_ctx_unref(tx->ctx);
+	for (size_t i = 0; i < tx->n; i++)
+		stage_free(&tx->s[i]);
 	free(tx->s);
 	free(tx);
 	return NULL;
@@ -107,7 +174,7 @@ struct pending {
 static struct stage *find(struct stage *s, size_t n, const char *key)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(s[i].t.key, key))
+		if (!strcmp(s[i].key, key))
 			return &s[i];
 	return NULL;
 }
@@ -115,10 +182,10 @@ static struct stage *find(struct stage *s, size_t n, const char *key)
 static bool sched_staged(struct perftune_tx *tx, struct pending *p, const char *group)
 {
 	for (size_t i = 0; i < tx->n; i++)
-		if (tx->s[i].t.order == 0 && !strcmp(tx->s[i].t.group, group))
+		if (tx->s[i].order == 0 && !strcmp(tx->s[i].group, group))
 			return true;
 	for (size_t i = 0; i < p->n; i++)
-		if (p->s[i].t.order == 0 && !strcmp(p->s[i].t.group, group))
+		if (p->s[i].order == 0 && !strcmp(p->s[i].group, group))
 			return true;
 	return false;
 }
@@ -128,35 +195,49 @@ static int stage_one(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 {
 	struct pending *p = ud;
 	struct stage *s, *n = realloc(p->s, (p->n + 1) * sizeof(*p->s));
+	char out[PT_VAL], cur[PT_VAL];
+	bool deferred = false, have_cur = false;
 	int r;
 
 	if (!n)
 		return -ENOMEM;
 	p->s = n;
-	s = &p->s[p->n];
-	memset(s, 0, sizeof(*s));
-	s->t = *t;
-	s->hold_fd = -1;
 	if ((t->fam->flags & PT_FAM_HELD) && !(p->tx->flags & PERFTUNE_TX_HOLD))
 		return pt_err(ctx, -EINVAL,
 			      "%s: a PM QoS request is in force only while its fd is open: it needs "
 			      "a holding transaction (perftune set --hold, PERFTUNE_TX_HOLD)",
 			      t->key);
-	r = t->fam->validate(ctx, t, value, s->value, sizeof(s->value));
+	if (t->fam->validate_cur) { /* the original from the read that validates */
+		r = t->fam->validate_cur(ctx, t, value, out, sizeof(out), cur, sizeof(cur));
+		have_cur = r >= 0;
+	} else {
+		r = t->fam->validate(ctx, t, value, out, sizeof(out));
+	}
 	if (r == -ENOENT && t->order == 2 && t->group[0] && sched_staged(p->tx, p, t->group)) {
 		/* its scheduler switches first: validate after the switch */
-		snprintf(s->value, sizeof(s->value), "%s", value);
-		s->deferred = true;
+		snprintf(out, sizeof(out), "%s", value);
+		deferred = true;
 		pt_err_clear(ctx);
 		r = 0;
 	}
 	if (r < 0)
 		return r;
-	if (strcmp(s->value, value))
-		snprintf(s->input, sizeof(s->input), "%s", value);
-	if (t->fam->read(ctx, t, s->old, sizeof(s->old)) < 0)
-		s->old[0] = '\0';
+	if (!have_cur && t->fam->read(ctx, t, cur, sizeof(cur)) < 0)
+		cur[0] = '\0';
 	pt_err_clear(ctx);
+	s = &p->s[p->n];
+	r = stage_init(s, t);
+	if (r >= 0)
+		r = set_str(&s->value, out);
+	if (r >= 0)
+		r = set_str(&s->old, cur);
+	if (r >= 0 && strcmp(out, value))
+		r = set_str(&s->input, value);
+	if (r < 0) {
+		stage_free(s);
+		return r;
+	}
+	s->deferred = deferred;
 	p->n++;
 	return 0;
 }
@@ -174,6 +255,7 @@ PERFTUNE_EXPORT int perftune_tx_set(struct perftune_tx *tx, const char *key, con
 {
 	struct perftune_ctx *ctx;
 	struct pending p = { .tx = tx, .input = value };
+	size_t taken = 0; /* of p.s, moved into tx->s */
 	int r;
 
 	if (!tx || !key || !value)
@@ -197,11 +279,12 @@ PERFTUNE_EXPORT int perftune_tx_set(struct perftune_tx *tx, const char *key, con
 		r = pt_err(ctx, -ENODEV, "%s: matches nothing on this machine", key);
 	if (r < 0)
 		goto out;
-	for (size_t i = 0; i < p.n; i++) {
-		struct stage *old = find(tx->s, tx->n, p.s[i].t.key);
+	for (; taken < p.n; taken++) {
+		struct stage *old = find(tx->s, tx->n, p.s[taken].key);
 		if (old) { /* staged again: the new value, the old place in line */
 			int seq = old->seq;
-			*old = p.s[i];
+			stage_free(old);
+			*old = p.s[taken];
 			old->seq = seq;
 			continue;
 		}
@@ -215,11 +298,13 @@ PERFTUNE_EXPORT int perftune_tx_set(struct perftune_tx *tx, const char *key, con
 			tx->s = n;
 			tx->cap = cap;
 		}
-		p.s[i].seq = (int)tx->n;
-		tx->s[tx->n++] = p.s[i];
+		p.s[taken].seq = (int)tx->n;
+		tx->s[tx->n++] = p.s[taken];
 	}
 	r = (int)p.n;
 out:
+	for (size_t i = taken; i < p.n; i++)
+		stage_free(&p.s[i]);
 	free(p.s);
 	pt_unlock(ctx);
 	return r;
@@ -229,38 +314,52 @@ out:
 static int order_cmp(const void *a, const void *b)
 {
 	const struct stage *x = a, *y = b;
-	int g = strcmp(x->t.group, y->t.group);
+	int g = strcmp(x->group, y->group);
 
 	if (g)
 		return g;
-	if (x->t.order != y->t.order)
-		return x->t.order - y->t.order;
+	if (x->order != y->order)
+		return x->order - y->order;
 	return x->seq - y->seq;
 }
 
-static int verify(struct perftune_ctx *ctx, struct perftune_tx *tx, struct stage *s)
+static int oom(struct perftune_ctx *ctx, const struct stage *s)
 {
-	char got[PT_VAL];
-	int r = s->t.fam->read(ctx, &s->t, got, sizeof(got));
+	return pt_err(ctx, -ENOMEM, "%s: out of memory", s->key);
+}
+
+/* Take what the kernel made of the value: @got, and @note saying so. */
+static int accept_got(struct perftune_ctx *ctx, struct stage *s, const char *got,
+		      const char *note)
+{
+	if (set_str(&s->note, note) < 0 || set_str(&s->value, got) < 0)
+		return oom(ctx, s);
+	return 0;
+}
+
+static int verify(struct perftune_ctx *ctx, struct perftune_tx *tx, struct stage *s,
+		  const struct pt_tunable *t)
+{
+	char got[PT_VAL], note[sizeof(t->note)];
+	int r = s->fam->read(ctx, t, got, sizeof(got));
 
 	if (r < 0)
 		return r;
-	if (s->t.fam->verify)
-		r = s->t.fam->verify(ctx, &s->t, s->value, got);
+	if (s->fam->verify)
+		r = s->fam->verify(ctx, t, s->value, got);
 	else if (strcmp(got, s->value))
-		r = pt_err(ctx, -EIO, "%s: the kernel accepted '%s' but reads back '%s'", s->t.key,
+		r = pt_err(ctx, -EIO, "%s: the kernel accepted '%s' but reads back '%s'", s->key,
 			   s->value, got);
 	if (r == 0 && strcmp(got, s->value)) { /* accepted as the kernel rounded it */
-		snprintf(s->t.note, sizeof(s->t.note), "kernel rounded %s to %s", s->value, got);
-		snprintf(s->value, sizeof(s->value), "%s", got);
+		snprintf(note, sizeof(note), "kernel rounded %s to %s", s->value, got);
+		return accept_got(ctx, s, got, note);
 	}
 	if (r == -EAGAIN && (tx->flags & PERFTUNE_TX_ALLOW_PARTIAL)) {
 		pt_log(ctx, PERFTUNE_LOG_WARNING, "%s (accepted: partial allowed)",
 		       pt_errmsg(ctx));
-		snprintf(s->t.note, sizeof(s->t.note), "partial: asked %s, got %s", s->value, got);
-		snprintf(s->value, sizeof(s->value), "%s", got);
+		snprintf(note, sizeof(note), "partial: asked %s, got %s", s->value, got);
 		pt_err_clear(ctx);
-		r = 0;
+		return accept_got(ctx, s, got, note);
 	}
 	return r;
 }
@@ -286,7 +385,7 @@ struct commit {
 static bool sched_undone(struct perftune_tx *tx, const struct range *rg)
 {
 	for (size_t i = rg->start; i < rg->end; i++)
-		if (tx->s[i].t.order == 0 && tx->s[i].attempted)
+		if (tx->s[i].order == 0 && tx->s[i].attempted)
 			return true;
 	return false;
 }
@@ -302,28 +401,29 @@ static void undo_range(struct commit *c, struct range *rg)
 		for (size_t i = rg->end; i-- > rg->start;) {
 			struct stage *s = &tx->s[i];
 			int dummy = -1;
-			if (!s->attempted || (pass == 0) != (s->t.order == 0))
+			if (!s->attempted || (pass == 0) != (s->order == 0))
 				continue;
 			if (s->hold_fd >= 0) {
 				close(s->hold_fd);
 				s->hold_fd = -1;
-			} else if (!(s->t.fam->flags & PT_FAM_HELD)) {
+			} else if (!(s->fam->flags & PT_FAM_HELD)) {
+				struct pt_tunable tb;
+				const struct pt_tunable *t = tunable(s, &tb);
 				char cur[PT_VAL];
 				int w = 0;
-				if (s->t.fam->read(ctx, &s->t, cur, sizeof(cur)) < 0 ||
-				    strcmp(cur, s->old))
-					w = s->t.fam->write(ctx, &s->t, s->old, &dummy);
-				if (w < 0 && s->t.order == 2 && sched)
+				if (s->fam->read(ctx, t, cur, sizeof(cur)) < 0 || strcmp(cur, s->old))
+					w = s->fam->write(ctx, t, s->old, &dummy);
+				if (w < 0 && s->order == 2 && sched)
 					pt_log(ctx, PERFTUNE_LOG_INFO, "%s: reset with its scheduler",
-					       s->t.key);
+					       s->key);
 				else if (w < 0)
 					pt_log(ctx, PERFTUNE_LOG_ERR, "rollback of %s failed: %s",
-					       s->t.key, pt_errmsg(ctx));
+					       s->key, pt_errmsg(ctx));
 			}
 			if (s->journaled)
-				pt_journal_append(ctx, c->jfd, "wrote", s->t.key, s->old);
+				pt_journal_append(ctx, c->jfd, "wrote", s->key, s->old);
 			else
-				pt_journal_append(ctx, c->jfd, "restored", s->t.key, NULL);
+				pt_journal_append(ctx, c->jfd, "restored", s->key, NULL);
 			s->attempted = false;
 			s->flags &= ~(unsigned)PERFTUNE_ITEM_WRITTEN;
 		}
@@ -332,44 +432,50 @@ static void undo_range(struct commit *c, struct range *rg)
 static int commit_one(struct perftune_ctx *ctx, struct perftune_tx *tx, struct pt_jinfo *ji,
 		      int jfd, struct stage *s)
 {
+	struct pt_tunable tb;
+	const struct pt_tunable *t = tunable(s, &tb);
 	char cur[PT_VAL];
 	int r;
 
 	if (s->deferred) {
 		char v[PT_VAL];
-		r = s->t.fam->validate(ctx, &s->t, s->value, v, sizeof(v));
+		r = s->fam->validate(ctx, t, s->value, v, sizeof(v));
 		if (r < 0)
 			return r;
-		snprintf(s->value, sizeof(s->value), "%s", v);
+		if (set_str(&s->value, v) < 0)
+			return oom(ctx, s);
 	}
-	r = s->t.fam->read(ctx, &s->t, cur, sizeof(cur));
+	r = s->fam->read(ctx, t, cur, sizeof(cur));
 	if (r < 0)
 		return r;
-	if (s->t.fam->snapshot && strcmp(cur, s->value)) {
-		r = s->t.fam->snapshot(ctx, &s->t, s->old, sizeof(s->old));
+	if (s->fam->snapshot && strcmp(cur, s->value)) {
+		char snap[PT_VAL];
+		r = s->fam->snapshot(ctx, t, snap, sizeof(snap));
 		if (r < 0)
 			return r;
-	} else if (!s->pre) {
-		snprintf(s->old, sizeof(s->old), "%s", cur);
+		if (set_str(&s->old, snap) < 0)
+			return oom(ctx, s);
+	} else if (!s->pre && set_str(&s->old, cur) < 0) {
+		return oom(ctx, s);
 	}
-	s->journaled = pt_jinfo_find(ji, s->t.key) && !pt_jinfo_find(ji, s->t.key)->restored;
-	if (!strcmp(cur, s->value) && !(s->t.fam->flags & PT_FAM_HELD)) {
+	s->journaled = pt_jinfo_find(ji, s->key) && !pt_jinfo_find(ji, s->key)->restored;
+	if (!strcmp(cur, s->value) && !(s->fam->flags & PT_FAM_HELD)) {
 		s->flags |= PERFTUNE_ITEM_UNCHANGED;
 		return 0;
 	}
 	if (!s->journaled) {
-		r = pt_journal_append(ctx, jfd, "orig", s->t.key, s->old);
+		r = pt_journal_append(ctx, jfd, "orig", s->key, s->old);
 		if (r < 0)
 			return r;
 	}
 	s->attempted = true;
-	r = s->t.fam->write(ctx, &s->t, s->value, &s->hold_fd);
+	r = s->fam->write(ctx, t, s->value, &s->hold_fd);
 	if (r >= 0)
-		r = verify(ctx, tx, s);
+		r = verify(ctx, tx, s, t);
 	if (r < 0)
 		return r;
 	s->flags |= PERFTUNE_ITEM_WRITTEN;
-	return pt_journal_append(ctx, jfd, "wrote", s->t.key, s->value);
+	return pt_journal_append(ctx, jfd, "wrote", s->key, s->value);
 }
 
 static int dry_run(struct perftune_ctx *ctx, struct perftune_tx *tx)
@@ -378,9 +484,13 @@ static int dry_run(struct perftune_ctx *ctx, struct perftune_tx *tx)
 
 	for (size_t i = 0; i < tx->n; i++) {
 		struct stage *s = &tx->s[i];
-		if (s->t.fam->read(ctx, &s->t, s->old, sizeof(s->old)) < 0)
-			s->old[0] = '\0';
-		if (!strcmp(s->old, s->value) && !(s->t.fam->flags & PT_FAM_HELD))
+		struct pt_tunable tb;
+		char cur[PT_VAL];
+		if (s->fam->read(ctx, tunable(s, &tb), cur, sizeof(cur)) < 0)
+			cur[0] = '\0';
+		if (set_str(&s->old, cur) < 0)
+			return oom(ctx, s);
+		if (!strcmp(s->old, s->value) && !(s->fam->flags & PT_FAM_HELD))
 			s->flags |= PERFTUNE_ITEM_UNCHANGED;
 		else
 			n++;
@@ -394,15 +504,20 @@ static int dry_run(struct perftune_ctx *ctx, struct perftune_tx *tx)
  * that depend on it now, so that their journaled originals are the values
  * from before the transaction, not the new scheduler's defaults.
  */
-static void read_dependents(struct perftune_ctx *ctx, struct perftune_tx *tx, size_t sched)
+static int read_dependents(struct perftune_ctx *ctx, struct perftune_tx *tx, size_t sched)
 {
 	for (size_t j = sched + 1; j < tx->n; j++) {
 		struct stage *d = &tx->s[j];
-		if (d->t.order != 2 || d->deferred || strcmp(d->t.group, tx->s[sched].t.group))
+		struct pt_tunable tb;
+		char old[PT_VAL];
+		if (d->order != 2 || d->deferred || strcmp(d->group, tx->s[sched].group))
 			continue;
-		d->pre = d->t.fam->read(ctx, &d->t, d->old, sizeof(d->old)) == 0;
+		d->pre = d->fam->read(ctx, tunable(d, &tb), old, sizeof(old)) == 0;
+		if (d->pre && set_str(&d->old, old) < 0)
+			return oom(ctx, d);
 	}
 	pt_err_clear(ctx);
+	return 0;
 }
 
 static bool holds(struct perftune_tx *tx)
@@ -420,9 +535,9 @@ static void commit_range(struct commit *c, struct range *rg)
 	for (size_t i = rg->start; i < rg->end; i++) {
 		if (__atomic_load_n(&c->abort, __ATOMIC_SEQ_CST))
 			return;
-		if (tx->s[i].t.order == 0)
-			read_dependents(c->ctx, tx, i);
-		rg->r = commit_one(c->ctx, tx, c->ji, c->jfd, &tx->s[i]);
+		rg->r = tx->s[i].order == 0 ? read_dependents(c->ctx, tx, i) : 0;
+		if (rg->r >= 0)
+			rg->r = commit_one(c->ctx, tx, c->ji, c->jfd, &tx->s[i]);
 		if (rg->r < 0) {
 			rg->failed = i;
 			snprintf(rg->err, sizeof(rg->err), "%s",
@@ -462,12 +577,12 @@ static int split_ranges(struct perftune_tx *tx, struct range **out)
 
 	if (!rg)
 		return -ENOMEM;
-	while (i < tx->n && !tx->s[i].t.group[0])
+	while (i < tx->n && !tx->s[i].group[0])
 		i++;
 	rg[0].end = i;
 	while (i < tx->n) {
 		rg[n].start = i;
-		while (i < tx->n && !strcmp(tx->s[i].t.group, tx->s[rg[n].start].t.group))
+		while (i < tx->n && !strcmp(tx->s[i].group, tx->s[rg[n].start].group))
 			i++;
 		rg[n++].end = i;
 	}
@@ -617,12 +732,12 @@ PERFTUNE_EXPORT int perftune_tx_changes(struct perftune_tx *tx, struct perftune_
 	for (size_t i = 0; i < tx->n; i++) {
 		struct stage *s = &tx->s[i];
 		char note[PT_VAL + 256] = "";
-		if (s->input[0])
+		if (s->input)
 			snprintf(note, sizeof(note), "from '%s'", s->input);
-		if (s->t.note[0])
+		if (s->note)
 			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%s",
-				 note[0] ? "; " : "", s->t.note);
-		struct pt_item item = { .name = tx->name, .key = s->t.key, .value = s->value,
+				 note[0] ? "; " : "", s->note);
+		struct pt_item item = { .name = tx->name, .key = s->key, .value = s->value,
 					.old = s->old, .note = note, .flags = s->flags };
 		if (pt_iter_add(it, &item) < 0) {
 			perftune_iter_free(it);
