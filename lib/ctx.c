@@ -226,6 +226,7 @@ void pt_log(struct perftune_ctx *ctx, int prio, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	pt_one_line(msg);
 	pthread_mutex_lock(&ctx->log_lock); /* workers of a parallel commit log too */
 	ctx->log_fn(ctx, prio, msg, ctx->log_data);
 	pthread_mutex_unlock(&ctx->log_lock);
@@ -257,6 +258,7 @@ int pt_err(struct perftune_ctx *ctx, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, size, fmt, ap);
 	va_end(ap);
+	pt_one_line(buf);
 	pt_log(ctx, PERFTUNE_LOG_DEBUG, "error: %s", buf);
 	return err;
 }

@@ -68,6 +68,8 @@ pt_write_fn pt_attr_get_write_fn(struct perftune_ctx *ctx, void **userdata);
 int pt_attr_write_real(struct perftune_ctx *ctx, const char *path, const char *buf, size_t len);
 
 /* ---- util.c ---- */
+bool pt_has_cntrl(const char *s);
+void pt_one_line(char *s);
 void pt_normalize(char *s);		  /* bracket choice, trim, collapse blanks */
 void pt_trim(char *s);
 bool pt_choice_in(const char *raw, const char *word); /* word among the choices of raw */

@@ -258,10 +258,10 @@ static int parse_record(struct pt_jinfo *ji, char *line, const char *boot)
 	*tab = '\0';
 	if (unescape(arg) < 0 || unescape(tab + 1) < 0 || strlen(arg) >= PERFTUNE_KEY_MAX)
 		return -EINVAL;
-	/* no key has a control character: one would end up in messages and logs */
-	for (const char *k = arg; *k; k++)
-		if ((unsigned char)*k < 0x20 || *k == 0x7f)
-			return -EINVAL;
+	/* no key and no value read from the kernel (normalized: one line, single
+	 * spaces) has a control character: one would end up in messages and logs */
+	if (pt_has_cntrl(arg) || pt_has_cntrl(tab + 1))
+		return -EINVAL;
 	struct pt_jentry *e = pt_jinfo_find(ji, arg);
 	if (!strcmp(line, "orig")) {
 		if (e && !e->restored)

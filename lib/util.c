@@ -19,6 +19,22 @@ void pt_trim(char *s)
 }
 
 /* "always [madvise] never\n" -> "madvise"; "4\t4\t1\t7\n" -> "4 4 1 7" */
+bool pt_has_cntrl(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/* Messages and log lines are one line: a control character becomes '?'. */
+void pt_one_line(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 void pt_normalize(char *s)
 {
 	char *open = strchr(s, '['), *close = open ? strchr(open, ']') : NULL;

@@ -295,6 +295,14 @@ START_TEST(control_character_in_key_is_refused)
 }
 END_TEST
 
+/* nor a value: restore would write it and log it (found by fuzz-journal) */
+START_TEST(control_character_in_value_is_refused)
+{
+	spill(jfile, "perftune-journal 1\nname j\norig 1 sysctl.vm.swappiness\t6%0A0\n", O_TRUNC);
+	assert_refused(-EINVAL, "corrupt record at line 3");
+}
+END_TEST
+
 START_TEST(nul_byte_is_refused)
 {
 	static const char j[] = "perftune-journal 1\nname j\norig 1 sysctl.vm.swappiness\t6\0\n";
@@ -361,6 +369,7 @@ static Suite *journal_suite(void)
 	tcase_add_test(tc, symlinked_journal_dir_is_refused);
 	tcase_add_test(tc, nul_byte_is_refused);
 	tcase_add_test(tc, control_character_in_key_is_refused);
+	tcase_add_test(tc, control_character_in_value_is_refused);
 	tcase_add_test(tc, commit_never_writes_through_a_symlinked_journal);
 	suite_add_tcase(s, tc);
 	return s;
