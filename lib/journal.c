@@ -482,24 +482,71 @@ int pt_journal_append_to(struct perftune_ctx *ctx, const char *name, const char 
 	return r < 0 ? r : pt_journal_append(ctx, fd, tag, key, value);
 }
 
+/*
+ * A new journal appears whole: its header and holder line are written to an
+ * unnamed file (O_TMPFILE) that is then linked in, so a process killed while
+ * creating it leaves nothing behind, never an empty or headless journal.
+ * -EEXIST: the journal is there already; -EOPNOTSUPP: no O_TMPFILE here.
+ */
+static int create_journal(struct perftune_ctx *ctx, const char *name, const char *content,
+			  int *fd)
+{
+	_cleanup_close_ int dfd = pt_journal_dir_open(ctx, true);
+	char file[128], proc[64];
+	int tfd, r;
+
+	if (dfd < 0)
+		return dfd;
+	snprintf(file, sizeof(file), "%s.journal", name);
+	tfd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_APPEND | O_CLOEXEC, 0600);
+	if (tfd < 0)
+		return errno == EOPNOTSUPP || errno == EISDIR ? -EOPNOTSUPP : -errno;
+	r = fchmod(tfd, 0600) < 0 ? -errno : append_line(tfd, content);
+	if (r == 0 && linkat(tfd, "", dfd, file, AT_EMPTY_PATH) < 0) {
+		r = -errno;
+		if (r != -EEXIST) { /* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH */
+			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", tfd);
+			r = linkat(AT_FDCWD, proc, dfd, file, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+		}
+	}
+	if (r < 0) {
+		close(tfd);
+		return r;
+	}
+	*fd = tfd;
+	return 0;
+}
+
 int pt_journal_begin(struct perftune_ctx *ctx, const char *name, unsigned flags, int *jfd)
 {
 	char boot[64], hdr[512], pid[64];
-	int fd, r = open_journal(ctx, name, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, &fd);
+	int fd = -1, r;
 
-	if (r == -EEXIST) {
-		r = open_journal(ctx, name, O_WRONLY | O_APPEND, &fd);
-	} else if (r == 0) {
-		boot_id(boot, sizeof(boot));
-		snprintf(hdr, sizeof(hdr), JOURNAL_MAGIC "\nname %s\nboot %s\nflags %x\n", name,
-			 boot, flags);
-		r = append_line(fd, hdr);
-		if (r < 0)
-			close(fd);
+	boot_id(boot, sizeof(boot));
+	snprintf(pid, sizeof(pid), "%d %llu", getpid(), proc_starttime(getpid()));
+	snprintf(hdr, sizeof(hdr), JOURNAL_MAGIC "\nname %s\nboot %s\nflags %x\npid %s\n", name,
+		 boot, flags, pid);
+	r = create_journal(ctx, name, hdr, &fd);
+	if (r == 0) {
+		*jfd = fd;
+		return 0;
 	}
+	if (r == -EOPNOTSUPP) { /* created in place: a kill here can leave a short journal */
+		r = open_journal(ctx, name, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, &fd);
+		if (r == 0) {
+			r = append_line(fd, hdr);
+			if (r < 0)
+				close(fd);
+			else
+				*jfd = fd;
+			if (r == 0)
+				return 0;
+		}
+	}
+	if (r == -EEXIST)
+		r = open_journal(ctx, name, O_WRONLY | O_APPEND, &fd);
 	if (r < 0)
 		return pt_err(ctx, r, "journal %s: %s", name, strerror(-r));
-	snprintf(pid, sizeof(pid), "%d %llu", getpid(), proc_starttime(getpid()));
 	r = pt_journal_append(ctx, fd, "pid", NULL, pid);
 	if (r < 0) {
 		close(fd);
