@@ -527,21 +527,14 @@ int pt_journal_begin(struct perftune_ctx *ctx, const char *name, unsigned flags,
 	snprintf(hdr, sizeof(hdr), JOURNAL_MAGIC "\nname %s\nboot %s\nflags %x\npid %s\n", name,
 		 boot, flags, pid);
 	r = create_journal(ctx, name, hdr, &fd);
+	if (r == -EOPNOTSUPP) { /* created in place: a kill here can leave a short journal */
+		r = open_journal(ctx, name, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, &fd);
+		if (r == 0 && (r = append_line(fd, hdr)) < 0)
+			close(fd);
+	}
 	if (r == 0) {
 		*jfd = fd;
 		return 0;
-	}
-	if (r == -EOPNOTSUPP) { /* created in place: a kill here can leave a short journal */
-		r = open_journal(ctx, name, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, &fd);
-		if (r == 0) {
-			r = append_line(fd, hdr);
-			if (r < 0)
-				close(fd);
-			else
-				*jfd = fd;
-			if (r == 0)
-				return 0;
-		}
 	}
 	if (r == -EEXIST)
 		r = open_journal(ctx, name, O_WRONLY | O_APPEND, &fd);

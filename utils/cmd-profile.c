@@ -178,18 +178,9 @@ static int run_apply(struct perftune_ctx *ctx, int argc, char **argv)
 		fprintf(stderr, "%s: nothing was changed\n", program);
 		goto out;
 	}
-	/* a signal during the commit is taken after it, and rolls it back */
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	if (a.txflags & PERFTUNE_TX_HOLD)
-		sigprocmask(SIG_BLOCK, &set, NULL);
-	r = perftune_tx_commit(tx);
-	if (r < 0) {
-		ret = lib_error(ctx, r, "commit");
+	ret = commit_tx(ctx, tx, a.txflags & PERFTUNE_TX_HOLD, &set);
+	if (ret)
 		goto out;
-	}
 	report(p, tx, dry, a.json);
 	if ((a.txflags & PERFTUNE_TX_HOLD) && !dry)
 		ret = hold_until_signal(ctx, tx, &set);

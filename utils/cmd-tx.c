@@ -66,18 +66,9 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 			goto out;
 		}
 	}
-	/* a signal during the commit is taken after it, and rolls it back */
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	if (flags & PERFTUNE_TX_HOLD)
-		sigprocmask(SIG_BLOCK, &set, NULL);
-	r = perftune_tx_commit(tx);
-	if (r < 0) {
-		ret = lib_error(ctx, r, "commit");
+	ret = commit_tx(ctx, tx, flags & PERFTUNE_TX_HOLD, &set);
+	if (ret)
 		goto out;
-	}
 	print_changes(tx, flags & PERFTUNE_TX_DRY_RUN);
 	if (flags & PERFTUNE_TX_HOLD && !(flags & PERFTUNE_TX_DRY_RUN))
 		ret = hold_until_signal(ctx, tx, &set);

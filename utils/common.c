@@ -128,6 +128,21 @@ void print_changes(struct perftune_tx *tx, bool dry)
 	perftune_iter_free(it);
 }
 
+int commit_tx(struct perftune_ctx *ctx, struct perftune_tx *tx, bool hold, sigset_t *set)
+{
+	int r;
+
+	/* a signal during the commit is taken after it, and rolls it back */
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+	if (hold)
+		sigprocmask(SIG_BLOCK, set, NULL);
+	r = perftune_tx_commit(tx);
+	return r < 0 ? lib_error(ctx, r, "commit") : 0;
+}
+
 int hold_until_signal(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t *set)
 {
 	int sig = 0, r;
