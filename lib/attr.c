@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -54,6 +55,231 @@ int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags)
 }
 
 /*
+ * The file cache of one call (pt_attr_cache_begin/end): staging reads a file
+ * to validate it and take the original, commit reads it, writes it and reads
+ * it back, restore does the same: with the file kept open read-write that is
+ * one open per call instead of one per access, and most of the cost of a
+ * sysctl or sysfs change is its opens.  Only regular files below sys/ and
+ * proc/ that open read-write are kept, never dev/ (opening
+ * /dev/cpu_dma_latency is a PM QoS request of its own).  A kept file that
+ * disappears (iosched/ goes with its scheduler) answers ENODEV or ENOENT: it
+ * is dropped and the path opened again.
+ */
+#define FCACHE_MAX 256 /* files kept at once; more are opened per access */
+
+struct fent {
+	int fd;
+	struct stat st;
+	char path[];
+};
+
+struct pt_fcache {
+	pthread_mutex_t lock;
+	int depth;
+	size_t n;
+	struct fent *e[FCACHE_MAX];
+};
+
+#define NOCACHE INT_MIN
+
+static struct pt_fcache *cache_new(int depth)
+{
+	struct pt_fcache *fc = calloc(1, sizeof(*fc));
+
+	if (fc) { /* else no cache: every access opens its file */
+		pthread_mutex_init(&fc->lock, NULL);
+		fc->depth = depth;
+	}
+	return fc;
+}
+
+void pt_attr_cache_begin(struct perftune_ctx *ctx)
+{
+	struct pt_fcache **fcp = pt_ctx_fcache(ctx);
+
+	if (!*fcp)
+		*fcp = cache_new(0);
+	if (*fcp)
+		(*fcp)->depth++;
+}
+
+struct pt_fcache *pt_attr_cache_use(struct perftune_ctx *ctx, struct pt_fcache **own)
+{
+	struct pt_fcache **fcp = pt_ctx_fcache(ctx), *prev = *fcp;
+
+	if (!*own)
+		*own = cache_new(1); /* always open: its files stay until it is destroyed */
+	if (*own)
+		*fcp = *own;
+	return prev;
+}
+
+size_t pt_attr_cache_files(struct pt_fcache *fc)
+{
+	return fc ? fc->n : 0;
+}
+
+void pt_attr_cache_unuse(struct perftune_ctx *ctx, struct pt_fcache *prev)
+{
+	*pt_ctx_fcache(ctx) = prev;
+}
+
+static void cache_close_all(struct pt_fcache *fc)
+{
+	for (size_t i = 0; i < fc->n; i++) {
+		close(fc->e[i]->fd);
+		free(fc->e[i]);
+	}
+	fc->n = 0;
+}
+
+void pt_attr_cache_end(struct perftune_ctx *ctx)
+{
+	struct pt_fcache *fc = *pt_ctx_fcache(ctx);
+
+	if (fc && fc->depth > 0 && --fc->depth == 0)
+		cache_close_all(fc);
+}
+
+void pt_attr_cache_destroy(struct pt_fcache *fc)
+{
+	if (!fc)
+		return;
+	cache_close_all(fc);
+	pthread_mutex_destroy(&fc->lock);
+	free(fc);
+}
+
+void pt_attr_cache_free(struct perftune_ctx *ctx)
+{
+	struct pt_fcache **fcp = pt_ctx_fcache(ctx);
+
+	pt_attr_cache_destroy(*fcp);
+	*fcp = NULL;
+}
+
+static struct pt_fcache *cache_of(struct perftune_ctx *ctx, const char *path)
+{
+	struct pt_fcache *fc = *pt_ctx_fcache(ctx);
+
+	if (!fc || !fc->depth || (strncmp(path, "sys/", 4) && strncmp(path, "proc/", 5)))
+		return NULL;
+	return fc;
+}
+
+/* the kept fd of @path and its stat, or NOCACHE */
+static int cache_find(struct pt_fcache *fc, const char *path, struct stat *st)
+{
+	int fd = NOCACHE;
+
+	pthread_mutex_lock(&fc->lock);
+	for (size_t i = 0; i < fc->n; i++)
+		if (!strcmp(fc->e[i]->path, path)) {
+			fd = fc->e[i]->fd;
+			if (st)
+				*st = fc->e[i]->st;
+			break;
+		}
+	pthread_mutex_unlock(&fc->lock);
+	return fd;
+}
+
+static void cache_drop(struct pt_fcache *fc, int fd)
+{
+	pthread_mutex_lock(&fc->lock);
+	for (size_t i = 0; i < fc->n; i++)
+		if (fc->e[i]->fd == fd) {
+			close(fd);
+			free(fc->e[i]);
+			fc->e[i] = fc->e[--fc->n];
+			break;
+		}
+	pthread_mutex_unlock(&fc->lock);
+}
+
+/*
+ * The kept fd of @path, opened now if it is not kept yet; NOCACHE: no scope,
+ * not a kept kind of file, or full.  In a fake root the files are plain
+ * files that a simulated kernel may replace: a kept one no longer linked
+ * is opened again.
+ */
+static int cache_get(struct perftune_ctx *ctx, const char *path, struct stat *st)
+{
+	struct pt_fcache *fc = cache_of(ctx, path);
+	struct stat s;
+	struct fent *e;
+	int fd;
+
+	if (!fc)
+		return NOCACHE;
+	fd = cache_find(fc, path, &s);
+	if (fd != NOCACHE && !pt_root_is_host(ctx) && (fstat(fd, &s) < 0 || s.st_nlink == 0)) {
+		cache_drop(fc, fd);
+		fd = NOCACHE;
+	}
+	if (fd != NOCACHE) {
+		if (st)
+			*st = s;
+		return fd;
+	}
+	if (__atomic_load_n(&fc->n, __ATOMIC_RELAXED) >= FCACHE_MAX)
+		return NOCACHE;
+	fd = pt_attr_open(ctx, path, O_RDWR | O_NOFOLLOW);
+	if (fd < 0) /* read-only, a directory, missing: the caller's own open says which */
+		return NOCACHE;
+	e = malloc(sizeof(*e) + strlen(path) + 1);
+	if (!e || fstat(fd, &e->st) < 0 || !S_ISREG(e->st.st_mode)) {
+		free(e);
+		close(fd);
+		return NOCACHE;
+	}
+	e->fd = fd;
+	strcpy(e->path, path);
+	pthread_mutex_lock(&fc->lock);
+	if (fc->n < FCACHE_MAX) {
+		fc->e[fc->n++] = e;
+	} else {
+		close(fd);
+		free(e);
+		fd = NOCACHE;
+	}
+	pthread_mutex_unlock(&fc->lock);
+	if (fd != NOCACHE && st)
+		*st = e->st;
+	return fd;
+}
+
+/* what a file of a kept fd answers when the file went away */
+static bool gone(int r)
+{
+	return r == -ENODEV || r == -ENOENT || r == -ESTALE;
+}
+
+/*
+ * Run @op on @path: on its kept fd (once more on a fresh one if the file went
+ * away), else on a fresh open with @flags.  @kept tells @op which it has.
+ */
+typedef int (*fd_op)(int fd, bool kept, void *arg);
+
+static int on_file(struct perftune_ctx *ctx, const char *path, int flags, fd_op op, void *arg)
+{
+	_cleanup_close_ int fd = -1;
+
+	for (int tries = 0; tries < 2; tries++) {
+		int kfd = cache_get(ctx, path, NULL);
+		int r;
+		if (kfd == NOCACHE)
+			break;
+		r = op(kfd, true, arg);
+		if (!gone(r))
+			return r;
+		cache_drop(cache_of(ctx, path), kfd);
+	}
+	fd = pt_attr_open(ctx, path, flags);
+	return fd < 0 ? fd : op(fd, false, arg);
+}
+
+/*
  * A busy queue answers EAGAIN to a read or write of queue/scheduler while
  * another switch holds it (seen with 256 devices switched at once): try
  * again for up to about a second before giving up.
@@ -69,15 +295,20 @@ static bool busy_again(int r, int *tries)
 	return true;
 }
 
-static int read_once(struct perftune_ctx *ctx, const char *path, char *buf, size_t size)
+struct rd {
+	char *buf;
+	size_t size;
+	bool whole; /* one short read is the whole file */
+};
+
+static int read_op(int fd, bool kept, void *arg)
 {
-	_cleanup_close_ int fd = pt_attr_open(ctx, path, O_RDONLY);
+	struct rd *a = arg;
 	size_t len = 0;
 
-	if (fd < 0)
-		return fd;
-	while (len < size - 1) {
-		ssize_t n = read(fd, buf + len, size - 1 - len);
+	while (len < a->size - 1) {
+		ssize_t n = kept ? pread(fd, a->buf + len, a->size - 1 - len, (off_t)len)
+				 : read(fd, a->buf + len, a->size - 1 - len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -86,19 +317,27 @@ static int read_once(struct perftune_ctx *ctx, const char *path, char *buf, size
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		if (a->whole && len < a->size - 1)
+			break;
 	}
-	buf[len] = '\0';
+	a->buf[len] = '\0';
 	return (int)len;
 }
 
 int pt_attr_read_raw(struct perftune_ctx *ctx, const char *path, char *buf, size_t size)
 {
+	/*
+	 * A sysfs attribute or a sysctl comes whole from one read (one show() or
+	 * proc handler call); other files (/proc/<pid>/..., seq_files of many
+	 * records) may return short reads before their end.
+	 */
+	struct rd a = { buf, size, !strncmp(path, "sys/", 4) || !strncmp(path, "proc/sys/", 9) };
 	int r, tries = 0;
 
 	if (size == 0)
 		return -EINVAL;
 	do
-		r = read_once(ctx, path, buf, size);
+		r = on_file(ctx, path, O_RDONLY, read_op, &a);
 	while (busy_again(r, &tries));
 	return r;
 }
@@ -113,32 +352,50 @@ int pt_attr_read(struct perftune_ctx *ctx, const char *path, char *buf, size_t s
 	return (int)strlen(buf);
 }
 
-int pt_attr_write_real(struct perftune_ctx *ctx, const char *path, const char *buf, size_t len)
+struct wr {
+	const char *buf;
+	size_t len;
+	bool plain; /* a fake root's plain file: cut it to what was written */
+};
+
+static int write_op(int fd, bool kept, void *arg)
 {
-	/* O_TRUNC: sysfs and procfs ignore it; a plain file (a fake root) needs it */
-	_cleanup_close_ int fd = pt_attr_open(ctx, path, O_WRONLY | O_NOFOLLOW | O_TRUNC);
+	struct wr *a = arg;
 	ssize_t n;
 
-	if (fd < 0)
-		return fd;
 	do
-		n = write(fd, buf, len);
+		n = kept ? pwrite(fd, a->buf, a->len, 0) : write(fd, a->buf, a->len);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	return (size_t)n == len ? 0 : -EIO;
+	if ((size_t)n != a->len)
+		return -EIO;
+	if (kept && a->plain && ftruncate(fd, (off_t)a->len) < 0) /* fresh opens have O_TRUNC */
+		return -errno;
+	return 0;
+}
+
+int pt_attr_write_real(struct perftune_ctx *ctx, const char *path, const char *buf, size_t len)
+{
+	/* the simulated kernel of the unit tier writes its files here: never through the cache */
+	_cleanup_close_ int fd = pt_attr_open(ctx, path, O_WRONLY | O_NOFOLLOW | O_TRUNC);
+	struct wr a = { buf, len, false };
+
+	return fd < 0 ? fd : write_op(fd, false, &a);
 }
 
 int pt_attr_write(struct perftune_ctx *ctx, const char *path, const char *value)
 {
 	void *ud;
 	pt_write_fn fn = pt_attr_get_write_fn(ctx, &ud);
+	struct wr a = { value, strlen(value), !pt_root_is_host(ctx) };
 	int r, tries = 0;
 
 	pt_log(ctx, PERFTUNE_LOG_DEBUG, "write %s <- %s", path, value);
 	do
-		r = fn ? fn(ctx, path, value, strlen(value), ud)
-		       : pt_attr_write_real(ctx, path, value, strlen(value));
+		/* O_TRUNC: sysfs and procfs ignore it; a plain file (a fake root) needs it */
+		r = fn ? fn(ctx, path, value, a.len, ud)
+		       : on_file(ctx, path, O_WRONLY | O_NOFOLLOW | O_TRUNC, write_op, &a);
 	while (busy_again(r, &tries));
 	return r;
 }
@@ -169,11 +426,22 @@ int pt_attr_write_hold(struct perftune_ctx *ctx, const char *path, const void *b
 
 static int attr_stat(struct perftune_ctx *ctx, const char *path, struct stat *st)
 {
-	_cleanup_close_ int fd = pt_attr_open(ctx, path, O_PATH);
+	struct pt_fcache *fc = cache_of(ctx, path);
+	_cleanup_close_ int fd = -1;
 
+	if (fc && cache_find(fc, path, st) != NOCACHE)
+		return 0;
+	fd = pt_attr_open(ctx, path, O_PATH);
 	if (fd < 0)
 		return fd;
 	return fstat(fd, st) < 0 ? -errno : 0;
+}
+
+int pt_attr_stat_file(struct perftune_ctx *ctx, const char *path, struct stat *st)
+{
+	if (cache_get(ctx, path, st) != NOCACHE)
+		return 0;
+	return attr_stat(ctx, path, st);
 }
 
 bool pt_attr_exists(struct perftune_ctx *ctx, const char *path)

@@ -27,6 +27,8 @@ struct perftune_ctx {
 	void *write_data;
 	pthread_mutex_t lock;
 	pthread_mutex_t log_lock;
+	struct pt_fcache *fcache; /* attr.c: kernel files kept open for the length of one call */
+	int jdir_fd;		  /* journal.c: the journal directory while its lock is held */
 };
 
 static void close_tops(struct perftune_ctx *ctx)
@@ -50,6 +52,7 @@ PERFTUNE_EXPORT int perftune_ctx_new(struct perftune_ctx **ctxp)
 		return -ENOMEM;
 	ctx->refcount = 1;
 	ctx->root_fd = -1;
+	ctx->jdir_fd = -1;
 	for (int i = 0; i < PT_TOP_MAX; i++)
 		ctx->top_fd[i] = -1;
 	pthread_mutexattr_t ma;
@@ -83,6 +86,7 @@ PERFTUNE_EXPORT struct perftune_ctx *perftune_ctx_unref(struct perftune_ctx *ctx
 {
 	if (!ctx || __atomic_sub_fetch(&ctx->refcount, 1, __ATOMIC_SEQ_CST) > 0)
 		return NULL;
+	pt_attr_cache_free(ctx);
 	close_tops(ctx);
 	if (ctx->root_fd >= 0)
 		close(ctx->root_fd);
@@ -166,6 +170,16 @@ PERFTUNE_EXPORT const char *perftune_ctx_last_error(struct perftune_ctx *ctx)
 PERFTUNE_EXPORT const char *perftune_version(void)
 {
 	return PERFTUNE_VERSION;
+}
+
+struct pt_fcache **pt_ctx_fcache(struct perftune_ctx *ctx)
+{
+	return &ctx->fcache;
+}
+
+int *pt_ctx_jdir(struct perftune_ctx *ctx)
+{
+	return &ctx->jdir_fd;
 }
 
 int pt_root_fd(struct perftune_ctx *ctx)

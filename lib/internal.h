@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include "perftune.h"
 #include "macro.h"
@@ -15,6 +16,9 @@
 
 /* ---- ctx.c ---- */
 int pt_root_fd(struct perftune_ctx *ctx);
+struct pt_fcache;
+struct pt_fcache **pt_ctx_fcache(struct perftune_ctx *ctx); /* attr.c's, kept in the context */
+int *pt_ctx_jdir(struct perftune_ctx *ctx);		  /* journal.c's, kept in the context */
 #define PT_TOP_MAX 3
 int pt_top_fd(struct perftune_ctx *ctx, int i, const char *name);
 bool pt_root_is_host(struct perftune_ctx *ctx);
@@ -41,6 +45,27 @@ void pt_unlock(struct perftune_ctx *ctx);
  * top directory, so neither ".." nor a symlink can lead out of /sys or /proc.
  */
 int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags);
+/*
+ * Between begin and end (nested: the outermost end counts), regular files
+ * below sys/ and proc/ that are read, written or pt_attr_stat_file()d stay
+ * open read-write, so that a call that reads, writes and reads back a file
+ * opens it once.  Worker threads of the call share them.
+ */
+void pt_attr_cache_begin(struct perftune_ctx *ctx);
+void pt_attr_cache_end(struct perftune_ctx *ctx);
+void pt_attr_cache_free(struct perftune_ctx *ctx);
+/*
+ * A cache of one's own (a transaction's, kept from its staging to its
+ * rollback): *@own, created on first use, becomes the context's until
+ * pt_attr_cache_unuse(ctx, <what use returned>); its files stay open in it
+ * until pt_attr_cache_destroy().
+ */
+struct pt_fcache *pt_attr_cache_use(struct perftune_ctx *ctx, struct pt_fcache **own);
+void pt_attr_cache_unuse(struct perftune_ctx *ctx, struct pt_fcache *prev);
+void pt_attr_cache_destroy(struct pt_fcache *fc);
+size_t pt_attr_cache_files(struct pt_fcache *fc); /* how many it keeps open */
+/* stat a path that should be a file (kept open in a cache scope); -errno */
+int pt_attr_stat_file(struct perftune_ctx *ctx, const char *path, struct stat *st);
 /* Read at most @size-1 bytes, NUL-terminate; return length or -errno. */
 int pt_attr_read_raw(struct perftune_ctx *ctx, const char *path, char *buf, size_t size);
 /* Read and normalize: the bracketed choice of a selection file, trimmed, blanks collapsed. */
@@ -222,7 +247,8 @@ struct pt_jinfo {
 };
 int pt_journal_name_ok(const char *name);
 int pt_journal_dir_open(struct perftune_ctx *ctx, bool create);
-int pt_journal_lock(struct perftune_ctx *ctx, int *lockfd);
+int pt_journal_lock(struct perftune_ctx *ctx, int *lockfd); /* keeps the dir open till unlock */
+void pt_journal_unlock(struct perftune_ctx *ctx, int lockfd);
 int pt_journal_load(struct perftune_ctx *ctx, const char *name, struct pt_jinfo *ji);
 void pt_jinfo_free(struct pt_jinfo *ji);
 struct pt_jentry *pt_jinfo_find(struct pt_jinfo *ji, const char *key);
@@ -232,6 +258,11 @@ void pt_strv_free(char **v);
 int pt_journal_begin(struct perftune_ctx *ctx, const char *name, unsigned flags, int *jfd);
 int pt_journal_append(struct perftune_ctx *ctx, int jfd, const char *tag, const char *key,
 		      const char *value);
+/* pt_journal_load(), and the journal kept open in *@jfd for pt_journal_append() */
+int pt_journal_load_fd(struct perftune_ctx *ctx, const char *name, struct pt_jinfo *ji, int *jfd);
+/* "restored <key>" for each of @keys, in one write */
+int pt_journal_append_restored(struct perftune_ctx *ctx, int jfd, const char *const *keys,
+			       size_t n);
 int pt_journal_append_to(struct perftune_ctx *ctx, const char *name, const char *tag,
 			 const char *key, const char *value);
 int pt_journal_remove(struct perftune_ctx *ctx, const char *name);

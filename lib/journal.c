@@ -46,15 +46,25 @@ int pt_journal_name_ok(const char *name)
 	return 1;
 }
 
-static void boot_id(char *buf, size_t size)
+/* the boot id: read once (a process does not outlive its boot) */
+static char boot_cache[64];
+static pthread_once_t boot_once = PTHREAD_ONCE_INIT;
+
+static void boot_read(void)
 {
 	_cleanup_close_ int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
+	ssize_t n = fd >= 0 ? read(fd, boot_cache, sizeof(boot_cache) - 1) : -1;
 
-	buf[n > 0 ? n : 0] = '\0';
-	pt_trim(buf);
-	if (!buf[0])
-		snprintf(buf, size, "unknown");
+	boot_cache[n > 0 ? n : 0] = '\0';
+	pt_trim(boot_cache);
+	if (!boot_cache[0])
+		snprintf(boot_cache, sizeof(boot_cache), "unknown");
+}
+
+static void boot_id(char *buf, size_t size)
+{
+	pthread_once(&boot_once, boot_read);
+	snprintf(buf, size, "%s", boot_cache);
 }
 
 static unsigned long long proc_starttime(pid_t pid)
@@ -77,6 +87,21 @@ static unsigned long long proc_starttime(pid_t pid)
 	return st;
 }
 
+/* this process's start time, read once per process (a fork reads its own) */
+static unsigned long long self_starttime(void)
+{
+	static pid_t pid;
+	static unsigned long long st;
+	pid_t now = getpid();
+
+	if (__atomic_load_n(&pid, __ATOMIC_ACQUIRE) != now) {
+		unsigned long long v = proc_starttime(now);
+		__atomic_store_n(&st, v, __ATOMIC_RELAXED);
+		__atomic_store_n(&pid, now, __ATOMIC_RELEASE);
+	}
+	return __atomic_load_n(&st, __ATOMIC_RELAXED);
+}
+
 static bool holder_alive(pid_t pid, unsigned long long starttime)
 {
 	if (pid <= 0)
@@ -91,11 +116,19 @@ int pt_journal_dir_open(struct perftune_ctx *ctx, bool create)
 {
 	const char *dir = perftune_ctx_get_journal_dir(ctx);
 	struct stat st;
-	int fd;
+	int fd = *pt_ctx_jdir(ctx);
 
-	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return pt_err(ctx, -errno, "journal directory %s: %s", dir, strerror(errno));
+	if (fd >= 0) { /* checked when the lock was taken, and held since */
+		fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		return fd < 0 ? pt_err(ctx, -errno, "journal directory %s: %s", dir, strerror(errno))
+			      : fd;
+	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && create) {
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+			return pt_err(ctx, -errno, "journal directory %s: %s", dir, strerror(errno));
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
 	if (fd < 0)
 		return errno == ENOENT && !create ? -ENOENT
 			: pt_err(ctx, -errno, "journal directory %s: %s", dir,
@@ -110,24 +143,44 @@ int pt_journal_dir_open(struct perftune_ctx *ctx, bool create)
 	return fd;
 }
 
+/*
+ * Take the journal lock.  Until pt_journal_unlock() the directory checked
+ * here stays open in the context: the journal calls in between use it instead
+ * of opening and checking the path again.
+ */
 int pt_journal_lock(struct perftune_ctx *ctx, int *lockfd)
 {
-	_cleanup_close_ int dfd = pt_journal_dir_open(ctx, true);
+	int dfd = pt_journal_dir_open(ctx, true);
 	int fd;
 
 	if (dfd < 0)
 		return dfd;
 	fd = openat(dfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return pt_err(ctx, -errno, "journal lock: %s", strerror(errno));
+	if (fd < 0) {
+		int r = -errno;
+		close(dfd);
+		return pt_err(ctx, r, "journal lock: %s", strerror(-r));
+	}
 	while (flock(fd, LOCK_EX) < 0)
 		if (errno != EINTR) {
 			int r = -errno;
 			close(fd);
+			close(dfd);
 			return pt_err(ctx, r, "journal lock: %s", strerror(-r));
 		}
 	*lockfd = fd;
+	*pt_ctx_jdir(ctx) = dfd;
 	return 0;
+}
+
+void pt_journal_unlock(struct perftune_ctx *ctx, int lockfd)
+{
+	int *dfd = pt_ctx_jdir(ctx);
+
+	if (*dfd >= 0)
+		close(*dfd);
+	*dfd = -1;
+	close(lockfd);
 }
 
 static void escape(const char *in, char *out, size_t size)
@@ -174,6 +227,11 @@ static int open_journal(struct perftune_ctx *ctx, const char *name, int flags, i
 	*fd = openat(dfd, file, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
 	if (*fd < 0 && errno == ELOOP)
 		return pt_err(ctx, -ELOOP, "journal %s: is a symlink, refusing", name);
+	if (*fd < 0 && errno == EISDIR) /* opened for writing too */
+		return pt_err(ctx, -EPERM, "journal %s: not a private regular file of uid %u, refusing",
+			      name, geteuid());
+	if (*fd < 0 && errno != ENOENT && errno != EEXIST)
+		return pt_err(ctx, -errno, "journal %s: %s", name, strerror(errno));
 	if (*fd < 0)
 		return -errno;
 	if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
@@ -293,7 +351,56 @@ static int parse_record(struct pt_jinfo *ji, char *line, const char *boot)
 	return -EINVAL;
 }
 
+/* The file into a buffer of its size (it may grow meanwhile), at most JOURNAL_MAX + 1 bytes. */
+static int read_whole(int fd, char **bufp, size_t *lenp)
+{
+	struct stat st;
+	size_t cap, len = 0;
+	char *buf;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	cap = st.st_size > 0 && st.st_size < JOURNAL_MAX ? (size_t)st.st_size + 4096 : JOURNAL_MAX + 1;
+	buf = malloc(cap + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+		if (len == cap) { /* full: grow, up to one byte past the limit */
+			size_t ncap = cap * 2 > JOURNAL_MAX + 1 ? JOURNAL_MAX + 1 : cap * 2;
+			char *nb;
+			if (cap > JOURNAL_MAX)
+				break;
+			nb = realloc(buf, ncap + 1);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(buf);
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+}
+
 int pt_journal_load(struct perftune_ctx *ctx, const char *name, struct pt_jinfo *ji)
+{
+	return pt_journal_load_fd(ctx, name, ji, NULL);
+}
+
+int pt_journal_load_fd(struct perftune_ctx *ctx, const char *name, struct pt_jinfo *ji, int *jfd)
 {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
@@ -304,16 +411,14 @@ int pt_journal_load(struct perftune_ctx *ctx, const char *name, struct pt_jinfo 
 	memset(ji, 0, sizeof(*ji));
 	if (!pt_journal_name_ok(name))
 		return pt_err(ctx, -EINVAL, "'%s' is not a transaction name", name);
-	r = open_journal(ctx, name, O_RDONLY, &fd);
+	r = open_journal(ctx, name, jfd ? O_RDWR | O_APPEND : O_RDONLY, &fd);
 	if (r == -ENOENT)
 		return pt_err(ctx, -ENOENT, "no transaction named '%s'", name);
 	if (r < 0)
 		return r;
-	buf = malloc(JOURNAL_MAX + 1);
-	if (!buf)
-		return -ENOMEM;
-	for (ssize_t n; (n = read(fd, buf + len, JOURNAL_MAX + 1 - len)) > 0;)
-		len += (size_t)n;
+	r = read_whole(fd, &buf, &len);
+	if (r < 0)
+		return pt_err(ctx, r, "journal %s: %s", name, strerror(-r));
 	if (len > JOURNAL_MAX)
 		return pt_err(ctx, -EFBIG, "journal %s: larger than %d bytes, refusing", name,
 			      JOURNAL_MAX);
@@ -345,6 +450,10 @@ int pt_journal_load(struct perftune_ctx *ctx, const char *name, struct pt_jinfo 
 		ji->orphaned = !ji->held;
 	} else if (ji->pid == getpid()) {
 		ji->held = true;
+	}
+	if (jfd) { /* handed over to the caller */
+		*jfd = fd;
+		fd = -1;
 	}
 	return 0;
 }
@@ -463,6 +572,8 @@ int pt_journal_append(struct perftune_ctx *ctx, int jfd, const char *tag, const 
 		snprintf(line, LINE_MAX_LEN + 2, "restored %s\n", ek);
 	else if (!strcmp(tag, "commit"))
 		snprintf(line, LINE_MAX_LEN + 2, "commit\n");
+	else if (!strcmp(tag, "commit+release"))
+		snprintf(line, LINE_MAX_LEN + 2, "commit\npid 0 0\n");
 	else if (!strcmp(tag, "pid"))
 		snprintf(line, LINE_MAX_LEN + 2, "pid %s\n", value);
 	else
@@ -471,6 +582,28 @@ int pt_journal_append(struct perftune_ctx *ctx, int jfd, const char *tag, const 
 	if (r < 0)
 		return pt_err(ctx, r, "cannot write journal: %s", strerror(-r));
 	return 0;
+}
+
+int pt_journal_append_restored(struct perftune_ctx *ctx, int jfd, const char *const *keys,
+			       size_t n)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, cap = 1;
+	char ek[PERFTUNE_KEY_MAX * 3];
+	int r;
+
+	for (size_t i = 0; i < n; i++)
+		cap += strlen(keys[i]) * 3 + sizeof("restored \n");
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		escape(keys[i], ek, sizeof(ek));
+		len += (size_t)snprintf(buf + len, cap - len, "restored %s\n", ek);
+	}
+	buf[len] = '\0';
+	r = len ? append_line(jfd, buf) : 0;
+	return r < 0 ? pt_err(ctx, r, "cannot write journal: %s", strerror(-r)) : 0;
 }
 
 int pt_journal_append_to(struct perftune_ctx *ctx, const char *name, const char *tag,
@@ -523,7 +656,7 @@ int pt_journal_begin(struct perftune_ctx *ctx, const char *name, unsigned flags,
 	int fd = -1, r;
 
 	boot_id(boot, sizeof(boot));
-	snprintf(pid, sizeof(pid), "%d %llu", getpid(), proc_starttime(getpid()));
+	snprintf(pid, sizeof(pid), "%d %llu", getpid(), self_starttime());
 	snprintf(hdr, sizeof(hdr), JOURNAL_MAGIC "\nname %s\nboot %s\nflags %x\npid %s\n", name,
 		 boot, flags, pid);
 	r = create_journal(ctx, name, hdr, &fd);

@@ -11,29 +11,48 @@
 #include <string.h>
 #include "internal.h"
 
-/* the live transaction that took @key after @seq, earliest first */
-static int later_holder(struct perftune_ctx *ctx, const char *self, const char *key,
-			unsigned long long seq, char *out, size_t size)
+/* The other journals, read once for a restore or a status. */
+struct others {
+	struct pt_jinfo *ji;
+	size_t n;
+};
+
+static void others_load(struct perftune_ctx *ctx, const char *self, struct others *o)
 {
 	char **names = NULL;
-	unsigned long long best = 0;
 	int n = pt_journal_names(ctx, &names);
 
-	out[0] = '\0';
-	for (int i = 0; i < n; i++) {
-		struct pt_jinfo ji;
-		struct pt_jentry *e;
-		if (!strcmp(names[i], self) || pt_journal_load(ctx, names[i], &ji) < 0)
-			continue;
-		e = pt_jinfo_find(&ji, key);
-		if (e && !e->restored && !ji.foreign_boot && e->seq > seq && (!best || e->seq < best)) {
-			best = e->seq;
-			snprintf(out, size, "%s", names[i]);
-		}
-		pt_jinfo_free(&ji);
-	}
+	o->n = 0;
+	o->ji = n > 0 ? calloc((size_t)n, sizeof(*o->ji)) : NULL;
+	for (int i = 0; o->ji && i < n; i++)
+		if (strcmp(names[i], self) && pt_journal_load(ctx, names[i], &o->ji[o->n]) == 0)
+			o->n++;
 	pt_strv_free(names);
 	pt_err_clear(ctx);
+}
+
+static void others_free(struct others *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		pt_jinfo_free(&o->ji[i]);
+	free(o->ji);
+}
+
+/* the live transaction that took @key after @seq, earliest first */
+static int later_holder(struct others *o, const char *key, unsigned long long seq, char *out,
+			size_t size)
+{
+	unsigned long long best = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < o->n; i++) {
+		struct pt_jentry *e = pt_jinfo_find(&o->ji[i], key);
+		if (e && !e->restored && !o->ji[i].foreign_boot && e->seq > seq &&
+		    (!best || e->seq < best)) {
+			best = e->seq;
+			snprintf(out, size, "%s", o->ji[i].name);
+		}
+	}
 	return out[0] != '\0';
 }
 
@@ -128,42 +147,46 @@ static int item_cmp(const void *a, const void *b)
 }
 
 /* Resolve each key; hand over those a later transaction also changed. */
-static int collect(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct restore *rs)
+static int collect(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct restore *rs, int jfd)
 {
+	struct others o;
 	char later[80];
+	int r = 0;
 
 	rs->it = calloc(ji->n + 1, sizeof(*rs->it));
 	rs->grp = calloc(ji->n + 1, sizeof(*rs->grp));
 	if (!rs->it || !rs->grp)
 		return -ENOMEM;
-	for (size_t i = ji->n; i-- > 0;) {
+	others_load(ctx, ji->name, &o);
+	for (size_t i = ji->n; i-- > 0 && r >= 0;) {
 		struct pt_jentry *e = &ji->e[i];
 		struct item *it = &rs->it[rs->n];
-		int r;
 		if (e->restored)
 			continue;
 		if (pt_resolve_one(ctx, e->key, &it->t) < 0) {
 			pt_log(ctx, PERFTUNE_LOG_NOTICE, "%s: skipped, gone: %s", e->key,
 			       pt_errmsg(ctx));
 			pt_err_clear(ctx);
-			r = pt_journal_append_to(ctx, ji->name, "restored", e->key, NULL);
+			r = pt_journal_append(ctx, jfd, "restored", e->key, NULL);
 		} else if (it->t.fam->flags & PT_FAM_HELD) { /* died with its holder's fd */
-			r = pt_journal_append_to(ctx, ji->name, "restored", e->key, NULL);
-		} else if (later_holder(ctx, ji->name, e->key, e->seq, later, sizeof(later))) {
+			r = pt_journal_append(ctx, jfd, "restored", e->key, NULL);
+		} else if (later_holder(&o, e->key, e->seq, later, sizeof(later))) {
 			pt_log(ctx, PERFTUNE_LOG_INFO, "%s: handed over to transaction '%s'", e->key,
 			       later);
 			r = pt_journal_append_to(ctx, later, "handover", e->key, e->orig);
 			if (r >= 0)
-				r = pt_journal_append_to(ctx, ji->name, "restored", e->key, NULL);
+				r = pt_journal_append(ctx, jfd, "restored", e->key, NULL);
 		} else {
 			it->e = e;
 			it->pos = rs->n++;
 			continue;
 		}
-		if (r < 0)
-			return r;
-		e->restored = true;
+		if (r >= 0)
+			e->restored = true;
 	}
+	others_free(&o);
+	if (r < 0)
+		return r;
 	qsort(rs->it, rs->n, sizeof(*rs->it), item_cmp);
 	rs->ngrp = 1;
 	for (size_t i = 0; i < rs->n; i++) {
@@ -182,10 +205,12 @@ int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags
 {
 	struct pt_jinfo ji;
 	struct restore rs = { .ctx = ctx, .ji = &ji };
-	int r, written = 0, failed = 0;
+	int r, written = 0, failed = 0, jfd = -1;
+	const char **done = NULL;
+	size_t ndone = 0;
 	char firsterr[PERFTUNE_KEY_MAX + 1024] = "";
 
-	r = pt_journal_load(ctx, name, &ji);
+	r = pt_journal_load_fd(ctx, name, &ji, &jfd);
 	if (r < 0)
 		return r;
 	if (ji.held && ji.pid != getpid() && !(flags & PERFTUNE_RESTORE_FORCE)) {
@@ -199,11 +224,16 @@ int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags
 		pt_journal_remove(ctx, name);
 		goto out;
 	}
-	r = collect(ctx, &ji, &rs);
+	r = collect(ctx, &ji, &rs, jfd);
 	if (r < 0)
 		goto out;
 	restore_group(&rs, 0);					 /* keys without a device, here */
 	pt_parallel(rs.ngrp - 1, 256, restore_worker, &rs); /* devices side by side */
+	done = calloc(rs.n + 1, sizeof(*done));
+	if (!done) {
+		r = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < rs.n; i++) {
 		struct item *it = &rs.it[i];
 		if (it->r < 0) {
@@ -214,10 +244,11 @@ int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags
 			continue;
 		}
 		written += it->wrote;
-		r = pt_journal_append_to(ctx, ji.name, "restored", it->e->key, NULL);
-		if (r < 0)
-			goto out;
+		done[ndone++] = it->e->key;
 	}
+	r = pt_journal_append_restored(ctx, jfd, done, ndone);
+	if (r < 0)
+		goto out;
 	if (failed) {
 		r = pt_err(ctx, -EIO, "transaction '%s': %d key(s) not restored, journal kept: %s",
 			   name, failed, firsterr);
@@ -226,6 +257,9 @@ int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags
 	pt_journal_remove(ctx, name);
 	r = written;
 out:
+	if (jfd >= 0)
+		close(jfd);
+	free(done);
 	free(rs.it);
 	free(rs.grp);
 	pt_jinfo_free(&ji);
@@ -240,13 +274,14 @@ PERFTUNE_EXPORT int perftune_restore(struct perftune_ctx *ctx, const char *name,
 	if (!ctx || (!name && !(flags & (PERFTUNE_RESTORE_ALL | PERFTUNE_RESTORE_ORPHANS))))
 		return -EINVAL;
 	pt_lock(ctx);
+	pt_attr_cache_begin(ctx);
 	pt_err_clear(ctx);
 	r = pt_journal_lock(ctx, &lockfd);
 	if (r < 0)
 		goto out;
 	if (name) {
 		r = pt_restore_locked(ctx, name, flags);
-		close(lockfd);
+		pt_journal_unlock(ctx, lockfd);
 		goto out;
 	}
 	r = pt_journal_names(ctx, &names);
@@ -267,9 +302,10 @@ PERFTUNE_EXPORT int perftune_restore(struct perftune_ctx *ctx, const char *name,
 		total += k > 0 ? k : 0;
 	}
 	pt_strv_free(names);
-	close(lockfd);
+	pt_journal_unlock(ctx, lockfd);
 	r = err ? err : (r < 0 ? r : total);
 out:
+	pt_attr_cache_end(ctx);
 	pt_unlock(ctx);
 	return r;
 }
@@ -292,12 +328,14 @@ PERFTUNE_EXPORT int perftune_status(struct perftune_ctx *ctx, struct perftune_it
 		r = n;
 	for (int i = 0; i < n && r >= 0; i++) {
 		struct pt_jinfo ji;
+		struct others o;
 		if (pt_journal_load(ctx, names[i], &ji) < 0) {
 			struct pt_item bad = { .name = names[i], .key = "",
 					       .note = (char *)pt_errmsg(ctx) };
 			r = pt_iter_add(it, &bad);
 			continue;
 		}
+		others_load(ctx, ji.name, &o);
 		for (size_t k = 0; k < ji.n && r >= 0; k++) {
 			struct pt_jentry *e = &ji.e[k];
 			struct pt_tunable t;
@@ -317,7 +355,7 @@ PERFTUNE_EXPORT int perftune_status(struct perftune_ctx *ctx, struct perftune_it
 				     (ji.held ? PERFTUNE_ITEM_HELD : 0) |
 				     (ji.committed ? PERFTUNE_ITEM_COMMITTED : 0) |
 				     (e->written ? PERFTUNE_ITEM_WRITTEN : 0);
-			if (later_holder(ctx, ji.name, e->key, e->seq, later, sizeof(later))) {
+			if (later_holder(&o, e->key, e->seq, later, sizeof(later))) {
 				item.flags |= PERFTUNE_ITEM_SHADOWED;
 				snprintf(note, sizeof(note), "also changed later by '%s'", later);
 			} else if (have && e->written && strcmp(cur, e->written) &&
@@ -330,6 +368,7 @@ PERFTUNE_EXPORT int perftune_status(struct perftune_ctx *ctx, struct perftune_it
 			item.note = note;
 			r = pt_iter_add(it, &item);
 		}
+		others_free(&o);
 		pt_jinfo_free(&ji);
 	}
 	pt_strv_free(names);

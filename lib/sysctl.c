@@ -52,9 +52,8 @@ static int walk(struct perftune_ctx *ctx, struct walk *w, const char *path, cons
 	int r = 0;
 
 	if (w->kp && depth == w->kp->n) { /* one look at the file: missing, a directory, mode */
-		_cleanup_close_ int fd = pt_attr_open(ctx, path, O_PATH);
 		struct stat st;
-		if (fd < 0 || fstat(fd, &st) < 0 || S_ISDIR(st.st_mode))
+		if (pt_attr_stat_file(ctx, path, &st) < 0 || S_ISDIR(st.st_mode))
 			return 0;
 		return emit_sysctl(ctx, w, path, name, st.st_mode);
 	}
@@ -67,8 +66,7 @@ static int walk(struct perftune_ctx *ctx, struct walk *w, const char *path, cons
 		if (pt_snprintf(p, sizeof(p), "%s/%s", path, pat) < 0 ||
 		    pt_snprintf(n, sizeof(n), "%s", name) < 0 || append_comp(n, sizeof(n), pat) < 0)
 			return pt_err(ctx, -ENAMETOOLONG, "%s: name too long", w->kp->text);
-		if (depth + 1 < w->kp->n && !pt_attr_exists(ctx, p))
-			return 0; /* (the last component: its one look finds it missing) */
+		/* a missing directory on the way: the last component's look finds nothing */
 		return walk(ctx, w, p, n, depth + 1);
 	}
 	d = pt_attr_opendir(ctx, path);

@@ -26,19 +26,20 @@ static int thp_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, p
 	const char *sub = kp->n == 3 ? kp->c[1].s : "";
 	const char *file = kp->c[kp->n - 1].s;
 	char path[PATH_MAX];
+	struct stat st;
 
 	if (kp->n < 2 || kp->n > 3 || (kp->n == 3 && strcmp(sub, "khugepaged") != 0) ||
 	    kp->c[1].bracketed || pt_glob(file))
 		return pt_err(ctx, -EINVAL,
 			      "%s: expected thp.<attribute> or thp.khugepaged.<attribute>", kp->text);
+	snprintf(path, sizeof(path), THP_DIR "%s%s/%s", sub[0] ? "/" : "", sub, file);
+	if (pt_attr_stat_file(ctx, path, &st) == 0 && !S_ISDIR(st.st_mode))
+		return thp_emit(ctx, sub, file, emit, ud);
 	if (!pt_attr_is_dir(ctx, THP_DIR))
 		return pt_err(ctx, -EOPNOTSUPP,
 			      "%s: this kernel has no transparent huge pages (" THP_DIR ")",
 			      kp->text);
-	snprintf(path, sizeof(path), THP_DIR "%s%s/%s", sub[0] ? "/" : "", sub, file);
-	if (!pt_attr_exists(ctx, path) || pt_attr_is_dir(ctx, path))
-		return pt_err(ctx, -ENOENT, "%s: no such THP attribute", kp->text);
-	return thp_emit(ctx, sub, file, emit, ud);
+	return pt_err(ctx, -ENOENT, "%s: no such THP attribute", kp->text);
 }
 
 static int thp_list_dir(struct perftune_ctx *ctx, const char *sub, pt_emit_fn emit, void *ud)

@@ -34,6 +34,13 @@ struct stage {
 	int hold_fd;
 };
 
+/*
+ * A committed transaction of at most this many files keeps them open for its
+ * rollback (a program that applies a few settings and gives them back later);
+ * a larger one closes them after its commit.
+ */
+#define TX_KEEP_FILES 32
+
 struct perftune_tx {
 	int refcount;
 	struct perftune_ctx *ctx;
@@ -42,6 +49,7 @@ struct perftune_tx {
 	struct stage *s;
 	size_t n, cap;
 	bool committed, done;
+	struct pt_fcache *files; /* its keys' files, open from staging to the rollback (few keys) */
 };
 
 PERFTUNE_EXPORT int perftune_tx_new(struct perftune_ctx *ctx, const char *name, unsigned flags,
@@ -150,6 +158,7 @@ PERFTUNE_EXPORT struct perftune_tx *perftune_tx_unref(struct perftune_tx *tx)
 	if (tx->committed && !tx->done && (tx->flags & PERFTUNE_TX_HOLD))
 		perftune_tx_rollback(tx); /* a hold ends with its transaction */
 	release_holds(tx);
+	pt_attr_cache_destroy(tx->files);
 	perftune_ctx_unref(tx->ctx);
 	for (size_t i = 0; i < tx->n; i++)
 		stage_free(&tx->s[i]);
@@ -255,6 +264,7 @@ PERFTUNE_EXPORT int perftune_tx_set(struct perftune_tx *tx, const char *key, con
 {
 	struct perftune_ctx *ctx;
 	struct pending p = { .tx = tx, .input = value };
+	struct pt_fcache *prev;
 	size_t taken = 0; /* of p.s, moved into tx->s */
 	int r;
 
@@ -262,6 +272,7 @@ PERFTUNE_EXPORT int perftune_tx_set(struct perftune_tx *tx, const char *key, con
 		return -EINVAL;
 	ctx = tx->ctx;
 	pt_lock(ctx);
+	prev = pt_attr_cache_use(ctx, &tx->files);
 	pt_err_clear(ctx);
 	if (tx->committed) {
 		r = pt_err(ctx, -EALREADY, "%s: transaction '%s' is already committed", key,
@@ -306,6 +317,7 @@ out:
 	for (size_t i = taken; i < p.n; i++)
 		stage_free(&p.s[i]);
 	free(p.s);
+	pt_attr_cache_unuse(ctx, prev);
 	pt_unlock(ctx);
 	return r;
 }
@@ -653,9 +665,9 @@ static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 		r = 0;
 		goto out;
 	}
-	r = pt_journal_append(ctx, c.jfd, "commit", NULL, NULL);
-	if (r >= 0 && !(tx->flags & PERFTUNE_TX_HOLD))
-		r = pt_journal_append(ctx, c.jfd, "pid", NULL, "0 0"); /* persists without a holder */
+	/* without a hold it persists with no holder: "pid 0 0" in the same write */
+	r = pt_journal_append(ctx, c.jfd, tx->flags & PERFTUNE_TX_HOLD ? "commit" : "commit+release",
+			      NULL, NULL);
 	if (r >= 0)
 		r = written;
 out:
@@ -669,12 +681,14 @@ out:
 PERFTUNE_EXPORT int perftune_tx_commit(struct perftune_tx *tx)
 {
 	struct perftune_ctx *ctx;
+	struct pt_fcache *prev;
 	int lockfd = -1, r;
 
 	if (!tx)
 		return -EINVAL;
 	ctx = tx->ctx;
 	pt_lock(ctx);
+	prev = pt_attr_cache_use(ctx, &tx->files);
 	pt_err_clear(ctx);
 	if (tx->committed) {
 		r = pt_err(ctx, -EALREADY, "transaction '%s' is already committed", tx->name);
@@ -690,18 +704,24 @@ PERFTUNE_EXPORT int perftune_tx_commit(struct perftune_tx *tx)
 	if (r < 0)
 		goto out;
 	r = commit_locked(ctx, tx);
-	close(lockfd);
+	pt_journal_unlock(ctx, lockfd);
 	if (r >= 0)
 		tx->committed = true;
 	else
 		release_holds(tx);
 out:
+	pt_attr_cache_unuse(ctx, prev);
+	if (!tx->committed || pt_attr_cache_files(tx->files) > TX_KEEP_FILES) {
+		pt_attr_cache_destroy(tx->files); /* a rollback opens what it needs */
+		tx->files = NULL;
+	}
 	pt_unlock(ctx);
 	return r;
 }
 
 PERFTUNE_EXPORT int perftune_tx_rollback(struct perftune_tx *tx)
 {
+	struct pt_fcache *prev;
 	int r;
 
 	if (!tx)
@@ -713,8 +733,12 @@ PERFTUNE_EXPORT int perftune_tx_rollback(struct perftune_tx *tx)
 		return r;
 	}
 	release_holds(tx);
-	pt_unlock(tx->ctx);
+	prev = pt_attr_cache_use(tx->ctx, &tx->files);
 	r = perftune_restore(tx->ctx, tx->name, PERFTUNE_RESTORE_FORCE);
+	pt_attr_cache_unuse(tx->ctx, prev);
+	pt_attr_cache_destroy(tx->files);
+	tx->files = NULL;
+	pt_unlock(tx->ctx);
 	if (r >= 0 || r == -ENOENT)
 		tx->done = true;
 	return r == -ENOENT ? 0 : r;

@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include "harness.h"
 
 static struct fx f;
@@ -542,6 +544,126 @@ START_TEST(busy_kernel_file_is_retried_then_given_up)
 }
 END_TEST
 
+/* the fds this process has open */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static off_t file_size(const char *rel)
+{
+	char full[PATH_MAX];
+	struct stat st;
+
+	snprintf(full, sizeof(full), "%s/%s", f.root, rel);
+	ck_assert_int_eq(stat(full, &st), 0);
+	return st.st_size;
+}
+
+/*
+ * A transaction keeps its keys' files open from staging to its rollback and
+ * writes through them: a shorter value replaces the longer one exactly (a
+ * plain file is cut), and nothing stays open once the transaction is gone.
+ */
+START_TEST(kept_files_write_exactly_and_close_with_the_transaction)
+{
+	struct perftune_tx *tx;
+	int fds;
+
+	pt_attr_set_write_fn(f.ctx, NULL, NULL); /* the library's own write path, no simulator */
+	fx_write(&f, "proc/sys/vm/swappiness", "100");
+	fx_write(&f, "proc/sys/vm/dirty_ratio", "20");
+	fds = open_fds();
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "kept", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "5"), 1);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.dirty_ratio", "40"), 1);
+	ck_assert_int_ge(open_fds(), fds + 2); /* staged: open */
+	ck_assert_msg(perftune_tx_commit(tx) == 2, "%s", perftune_ctx_last_error(f.ctx));
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "5");
+	ck_assert_int_eq(file_size("proc/sys/vm/swappiness"), 1); /* "5", not "500\n" */
+	ck_assert_int_ge(open_fds(), fds + 2); /* kept for the rollback */
+	ck_assert_msg(perftune_tx_rollback(tx) == 2, "%s", perftune_ctx_last_error(f.ctx));
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "100");
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/dirty_ratio"), "20");
+	ck_assert_int_eq(file_size("proc/sys/vm/swappiness"), 3);
+	ck_assert_int_eq(fx_journals(&f), 0);
+	perftune_tx_unref(tx);
+	ck_assert_int_le(open_fds(), fds + 2); /* the context's journal dir and lock at most */
+	perftune_ctx_unref(f.ctx);
+	f.ctx = NULL;
+	ck_assert_int_lt(open_fds(), fds);
+}
+END_TEST
+
+/* a staged key's file that goes away before the commit: refused by name, nothing written */
+START_TEST(file_gone_between_staging_and_commit_names_the_key)
+{
+	struct snap *before;
+	struct perftune_tx *tx;
+	char full[PATH_MAX];
+	int r;
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "gone", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.dirty_ratio", "40"), 1);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "5"), 1);
+	snprintf(full, sizeof(full), "%s/proc/sys/vm/swappiness", f.root);
+	ck_assert_int_eq(unlink(full), 0);
+	before = snap_take(f.root);
+	r = perftune_tx_commit(tx);
+	ck_assert_int_lt(r, 0);
+	ck_assert_msg(strstr(perftune_ctx_last_error(f.ctx), "sysctl.vm.swappiness") != NULL, "%s",
+		      perftune_ctx_last_error(f.ctx));
+	assert_same(before); /* dirty_ratio written, then given back */
+	ck_assert_int_eq(fx_journals(&f), 0);
+	perftune_tx_unref(tx);
+	snap_free(before);
+}
+END_TEST
+
+/* more keys than a committed transaction keeps open: closed after the commit, still rolled back */
+START_TEST(large_transaction_closes_its_files_after_commit)
+{
+	struct perftune_tx *tx;
+	char rel[PATH_MAX], key[64];
+	int fds;
+
+	pt_attr_set_write_fn(f.ctx, NULL, NULL);
+	for (int i = 0; i < 40; i++) { /* 40 sysctls more */
+		FILE *fp;
+		snprintf(rel, sizeof(rel), "%s/proc/sys/vm/bench_%d", f.root, i);
+		fp = fopen(rel, "w");
+		ck_assert_ptr_nonnull(fp);
+		fputs("1000\n", fp);
+		fclose(fp);
+	}
+	fds = open_fds();
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "large", 0, &tx), 0);
+	for (int i = 0; i < 40; i++) {
+		snprintf(key, sizeof(key), "sysctl.vm.bench_%d", i);
+		ck_assert_int_eq(perftune_tx_set(tx, key, "7"), 1);
+	}
+	ck_assert_int_ge(open_fds(), fds + 40);
+	ck_assert_msg(perftune_tx_commit(tx) == 40, "%s", perftune_ctx_last_error(f.ctx));
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/bench_39"), "7");
+	ck_assert_int_le(open_fds(), fds + 2);
+	ck_assert_msg(perftune_tx_rollback(tx) == 40, "%s", perftune_ctx_last_error(f.ctx));
+	for (int i = 0; i < 40; i++) { /* (plain files: the value comes back without its newline) */
+		snprintf(rel, sizeof(rel), "proc/sys/vm/bench_%d", i);
+		ck_assert_str_eq(fx_read(&f, rel), "1000");
+	}
+	ck_assert_int_eq(fx_journals(&f), 0);
+	perftune_tx_unref(tx);
+}
+END_TEST
+
 START_TEST(committed_transaction_rejects_more)
 {
 	struct perftune_tx *tx;
@@ -604,6 +726,9 @@ static Suite *tx_suite(void)
 	tcase_add_test(tc, busy_kernel_file_is_retried_then_given_up);
 	tcase_add_test(tc, committed_transaction_rejects_more);
 	tcase_add_test(tc, empty_transaction_commits_nothing);
+	tcase_add_test(tc, kept_files_write_exactly_and_close_with_the_transaction);
+	tcase_add_test(tc, file_gone_between_staging_and_commit_names_the_key);
+	tcase_add_test(tc, large_transaction_closes_its_files_after_commit);
 	suite_add_tcase(s, tc);
 	return s;
 }
