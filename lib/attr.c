@@ -249,6 +249,13 @@ static int cache_get(struct perftune_ctx *ctx, const char *path, struct stat *st
 	return fd;
 }
 
+int pt_attr_kept_fd(struct perftune_ctx *ctx, const char *path)
+{
+	int fd = cache_get(ctx, path, NULL);
+
+	return fd == NOCACHE ? -1 : fd;
+}
+
 /* what a file of a kept fd answers when the file went away */
 static bool gone(int r)
 {

@@ -35,6 +35,38 @@ const char *pt_errmsg(struct perftune_ctx *ctx);
 void pt_err_redirect(char *buf, size_t size);
 /* Run fn(i, ud) for i in [0, n) on up to @max threads; returns when all are done. */
 int pt_parallel(size_t n, size_t max, void (*fn)(size_t i, void *ud), void *ud);
+/*
+ * uring.c: write iov[i] to fds[i] at offset 0, all at once, in the kernel's
+ * io-wq workers; res[i] = bytes written or -errno, -EINPROGRESS where the
+ * outcome is unknown (write it yourself: it is the same value).  Returns how
+ * many were submitted, or -EOPNOTSUPP without io_uring (use threads).
+ */
+struct iovec;
+bool pt_uring_available(void); /* probed once */
+int pt_uring_write(size_t n, const int *fds, const struct iovec *iov, int *res);
+/*
+ * A wave: the next write of each of many devices, made at once with
+ * pt_uring_write() through their kept fds (or fds of its own when the cache
+ * is full).  add: 1 queued, 0 full (the next wave), -errno cannot open.
+ * After run, res[q] is 0, -errno (the kernel's answer), or -EINPROGRESS:
+ * write it again yourself (not known, busy or gone).  Only while
+ * pt_uring_available().
+ */
+#define PT_WAVE_MAX 256
+struct pt_wave {
+	size_t n, cap;
+	size_t *who; /* the caller's index of each write */
+	int *fd;
+	bool *own;
+	struct iovec *iov;
+	int *res;
+};
+int pt_wave_init(struct pt_wave *w, size_t cap);
+int pt_wave_add(struct perftune_ctx *ctx, struct pt_wave *w, size_t who, const char *path,
+		const char *value);
+void pt_wave_run(struct perftune_ctx *ctx, struct pt_wave *w);
+void pt_wave_reset(struct pt_wave *w); /* for the next wave */
+void pt_wave_free(struct pt_wave *w);
 void pt_lock(struct perftune_ctx *ctx);
 void pt_unlock(struct perftune_ctx *ctx);
 
@@ -66,6 +98,8 @@ void pt_attr_cache_destroy(struct pt_fcache *fc);
 size_t pt_attr_cache_files(struct pt_fcache *fc); /* how many it keeps open */
 /* stat a path that should be a file (kept open in a cache scope); -errno */
 int pt_attr_stat_file(struct perftune_ctx *ctx, const char *path, struct stat *st);
+/* the kept read-write fd of @path (opened now if need be), or -1 outside a cache scope */
+int pt_attr_kept_fd(struct perftune_ctx *ctx, const char *path);
 /* Read at most @size-1 bytes, NUL-terminate; return length or -errno. */
 int pt_attr_read_raw(struct perftune_ctx *ctx, const char *path, char *buf, size_t size);
 /* Read and normalize: the bracketed choice of a selection file, trimmed, blanks collapsed. */
@@ -129,6 +163,19 @@ struct pt_tunable {
 	char aux[64];		    /* family-specific */
 	char note[192];		    /* how the key resolved, or "" */
 };
+
+/* A pt_tunable kept for long (many at once): its strings at their length. */
+struct pt_ctun {
+	const struct pt_family *fam;
+	char *key, *path, *note; /* note: NULL or how the key resolved */
+	char group[sizeof(((struct pt_tunable *)0)->group)];
+	char aux[sizeof(((struct pt_tunable *)0)->aux)];
+	int order, id, kind;
+};
+int pt_ctun_set(struct pt_ctun *c, const struct pt_tunable *t); /* 0 or -ENOMEM */
+/* the full pt_tunable again, in @t (on the caller's stack) */
+const struct pt_tunable *pt_ctun_get(const struct pt_ctun *c, struct pt_tunable *t);
+void pt_ctun_free(struct pt_ctun *c);
 
 typedef int (*pt_emit_fn)(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud);
 

@@ -116,6 +116,43 @@ bool pt_glob(const char *s)
 	return strpbrk(s, "*?") != NULL;
 }
 
+void pt_ctun_free(struct pt_ctun *c)
+{
+	free(c->key);
+	free(c->path);
+	free(c->note);
+	c->key = c->path = c->note = NULL;
+}
+
+int pt_ctun_set(struct pt_ctun *c, const struct pt_tunable *t)
+{
+	pt_ctun_free(c);
+	c->fam = t->fam;
+	snprintf(c->group, sizeof(c->group), "%s", t->group);
+	snprintf(c->aux, sizeof(c->aux), "%s", t->aux);
+	c->order = t->order;
+	c->id = t->id;
+	c->kind = t->kind;
+	c->key = strdup(t->key);
+	c->path = strdup(t->path);
+	c->note = t->note[0] ? strdup(t->note) : NULL;
+	return c->key && c->path && (c->note || !t->note[0]) ? 0 : -ENOMEM;
+}
+
+const struct pt_tunable *pt_ctun_get(const struct pt_ctun *c, struct pt_tunable *t)
+{
+	t->fam = c->fam;
+	memcpy(t->key, c->key, strlen(c->key) + 1);
+	memcpy(t->path, c->path, strlen(c->path) + 1);
+	memcpy(t->group, c->group, sizeof(t->group));
+	memcpy(t->aux, c->aux, sizeof(t->aux));
+	t->order = c->order;
+	t->id = c->id;
+	t->kind = c->kind;
+	snprintf(t->note, sizeof(t->note), "%s", c->note ? c->note : "");
+	return t;
+}
+
 int pt_tunable_init(struct pt_tunable *t, const struct pt_family *fam, const char *path,
 		    const char *fmt, ...)
 {

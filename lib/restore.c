@@ -59,11 +59,11 @@ static int later_holder(struct others *o, const char *key, unsigned long long se
 /* One key to give back, resolved in the caller's thread. */
 struct item {
 	struct pt_jentry *e;
-	struct pt_tunable t;
-	size_t pos; /* newest first */
+	struct pt_ctun t; /* (a scheduler change on 256 disks gives back 256 keys) */
+	size_t pos;	  /* newest first */
 	int r;
 	bool wrote;
-	char err[PERFTUNE_KEY_MAX + 1024];
+	char *err; /* when r < 0 */
 };
 
 struct restore {
@@ -75,13 +75,14 @@ struct restore {
 	size_t ngrp;
 };
 
-/* Write one original back. @sched: this device's scheduler was just given back. */
-static int give_back(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct item *it, bool sched)
+/* Before writing one original back: 1 = write it, 0 = nothing to write, or -errno. */
+static int give_pre(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct item *it, bool sched)
 {
 	struct pt_jentry *e = it->e;
-	struct pt_tunable *t = &it->t;
+	struct pt_tunable tb;
+	const struct pt_tunable *t = pt_ctun_get(&it->t, &tb);
 	char cur[PT_VAL];
-	int r, dummy = -1;
+	int r;
 
 	r = t->fam->read(ctx, t, cur, sizeof(cur));
 	if (r == -ENOENT && t->order == 2) /* an iosched parameter gone with its scheduler */
@@ -92,13 +93,20 @@ static int give_back(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct item 
 		pt_log(ctx, PERFTUNE_LOG_WARNING,
 		       "%s: drifted: transaction '%s' wrote '%s', now '%s'; restoring '%s' anyway",
 		       e->key, ji->name, e->written, cur, e->orig);
-	if (!strcmp(cur, e->orig))
-		return 0;
-	r = t->fam->write(ctx, t, e->orig, &dummy);
-	if (dummy >= 0)
-		close(dummy);
+	return strcmp(cur, e->orig) ? 1 : 0;
+}
+
+/* After the write (result @r): an iosched parameter reset with its scheduler is fine. */
+static int give_post(struct perftune_ctx *ctx, struct item *it, bool sched, int r)
+{
+	struct pt_jentry *e = it->e;
+	struct pt_tunable tb;
+	const struct pt_tunable *t = pt_ctun_get(&it->t, &tb);
+	char cur[PT_VAL];
+
 	if (r < 0 && t->order == 2 && sched) {
-		pt_log(ctx, PERFTUNE_LOG_NOTICE, "%s: reset to '%s' with its scheduler", e->key, cur);
+		pt_log(ctx, PERFTUNE_LOG_NOTICE, "%s: reset with its scheduler", e->key);
+		pt_err_clear(ctx);
 		return 0;
 	}
 	if (r < 0)
@@ -111,17 +119,99 @@ static int give_back(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct item 
 	return 0;
 }
 
+static int give_write(struct perftune_ctx *ctx, struct item *it)
+{
+	struct pt_tunable tb;
+	int dummy = -1, r = it->t.fam->write(ctx, pt_ctun_get(&it->t, &tb), it->e->orig, &dummy);
+
+	if (dummy >= 0)
+		close(dummy);
+	return r;
+}
+
+/* Write one original back. @sched: this device's scheduler was just given back. */
+static int give_back(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct item *it, bool sched)
+{
+	int r = give_pre(ctx, ji, it, sched);
+
+	return r <= 0 ? r : give_post(ctx, it, sched, give_write(ctx, it));
+}
+
+static void item_done(struct restore *rs, struct item *it, int r, bool *sched)
+{
+	it->r = r;
+	if (r < 0) {
+		free(it->err);
+		it->err = strdup(pt_errmsg(rs->ctx)[0] ? pt_errmsg(rs->ctx) : strerror(-r));
+	}
+	*sched |= it->t.order == 0 && it->wrote;
+}
+
 static void restore_group(struct restore *rs, size_t g)
 {
 	bool sched = false;
 
 	for (size_t i = rs->grp[g][0]; i < rs->grp[g][1]; i++) {
 		struct item *it = &rs->it[i];
-		it->r = give_back(rs->ctx, rs->ji, it, sched);
-		if (it->r < 0)
-			snprintf(it->err, sizeof(it->err), "%s", pt_errmsg(rs->ctx));
-		sched |= it->t.order == 0 && it->wrote;
+		item_done(rs, it, give_back(rs->ctx, rs->ji, it, sched), &sched);
 	}
+}
+
+/*
+ * The devices' originals in waves (see commit_waves() in tx.c): the next key
+ * of every device written at once through io_uring, each device's keys in
+ * order.  -EOPNOTSUPP before anything is done: use the threads.
+ */
+static int restore_waves(struct restore *rs)
+{
+	struct perftune_ctx *ctx = rs->ctx;
+	size_t nd = rs->ngrp - 1;
+	_cleanup_free_ size_t *pos = NULL;
+	_cleanup_free_ bool *sched = NULL;
+	struct pt_wave w;
+	bool more;
+	void *ud;
+
+	if (nd < 2 || pt_attr_get_write_fn(ctx, &ud) || !pt_uring_available())
+		return -EOPNOTSUPP;
+	pos = calloc(nd, sizeof(*pos));
+	sched = calloc(nd, sizeof(*sched));
+	if (!pos || !sched || pt_wave_init(&w, nd) < 0)
+		return -EOPNOTSUPP;
+	for (size_t d = 0; d < nd; d++)
+		pos[d] = rs->grp[d + 1][0];
+	do {
+		for (size_t d = 0; d < nd && w.n < w.cap; d++) /* up to each device's next write */
+			for (; pos[d] < rs->grp[d + 1][1]; pos[d]++) {
+				struct item *it = &rs->it[pos[d]];
+				int r = give_pre(ctx, rs->ji, it, sched[d]);
+				if (r == 1 && it->t.fam->write == pt_file_write &&
+				    pt_wave_add(ctx, &w, d, it->t.path, it->e->orig) == 1)
+					break;
+				if (r == 1)
+					r = give_post(ctx, it, sched[d], give_write(ctx, it));
+				item_done(rs, it, r, &sched[d]);
+			}
+		more = w.n > 0;
+		if (!more)
+			break;
+		pt_wave_run(ctx, &w);
+		for (size_t q = 0; q < w.n; q++) {
+			size_t d = w.who[q];
+			struct item *it = &rs->it[pos[d]];
+			int r = w.res[q];
+			if (r == -EINPROGRESS)
+				r = give_write(ctx, it);
+			else if (r < 0)
+				r = pt_err(ctx, r, "%s: kernel refused '%s': %s", it->e->key, it->e->orig,
+					   strerror(-r));
+			item_done(rs, it, give_post(ctx, it, sched[d], r), &sched[d]);
+			pos[d]++;
+		}
+		pt_wave_reset(&w);
+	} while (more);
+	pt_wave_free(&w);
+	return 0;
 }
 
 static void restore_worker(size_t i, void *ud)
@@ -150,6 +240,7 @@ static int item_cmp(const void *a, const void *b)
 static int collect(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct restore *rs, int jfd)
 {
 	struct others o;
+	struct pt_tunable tb;
 	char later[80];
 	int r = 0;
 
@@ -163,12 +254,12 @@ static int collect(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct restore
 		struct item *it = &rs->it[rs->n];
 		if (e->restored)
 			continue;
-		if (pt_resolve_one(ctx, e->key, &it->t) < 0) {
+		if (pt_resolve_one(ctx, e->key, &tb) < 0) {
 			pt_log(ctx, PERFTUNE_LOG_NOTICE, "%s: skipped, gone: %s", e->key,
 			       pt_errmsg(ctx));
 			pt_err_clear(ctx);
 			r = pt_journal_append(ctx, jfd, "restored", e->key, NULL);
-		} else if (it->t.fam->flags & PT_FAM_HELD) { /* died with its holder's fd */
+		} else if (tb.fam->flags & PT_FAM_HELD) { /* died with its holder's fd */
 			r = pt_journal_append(ctx, jfd, "restored", e->key, NULL);
 		} else if (later_holder(&o, e->key, e->seq, later, sizeof(later))) {
 			pt_log(ctx, PERFTUNE_LOG_INFO, "%s: handed over to transaction '%s'", e->key,
@@ -176,6 +267,8 @@ static int collect(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct restore
 			r = pt_journal_append_to(ctx, later, "handover", e->key, e->orig);
 			if (r >= 0)
 				r = pt_journal_append(ctx, jfd, "restored", e->key, NULL);
+		} else if (pt_ctun_set(&it->t, &tb) < 0) {
+			r = -ENOMEM;
 		} else {
 			it->e = e;
 			it->pos = rs->n++;
@@ -227,8 +320,9 @@ int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags
 	r = collect(ctx, &ji, &rs, jfd);
 	if (r < 0)
 		goto out;
-	restore_group(&rs, 0);					 /* keys without a device, here */
-	pt_parallel(rs.ngrp - 1, 256, restore_worker, &rs); /* devices side by side */
+	restore_group(&rs, 0); /* keys without a device, here */
+	if (restore_waves(&rs) == -EOPNOTSUPP)
+		pt_parallel(rs.ngrp - 1, 256, restore_worker, &rs); /* devices side by side */
 	done = calloc(rs.n + 1, sizeof(*done));
 	if (!done) {
 		r = -ENOMEM;
@@ -239,8 +333,9 @@ int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags
 		if (it->r < 0) {
 			failed++;
 			if (!firsterr[0])
-				snprintf(firsterr, sizeof(firsterr), "%s", it->err);
-			pt_log(ctx, PERFTUNE_LOG_ERR, "%s: not restored: %s", it->e->key, it->err);
+				snprintf(firsterr, sizeof(firsterr), "%s", it->err ? it->err : "");
+			pt_log(ctx, PERFTUNE_LOG_ERR, "%s: not restored: %s", it->e->key,
+			       it->err ? it->err : "");
 			continue;
 		}
 		written += it->wrote;
@@ -260,6 +355,10 @@ out:
 	if (jfd >= 0)
 		close(jfd);
 	free(done);
+	for (size_t i = 0; rs.it && i <= ji.n; i++) {
+		pt_ctun_free(&rs.it[i].t);
+		free(rs.it[i].err);
+	}
 	free(rs.it);
 	free(rs.grp);
 	pt_jinfo_free(&ji);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include "internal.h"
 
 /*
@@ -17,11 +18,7 @@
  * 256 keys.  The family ops get the full pt_tunable back from tunable().
  */
 struct stage {
-	const struct pt_family *fam;
-	char *key, *path, *note; /* of the pt_tunable; note: NULL or how it resolved/rounded */
-	char group[sizeof(((struct pt_tunable *)0)->group)];
-	char aux[sizeof(((struct pt_tunable *)0)->aux)];
-	int order, id, kind;
+	struct pt_ctun c;   /* the tunable */
 	char *value;	    /* exact value to write */
 	char *old;	    /* value before this commit */
 	char *input;	    /* as given, when an alias was mapped; or NULL */
@@ -103,9 +100,7 @@ static int set_str(char **dst, const char *v)
 
 static void stage_free(struct stage *s)
 {
-	free(s->key);
-	free(s->path);
-	free(s->note);
+	pt_ctun_free(&s->c);
 	free(s->value);
 	free(s->old);
 	free(s->input);
@@ -115,31 +110,13 @@ static int stage_init(struct stage *s, const struct pt_tunable *t)
 {
 	memset(s, 0, sizeof(*s));
 	s->hold_fd = -1;
-	s->fam = t->fam;
-	snprintf(s->group, sizeof(s->group), "%s", t->group);
-	snprintf(s->aux, sizeof(s->aux), "%s", t->aux);
-	s->order = t->order;
-	s->id = t->id;
-	s->kind = t->kind;
-	s->key = strdup(t->key);
-	s->path = strdup(t->path);
-	s->note = t->note[0] ? strdup(t->note) : NULL;
-	return s->key && s->path && (s->note || !t->note[0]) ? 0 : -ENOMEM;
+	return pt_ctun_set(&s->c, t);
 }
 
 /* The family's view of a stage, in @t (on the caller's stack). */
 static const struct pt_tunable *tunable(const struct stage *s, struct pt_tunable *t)
 {
-	t->fam = s->fam;
-	memcpy(t->key, s->key, strlen(s->key) + 1);
-	memcpy(t->path, s->path, strlen(s->path) + 1);
-	memcpy(t->group, s->group, sizeof(t->group));
-	memcpy(t->aux, s->aux, sizeof(t->aux));
-	t->order = s->order;
-	t->id = s->id;
-	t->kind = s->kind;
-	snprintf(t->note, sizeof(t->note), "%s", s->note ? s->note : "");
-	return t;
+	return pt_ctun_get(&s->c, t);
 }
 
 static void release_holds(struct perftune_tx *tx)
@@ -183,7 +160,7 @@ struct pending {
 static struct stage *find(struct stage *s, size_t n, const char *key)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(s[i].key, key))
+		if (!strcmp(s[i].c.key, key))
 			return &s[i];
 	return NULL;
 }
@@ -191,10 +168,10 @@ static struct stage *find(struct stage *s, size_t n, const char *key)
 static bool sched_staged(struct perftune_tx *tx, struct pending *p, const char *group)
 {
 	for (size_t i = 0; i < tx->n; i++)
-		if (tx->s[i].order == 0 && !strcmp(tx->s[i].group, group))
+		if (tx->s[i].c.order == 0 && !strcmp(tx->s[i].c.group, group))
 			return true;
 	for (size_t i = 0; i < p->n; i++)
-		if (p->s[i].order == 0 && !strcmp(p->s[i].group, group))
+		if (p->s[i].c.order == 0 && !strcmp(p->s[i].c.group, group))
 			return true;
 	return false;
 }
@@ -291,7 +268,7 @@ PERFTUNE_EXPORT int perftune_tx_set(struct perftune_tx *tx, const char *key, con
 	if (r < 0)
 		goto out;
 	for (; taken < p.n; taken++) {
-		struct stage *old = find(tx->s, tx->n, p.s[taken].key);
+		struct stage *old = find(tx->s, tx->n, p.s[taken].c.key);
 		if (old) { /* staged again: the new value, the old place in line */
 			int seq = old->seq;
 			stage_free(old);
@@ -326,25 +303,25 @@ out:
 static int order_cmp(const void *a, const void *b)
 {
 	const struct stage *x = a, *y = b;
-	int g = strcmp(x->group, y->group);
+	int g = strcmp(x->c.group, y->c.group);
 
 	if (g)
 		return g;
-	if (x->order != y->order)
-		return x->order - y->order;
+	if (x->c.order != y->c.order)
+		return x->c.order - y->c.order;
 	return x->seq - y->seq;
 }
 
 static int oom(struct perftune_ctx *ctx, const struct stage *s)
 {
-	return pt_err(ctx, -ENOMEM, "%s: out of memory", s->key);
+	return pt_err(ctx, -ENOMEM, "%s: out of memory", s->c.key);
 }
 
 /* Take what the kernel made of the value: @got, and @note saying so. */
 static int accept_got(struct perftune_ctx *ctx, struct stage *s, const char *got,
 		      const char *note)
 {
-	if (set_str(&s->note, note) < 0 || set_str(&s->value, got) < 0)
+	if (set_str(&s->c.note, note) < 0 || set_str(&s->value, got) < 0)
 		return oom(ctx, s);
 	return 0;
 }
@@ -353,14 +330,14 @@ static int verify(struct perftune_ctx *ctx, struct perftune_tx *tx, struct stage
 		  const struct pt_tunable *t)
 {
 	char got[PT_VAL], note[sizeof(t->note)];
-	int r = s->fam->read(ctx, t, got, sizeof(got));
+	int r = s->c.fam->read(ctx, t, got, sizeof(got));
 
 	if (r < 0)
 		return r;
-	if (s->fam->verify)
-		r = s->fam->verify(ctx, t, s->value, got);
+	if (s->c.fam->verify)
+		r = s->c.fam->verify(ctx, t, s->value, got);
 	else if (strcmp(got, s->value))
-		r = pt_err(ctx, -EIO, "%s: the kernel accepted '%s' but reads back '%s'", s->key,
+		r = pt_err(ctx, -EIO, "%s: the kernel accepted '%s' but reads back '%s'", s->c.key,
 			   s->value, got);
 	if (r == 0 && strcmp(got, s->value)) { /* accepted as the kernel rounded it */
 		snprintf(note, sizeof(note), "kernel rounded %s to %s", s->value, got);
@@ -397,7 +374,7 @@ struct commit {
 static bool sched_undone(struct perftune_tx *tx, const struct range *rg)
 {
 	for (size_t i = rg->start; i < rg->end; i++)
-		if (tx->s[i].order == 0 && tx->s[i].attempted)
+		if (tx->s[i].c.order == 0 && tx->s[i].attempted)
 			return true;
 	return false;
 }
@@ -413,36 +390,36 @@ static void undo_range(struct commit *c, struct range *rg)
 		for (size_t i = rg->end; i-- > rg->start;) {
 			struct stage *s = &tx->s[i];
 			int dummy = -1;
-			if (!s->attempted || (pass == 0) != (s->order == 0))
+			if (!s->attempted || (pass == 0) != (s->c.order == 0))
 				continue;
 			if (s->hold_fd >= 0) {
 				close(s->hold_fd);
 				s->hold_fd = -1;
-			} else if (!(s->fam->flags & PT_FAM_HELD)) {
+			} else if (!(s->c.fam->flags & PT_FAM_HELD)) {
 				struct pt_tunable tb;
 				const struct pt_tunable *t = tunable(s, &tb);
 				char cur[PT_VAL];
 				int w = 0;
-				if (s->fam->read(ctx, t, cur, sizeof(cur)) < 0 || strcmp(cur, s->old))
-					w = s->fam->write(ctx, t, s->old, &dummy);
-				if (w < 0 && s->order == 2 && sched)
+				if (s->c.fam->read(ctx, t, cur, sizeof(cur)) < 0 || strcmp(cur, s->old))
+					w = s->c.fam->write(ctx, t, s->old, &dummy);
+				if (w < 0 && s->c.order == 2 && sched)
 					pt_log(ctx, PERFTUNE_LOG_INFO, "%s: reset with its scheduler",
-					       s->key);
+					       s->c.key);
 				else if (w < 0)
 					pt_log(ctx, PERFTUNE_LOG_ERR, "rollback of %s failed: %s",
-					       s->key, pt_errmsg(ctx));
+					       s->c.key, pt_errmsg(ctx));
 			}
 			if (s->journaled)
-				pt_journal_append(ctx, c->jfd, "wrote", s->key, s->old);
+				pt_journal_append(ctx, c->jfd, "wrote", s->c.key, s->old);
 			else
-				pt_journal_append(ctx, c->jfd, "restored", s->key, NULL);
+				pt_journal_append(ctx, c->jfd, "restored", s->c.key, NULL);
 			s->attempted = false;
 			s->flags &= ~(unsigned)PERFTUNE_ITEM_WRITTEN;
 		}
 }
 
-static int commit_one(struct perftune_ctx *ctx, struct perftune_tx *tx, struct pt_jinfo *ji,
-		      int jfd, struct stage *s)
+/* Everything before a key's write: 1 = write it now, 0 = nothing to write, or -errno. */
+static int commit_pre(struct perftune_ctx *ctx, struct pt_jinfo *ji, int jfd, struct stage *s)
 {
 	struct pt_tunable tb;
 	const struct pt_tunable *t = tunable(s, &tb);
@@ -451,18 +428,18 @@ static int commit_one(struct perftune_ctx *ctx, struct perftune_tx *tx, struct p
 
 	if (s->deferred) {
 		char v[PT_VAL];
-		r = s->fam->validate(ctx, t, s->value, v, sizeof(v));
+		r = s->c.fam->validate(ctx, t, s->value, v, sizeof(v));
 		if (r < 0)
 			return r;
 		if (set_str(&s->value, v) < 0)
 			return oom(ctx, s);
 	}
-	r = s->fam->read(ctx, t, cur, sizeof(cur));
+	r = s->c.fam->read(ctx, t, cur, sizeof(cur));
 	if (r < 0)
 		return r;
-	if (s->fam->snapshot && strcmp(cur, s->value)) {
+	if (s->c.fam->snapshot && strcmp(cur, s->value)) {
 		char snap[PT_VAL];
-		r = s->fam->snapshot(ctx, t, snap, sizeof(snap));
+		r = s->c.fam->snapshot(ctx, t, snap, sizeof(snap));
 		if (r < 0)
 			return r;
 		if (set_str(&s->old, snap) < 0)
@@ -470,24 +447,42 @@ static int commit_one(struct perftune_ctx *ctx, struct perftune_tx *tx, struct p
 	} else if (!s->pre && set_str(&s->old, cur) < 0) {
 		return oom(ctx, s);
 	}
-	s->journaled = pt_jinfo_find(ji, s->key) && !pt_jinfo_find(ji, s->key)->restored;
-	if (!strcmp(cur, s->value) && !(s->fam->flags & PT_FAM_HELD)) {
+	s->journaled = pt_jinfo_find(ji, s->c.key) && !pt_jinfo_find(ji, s->c.key)->restored;
+	if (!strcmp(cur, s->value) && !(s->c.fam->flags & PT_FAM_HELD)) {
 		s->flags |= PERFTUNE_ITEM_UNCHANGED;
 		return 0;
 	}
 	if (!s->journaled) {
-		r = pt_journal_append(ctx, jfd, "orig", s->key, s->old);
+		r = pt_journal_append(ctx, jfd, "orig", s->c.key, s->old);
 		if (r < 0)
 			return r;
 	}
 	s->attempted = true;
-	r = s->fam->write(ctx, t, s->value, &s->hold_fd);
-	if (r >= 0)
-		r = verify(ctx, tx, s, t);
+	return 1;
+}
+
+/* After the write: read it back, journal what it left. */
+static int commit_post(struct perftune_ctx *ctx, struct perftune_tx *tx, int jfd, struct stage *s)
+{
+	struct pt_tunable tb;
+	int r = verify(ctx, tx, s, tunable(s, &tb));
+
 	if (r < 0)
 		return r;
 	s->flags |= PERFTUNE_ITEM_WRITTEN;
-	return pt_journal_append(ctx, jfd, "wrote", s->key, s->value);
+	return pt_journal_append(ctx, jfd, "wrote", s->c.key, s->value);
+}
+
+static int commit_one(struct perftune_ctx *ctx, struct perftune_tx *tx, struct pt_jinfo *ji,
+		      int jfd, struct stage *s)
+{
+	struct pt_tunable tb;
+	int r = commit_pre(ctx, ji, jfd, s);
+
+	if (r <= 0)
+		return r;
+	r = s->c.fam->write(ctx, tunable(s, &tb), s->value, &s->hold_fd);
+	return r < 0 ? r : commit_post(ctx, tx, jfd, s);
 }
 
 static int dry_run(struct perftune_ctx *ctx, struct perftune_tx *tx)
@@ -498,11 +493,11 @@ static int dry_run(struct perftune_ctx *ctx, struct perftune_tx *tx)
 		struct stage *s = &tx->s[i];
 		struct pt_tunable tb;
 		char cur[PT_VAL];
-		if (s->fam->read(ctx, tunable(s, &tb), cur, sizeof(cur)) < 0)
+		if (s->c.fam->read(ctx, tunable(s, &tb), cur, sizeof(cur)) < 0)
 			cur[0] = '\0';
 		if (set_str(&s->old, cur) < 0)
 			return oom(ctx, s);
-		if (!strcmp(s->old, s->value) && !(s->fam->flags & PT_FAM_HELD))
+		if (!strcmp(s->old, s->value) && !(s->c.fam->flags & PT_FAM_HELD))
 			s->flags |= PERFTUNE_ITEM_UNCHANGED;
 		else
 			n++;
@@ -522,9 +517,9 @@ static int read_dependents(struct perftune_ctx *ctx, struct perftune_tx *tx, siz
 		struct stage *d = &tx->s[j];
 		struct pt_tunable tb;
 		char old[PT_VAL];
-		if (d->order != 2 || d->deferred || strcmp(d->group, tx->s[sched].group))
+		if (d->c.order != 2 || d->deferred || strcmp(d->c.group, tx->s[sched].c.group))
 			continue;
-		d->pre = d->fam->read(ctx, tunable(d, &tb), old, sizeof(old)) == 0;
+		d->pre = d->c.fam->read(ctx, tunable(d, &tb), old, sizeof(old)) == 0;
 		if (d->pre && set_str(&d->old, old) < 0)
 			return oom(ctx, d);
 	}
@@ -547,7 +542,7 @@ static void commit_range(struct commit *c, struct range *rg)
 	for (size_t i = rg->start; i < rg->end; i++) {
 		if (__atomic_load_n(&c->abort, __ATOMIC_SEQ_CST))
 			return;
-		rg->r = tx->s[i].order == 0 ? read_dependents(c->ctx, tx, i) : 0;
+		rg->r = tx->s[i].c.order == 0 ? read_dependents(c->ctx, tx, i) : 0;
 		if (rg->r >= 0)
 			rg->r = commit_one(c->ctx, tx, c->ji, c->jfd, &tx->s[i]);
 		if (rg->r < 0) {
@@ -558,6 +553,88 @@ static void commit_range(struct commit *c, struct range *rg)
 			return;
 		}
 	}
+}
+
+static void range_failed(struct commit *c, struct range *rg, size_t i, int r)
+{
+	rg->r = r;
+	rg->failed = i;
+	snprintf(rg->err, sizeof(rg->err), "%s",
+		 pt_errmsg(c->ctx)[0] ? pt_errmsg(c->ctx) : strerror(-r));
+	__atomic_store_n(&c->abort, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * The devices' keys in waves, with no thread per device: each wave takes the
+ * next key of every device as far as its write (read, journal), makes all
+ * those writes at once through io_uring (a scheduler switch sleeps ~25 ms in
+ * the kernel: they sleep side by side in the kernel's workers), then reads
+ * each back.  A device's keys keep their order: its next key is in the next
+ * wave.  -EOPNOTSUPP before anything is done: use the threads.
+ */
+static int commit_waves(struct commit *c)
+{
+	struct perftune_ctx *ctx = c->ctx;
+	struct perftune_tx *tx = c->tx;
+	size_t nd = c->nrg - 1;
+	_cleanup_free_ size_t *pos = NULL;
+	struct pt_wave w;
+	void *ud;
+
+	if (nd < 2 || pt_attr_get_write_fn(ctx, &ud) || !pt_uring_available())
+		return -EOPNOTSUPP;
+	pos = calloc(nd, sizeof(*pos));
+	if (!pos || pt_wave_init(&w, nd) < 0)
+		return -EOPNOTSUPP;
+	for (size_t d = 0; d < nd; d++)
+		pos[d] = c->rg[d + 1].start;
+	do {
+		for (size_t d = 0; d < nd && !c->abort && w.n < w.cap; d++) {
+			struct range *rg = &c->rg[d + 1]; /* up to its next write */
+			for (; pos[d] < rg->end; pos[d]++) {
+				struct stage *s = &tx->s[pos[d]];
+				struct pt_tunable tb;
+				int r = s->c.order == 0 ? read_dependents(ctx, tx, pos[d]) : 0;
+				if (r >= 0)
+					r = commit_pre(ctx, c->ji, c->jfd, s);
+				if (r == 1 && s->c.fam->write == pt_file_write &&
+				    pt_wave_add(ctx, &w, d, s->c.path, s->value) == 1)
+					break;
+				if (r == 1) { /* not a plain file write: here and now */
+					r = s->c.fam->write(ctx, tunable(s, &tb), s->value, &s->hold_fd);
+					if (r >= 0)
+						r = commit_post(ctx, tx, c->jfd, s);
+				}
+				if (r < 0) {
+					range_failed(c, rg, pos[d], r);
+					break;
+				}
+			}
+		}
+		if (w.n == 0)
+			break;
+		pt_wave_run(ctx, &w);
+		for (size_t q = 0; q < w.n; q++) { /* read back, in this thread */
+			size_t d = w.who[q];
+			struct stage *s = &tx->s[pos[d]];
+			struct pt_tunable tb;
+			int r = w.res[q];
+			if (r == -EINPROGRESS)
+				r = s->c.fam->write(ctx, tunable(s, &tb), s->value, &s->hold_fd);
+			else if (r < 0)
+				r = pt_err(ctx, r, "%s: kernel refused '%s': %s", s->c.key, s->value,
+					   strerror(-r));
+			if (r >= 0)
+				r = commit_post(ctx, tx, c->jfd, s);
+			if (r < 0)
+				range_failed(c, &c->rg[d + 1], pos[d], r);
+			else
+				pos[d]++;
+		}
+		pt_wave_reset(&w);
+	} while (!c->abort);
+	pt_wave_free(&w);
+	return 0;
 }
 
 /* a worker: one device's keys in order, its messages kept apart */
@@ -589,12 +666,12 @@ static int split_ranges(struct perftune_tx *tx, struct range **out)
 
 	if (!rg)
 		return -ENOMEM;
-	while (i < tx->n && !tx->s[i].group[0])
+	while (i < tx->n && !tx->s[i].c.group[0])
 		i++;
 	rg[0].end = i;
 	while (i < tx->n) {
 		rg[n].start = i;
-		while (i < tx->n && !strcmp(tx->s[i].group, tx->s[rg[n].start].group))
+		while (i < tx->n && !strcmp(tx->s[i].c.group, tx->s[rg[n].start].c.group))
 			i++;
 		rg[n++].end = i;
 	}
@@ -645,7 +722,7 @@ static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 	if (r < 0)
 		goto out;
 	commit_range(&c, &c.rg[0]); /* sysctls, THP, huge pages, ... in this thread */
-	if (c.rg[0].r >= 0)
+	if (c.rg[0].r >= 0 && commit_waves(&c) == -EOPNOTSUPP)
 		pt_parallel(c.nrg - 1, 256, commit_worker, &c); /* devices side by side */
 	for (size_t k = 0; k < c.nrg && !bad; k++)
 		if (c.rg[k].r < 0)
@@ -758,10 +835,10 @@ PERFTUNE_EXPORT int perftune_tx_changes(struct perftune_tx *tx, struct perftune_
 		char note[PT_VAL + 256] = "";
 		if (s->input)
 			snprintf(note, sizeof(note), "from '%s'", s->input);
-		if (s->note)
+		if (s->c.note)
 			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%s",
-				 note[0] ? "; " : "", s->note);
-		struct pt_item item = { .name = tx->name, .key = s->key, .value = s->value,
+				 note[0] ? "; " : "", s->c.note);
+		struct pt_item item = { .name = tx->name, .key = s->c.key, .value = s->value,
 					.old = s->old, .note = note, .flags = s->flags };
 		if (pt_iter_add(it, &item) < 0) {
 			perftune_iter_free(it);

@@ -11,6 +11,7 @@ lat() { od -An -t d4 /dev/cpu_dma_latency | tr -d ' '; }
 thp0=$(sel $T/enabled) swap0=$(cat /proc/sys/vm/swappiness) lat0=$(lat)
 ra0=$(cat $QA/read_ahead_kb) nr0=$(cat $QA/nr_requests)
 other_thp=$([ "$thp0" = never ] && echo madvise || echo never)
+near() { [ $(($1 - $2)) -le 10 ] && [ $(($2 - $1)) -le 10 ]; } # iosched times are jiffies
 
 # set + restore by name, with the blk-mq alias
 out=$($P set --name t block.$A.scheduler=deadline)
@@ -28,12 +29,29 @@ eq "bad value exits 1" "$rc" 1
 check "error names block.$B.scheduler" grep -q "block.$B.scheduler: 'bogus' is not offered" <<<"$out"
 eq "first disk unchanged" "$(sel $QA/scheduler)" none
 
+# two devices in one transaction: written side by side (one io_uring wave per key rank, or
+# threads), each device's keys in order; a kernel refusal on one device undoes the other
+$P set --name two block.$A.scheduler=mq-deadline block.$A.iosched.read_expire=250 \
+	block.$B.scheduler=mq-deadline block.$B.read_ahead_kb=$((ra0 * 2)) >/dev/null
+eq "two devices: A's scheduler" "$(sel $QA/scheduler)" mq-deadline
+check "two devices: A's iosched after its scheduler" near "$(cat $QA/iosched/read_expire)" 250
+eq "two devices: B's scheduler" "$(sel $QB/scheduler)" mq-deadline
+eq "two devices: B's read_ahead_kb" "$(cat $QB/read_ahead_kb)" $((ra0 * 2))
+$P restore two >/dev/null
+eq "two devices restored: A" "$(sel $QA/scheduler)" none
+eq "two devices restored: B" "$(sel $QB/scheduler)" none
+eq "two devices restored: B's read_ahead_kb" "$(cat $QB/read_ahead_kb)" "$ra0"
+out=$($P set block.$A.scheduler=mq-deadline block.$B.io_poll=1 2>&1); rc=$?
+eq "kernel refusal on one of two devices exits 1" "$rc" 1
+check "the refusal names block.$B.io_poll and the rollback" grep -q "block.$B.io_poll.*rolled back" <<<"$out"
+eq "the other device is given back" "$(sel $QA/scheduler)" none
+check "no journal left" bash -c "! ls $PERFTUNE_JOURNAL_DIR/*.journal 2>/dev/null"
+
 # several families in one transaction, with iosched parameters after their scheduler
 $P set --name multi block.$A.scheduler=mq-deadline block.$A.iosched.read_expire=250 \
 	block.$A.read_ahead_kb=$((ra0 * 4)) block.$A.nr_requests=32 thp.enabled=$other_thp \
 	hugepages.2M.nr=8 sysctl.vm.swappiness=7 >/dev/null
 eq "multi: scheduler" "$(sel $QA/scheduler)" mq-deadline
-near() { [ $(($1 - $2)) -le 10 ] && [ $(($2 - $1)) -le 10 ]; } # iosched times are jiffies
 check "multi: iosched.read_expire (jiffy-rounded)" near "$(cat $QA/iosched/read_expire)" 250
 eq "multi: read_ahead_kb x4" "$(cat $QA/read_ahead_kb)" $((ra0 * 4))
 eq "multi: nr_requests" "$(cat $QA/nr_requests)" 32

@@ -664,6 +664,55 @@ START_TEST(large_transaction_closes_its_files_after_commit)
 }
 END_TEST
 
+/* count the io_uring waves a call logs */
+static void count_waves(struct perftune_ctx *ctx, int prio, const char *msg, void *ud)
+{
+	(void)ctx, (void)prio;
+	if (strstr(msg, "writes at once (io_uring)"))
+		++*(int *)ud;
+}
+
+/*
+ * Keys of several devices with the library's own writes (no simulator): with
+ * io_uring, each rank of keys is one wave (sda's second key waits for the
+ * second); every value written, read back, and given back by the rollback.
+ */
+START_TEST(devices_written_in_waves_and_given_back)
+{
+	static const char *const kv[][3] = { /* key, value, original */
+		{ "block.sda.read_ahead_kb", "512", "128" },
+		{ "block.sda.nomerges", "1", "0" },
+		{ "block.sdb.read_ahead_kb", "256", "128" },
+		{ "block.sdc.nr_requests", "32", "64" },
+	};
+	static const char *const file[] = { SDA_RA, Q("0/block/sda", "nomerges"),
+					    Q("1/block/sdb", "read_ahead_kb"),
+					    Q("2/block/sdc", "nr_requests") };
+	struct perftune_tx *tx;
+	int waves = 0;
+
+	pt_attr_set_write_fn(f.ctx, NULL, NULL);
+	perftune_ctx_set_log_fn(f.ctx, count_waves, PERFTUNE_LOG_DEBUG, &waves);
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "waves", 0, &tx), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(kv); i++)
+		ck_assert_int_eq(perftune_tx_set(tx, kv[i][0], kv[i][1]), 1);
+	ck_assert_msg(perftune_tx_commit(tx) == 4, "%s", perftune_ctx_last_error(f.ctx));
+	for (size_t i = 0; i < ARRAY_SIZE(kv); i++)
+		ck_assert_str_eq(fx_read(&f, file[i]), kv[i][1]);
+	if (pt_uring_available())
+		ck_assert_int_eq(waves, 2); /* sda's second key in a wave of its own */
+	else
+		ck_assert_int_eq(waves, 0); /* threads instead */
+	waves = 0;
+	ck_assert_msg(perftune_tx_rollback(tx) == 4, "%s", perftune_ctx_last_error(f.ctx));
+	for (size_t i = 0; i < ARRAY_SIZE(kv); i++)
+		ck_assert_str_eq(fx_read(&f, file[i]), kv[i][2]);
+	ck_assert_int_eq(waves, pt_uring_available() ? 2 : 0);
+	ck_assert_int_eq(fx_journals(&f), 0);
+	perftune_tx_unref(tx);
+}
+END_TEST
+
 START_TEST(committed_transaction_rejects_more)
 {
 	struct perftune_tx *tx;
@@ -729,6 +778,7 @@ static Suite *tx_suite(void)
 	tcase_add_test(tc, kept_files_write_exactly_and_close_with_the_transaction);
 	tcase_add_test(tc, file_gone_between_staging_and_commit_names_the_key);
 	tcase_add_test(tc, large_transaction_closes_its_files_after_commit);
+	tcase_add_test(tc, devices_written_in_waves_and_given_back);
 	suite_add_tcase(s, tc);
 	return s;
 }
