@@ -106,7 +106,7 @@ static int emit_cpu(struct perftune_ctx *ctx, int cpu, int kind, const char *sta
 
 	switch (kind) {
 	case C_IDLE:
-		if (idle_state(ctx, cpu, state, dir, sizeof(dir)) < 0)
+		if (!state || idle_state(ctx, cpu, state, dir, sizeof(dir)) < 0)
 			return -ENOENT;
 		snprintf(path, sizeof(path), "%s/disable", dir);
 		r = pt_tunable_init(&t, &pt_cpu_family, path, "cpu.%d.idle.%s.disable", cpu, state);

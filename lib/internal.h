@@ -301,8 +301,12 @@ void pt_jinfo_free(struct pt_jinfo *ji);
 struct pt_jentry *pt_jinfo_find(struct pt_jinfo *ji, const char *key);
 int pt_journal_names(struct perftune_ctx *ctx, char ***names); /* NULL-terminated, sorted by seq */
 void pt_strv_free(char **v);
-/* Open (create or append) the journal of @name for this process. */
-int pt_journal_begin(struct perftune_ctx *ctx, const char *name, unsigned flags, int *jfd);
+/*
+ * Open the journal of @name for this process: a new one (whole: header and
+ * holder); if there is one already, -EEXIST when @create, else append to it.
+ */
+int pt_journal_begin(struct perftune_ctx *ctx, const char *name, unsigned flags, bool create,
+		     int *jfd);
 int pt_journal_append(struct perftune_ctx *ctx, int jfd, const char *tag, const char *key,
 		      const char *value);
 /* pt_journal_load(), and the journal kept open in *@jfd for pt_journal_append() */

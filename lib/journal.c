@@ -650,7 +650,8 @@ static int create_journal(struct perftune_ctx *ctx, const char *name, const char
 	return 0;
 }
 
-int pt_journal_begin(struct perftune_ctx *ctx, const char *name, unsigned flags, int *jfd)
+int pt_journal_begin(struct perftune_ctx *ctx, const char *name, unsigned flags, bool create,
+		     int *jfd)
 {
 	char boot[64], hdr[512], pid[64];
 	int fd = -1, r;
@@ -669,6 +670,8 @@ int pt_journal_begin(struct perftune_ctx *ctx, const char *name, unsigned flags,
 		*jfd = fd;
 		return 0;
 	}
+	if (r == -EEXIST && create)
+		return r;
 	if (r == -EEXIST)
 		r = open_journal(ctx, name, O_WRONLY | O_APPEND, &fd);
 	if (r < 0)

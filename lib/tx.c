@@ -702,23 +702,24 @@ static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 	int r, written = 0, n;
 	bool existed;
 
-	r = pt_journal_load(ctx, tx->name, &ji);
-	existed = r == 0;
-	if (r == -ENOENT)
-		pt_err_clear(ctx);
-	else if (r < 0)
-		return r;
-	if (existed && ji.held && ji.pid != getpid()) {
-		r = pt_err(ctx, -EBUSY, "transaction '%s' is held by process %d", tx->name, ji.pid);
-		goto out;
-	}
+	memset(&ji, 0, sizeof(ji));
 	n = split_ranges(tx, &c.rg);
-	if (n < 0) {
-		r = n;
-		goto out;
-	}
+	if (n < 0)
+		return n;
 	c.nrg = (size_t)n;
-	r = pt_journal_begin(ctx, tx->name, tx->flags, &c.jfd);
+	r = pt_journal_begin(ctx, tx->name, tx->flags, true, &c.jfd); /* the usual case: none yet */
+	existed = r == -EEXIST;
+	if (existed) { /* a re-apply, or a transaction of that name held elsewhere */
+		r = pt_journal_load(ctx, tx->name, &ji);
+		if (r < 0)
+			goto out;
+		if (ji.held && ji.pid != getpid()) {
+			r = pt_err(ctx, -EBUSY, "transaction '%s' is held by process %d", tx->name,
+				   ji.pid);
+			goto out;
+		}
+		r = pt_journal_begin(ctx, tx->name, tx->flags, false, &c.jfd);
+	}
 	if (r < 0)
 		goto out;
 	commit_range(&c, &c.rg[0]); /* sysctls, THP, huge pages, ... in this thread */

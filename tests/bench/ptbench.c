@@ -5,6 +5,9 @@
  *   ptbench floor ROUNDS PATH=VALUE...     the raw floor: per tunable, serially, read
  *                                          the original, write, read back; then
  *                                          write each original back and read it back
+ *   ptbench jfloor ROUNDS JDIR PATH=VALUE...
+ *                                          the floor plus the file operations of a
+ *                                          crash-safe journal in JDIR (no library)
  *   ptbench pfloor ROUNDS PATH=VALUE...    the floor with one thread per file (for
  *                                          different devices): how far the kernel
  *                                          itself lets switches overlap
@@ -33,6 +36,7 @@
  * at once) is retried up to 5 times and counted in "retries", its message on stderr; any
  * other failure exits 1 with a message.  Every mode leaves the values as it found them.
  */
+#define _GNU_SOURCE /* O_TMPFILE, AT_EMPTY_PATH */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -169,6 +174,98 @@ static int floor_mode(int rounds, int n, char **pv)
 		t1 = now_us();
 		for (int i = n - 1; i >= 0; i--)
 			set_checked(path[i], orig[i]);
+		if (r >= 0) {
+			ap[r] = t1 - t0;
+			rs[r] = now_us() - t1;
+		}
+	}
+	report(ap, rs, rounds);
+	return 0;
+}
+
+/*
+ * ---- the floor with a journal: the floor plus the file operations of a
+ * crash-safe journal of libperftune's format, still no library: take the
+ * lock (dir, .lock, flock); create the journal whole (O_TMPFILE, header,
+ * linkat); per tunable an "orig" record before the write and a "wrote"
+ * record after the read-back; "commit".  The restore: the lock, the journal
+ * read, each original written back and read back, the "restored" records in
+ * one write, the journal unlinked.  What any tool keeping originals that
+ * survive a crash pays at least.
+ */
+
+static void jput(int fd, const char *line)
+{
+	size_t len = strlen(line);
+
+	if (write(fd, line, len) != (ssize_t)len)
+		die("journal write: %s%s", strerror(errno), "");
+}
+
+static int jlock(const char *jdir, int *dfd)
+{
+	int lfd;
+
+	*dfd = open(jdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	lfd = *dfd >= 0 ? openat(*dfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)
+			: -1;
+	if (lfd < 0 || flock(lfd, LOCK_EX) < 0)
+		die("journal lock in %s: %s", jdir, strerror(errno));
+	return lfd;
+}
+
+static int jfloor_mode(int rounds, const char *jdir, int n, char **pv)
+{
+	char **path = calloc((size_t)n, sizeof(char *)), **val = calloc((size_t)n, sizeof(char *));
+	char (*orig)[VAL_MAX] = calloc((size_t)n, VAL_MAX), line[2 * VAL_MAX], jbuf[65536];
+	double *ap = calloc((size_t)rounds, sizeof(double)), *rs = calloc((size_t)rounds, sizeof(double));
+	const char *hdr = "perftune-journal 1\nname jfloor\nboot 00000000-0000-0000-0000-000000000000\n"
+			  "flags 0\npid 1 1\n";
+
+	for (int i = 0; i < n; i++) {
+		char *eq = strchr(pv[i], '=');
+		if (!eq)
+			die("expected PATH=VALUE, got %s%s", pv[i], "");
+		path[i] = strndup(pv[i], (size_t)(eq - pv[i]));
+		val[i] = eq + 1;
+	}
+	for (int r = -warmup; r < rounds; r++) {
+		double t0 = now_us(), t1;
+		int dfd, lfd = jlock(jdir, &dfd), jfd;
+		size_t len = 0;
+		jfd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_APPEND | O_CLOEXEC, 0600);
+		if (jfd < 0 || fchmod(jfd, 0600) < 0)
+			die("journal in %s: %s", jdir, strerror(errno));
+		jput(jfd, hdr);
+		if (linkat(jfd, "", dfd, "jfloor.journal", AT_EMPTY_PATH) < 0)
+			die("journal link in %s: %s", jdir, strerror(errno));
+		for (int i = 0; i < n; i++) {
+			rd(path[i], orig[i]);
+			snprintf(line, sizeof(line), "orig %d %s\t%s\n", i, path[i], orig[i]);
+			jput(jfd, line);
+			set_checked(path[i], val[i]);
+			snprintf(line, sizeof(line), "wrote %s\t%s\n", path[i], val[i]);
+			jput(jfd, line);
+		}
+		jput(jfd, "commit\npid 0 0\n");
+		close(jfd);
+		close(lfd);
+		close(dfd);
+		t1 = now_us();
+		lfd = jlock(jdir, &dfd);
+		jfd = openat(dfd, "jfloor.journal", O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+		if (jfd < 0 || read(jfd, jbuf, sizeof(jbuf)) <= 0)
+			die("journal read in %s: %s", jdir, strerror(errno));
+		for (int i = n - 1; i >= 0; i--) {
+			set_checked(path[i], orig[i]);
+			len += (size_t)snprintf(jbuf + len, sizeof(jbuf) - len, "restored %s\n", path[i]);
+		}
+		jput(jfd, jbuf);
+		if (unlinkat(dfd, "jfloor.journal", 0) < 0)
+			die("journal unlink in %s: %s", jdir, strerror(errno));
+		close(jfd);
+		close(lfd);
+		close(dfd);
 		if (r >= 0) {
 			ap[r] = t1 - t0;
 			rs[r] = now_us() - t1;
@@ -496,7 +593,7 @@ int main(int argc, char **argv)
 		warmup = atoi(w);
 
 	if (argc < 3)
-		die("usage: ptbench floor|pfloor|put|lib|exec|load|mkfake|loopdel ...%s%s", "", "");
+		die("usage: ptbench floor|jfloor|pfloor|put|lib|exec|load|mkfake|loopdel ...%s%s", "", "");
 	if (!strcmp(argv[1], "mkfake") && argc == 4)
 		return mkfake(argv[2], atoi(argv[3]));
 	if (!strcmp(argv[1], "loopdel"))
@@ -507,6 +604,8 @@ int main(int argc, char **argv)
 		die("ROUNDS must be >= 1, got %s%s", argv[2], "");
 	if (!strcmp(argv[1], "floor"))
 		return floor_mode(rounds, argc - 3, argv + 3);
+	if (!strcmp(argv[1], "jfloor") && argc > 3)
+		return jfloor_mode(rounds, argv[3], argc - 4, argv + 4);
 	if (!strcmp(argv[1], "pfloor"))
 		return pfloor_mode(rounds, argc - 3, argv + 3);
 #ifndef PTBENCH_NOLIB
