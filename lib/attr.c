@@ -35,6 +35,8 @@ static int open_top(struct perftune_ctx *ctx, const char *path, const char **res
 	return -EPERM;
 }
 
+#define OPEN_TRIES 64
+
 int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags)
 {
 	struct open_how how = {
@@ -48,7 +50,17 @@ int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags)
 	top = open_top(ctx, path, &rest);
 	if (top < 0)
 		return top;
-	fd = (int)syscall(SYS_openat2, top, rest, &how, sizeof(how));
+	/*
+	 * EAGAIN: a rename or mount somewhere on the system raced a ".." of the
+	 * lookup (sysfs links are relative: ../devices/...), and the kernel could
+	 * not prove it stayed beneath; it asks for a retry (udev renames files
+	 * all the time while devices come and go).
+	 */
+	for (int tries = 0; tries < OPEN_TRIES; tries++) {
+		fd = (int)syscall(SYS_openat2, top, rest, &how, sizeof(how));
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
 	if (fd < 0)
 		fd = errno == EXDEV ? -EPERM : -errno; /* EXDEV: escape attempt */
 	return fd;
@@ -491,6 +503,30 @@ int pt_attr_writable(struct perftune_ctx *ctx, const char *path, char *reason, s
 		return 0;
 	}
 	return 1;
+}
+
+int pt_attr_dir_has_entries(struct perftune_ctx *ctx, const char *path)
+{
+	_cleanup_close_ int fd = pt_attr_open(ctx, path, O_RDONLY | O_DIRECTORY);
+	char buf[1024] __attribute__((aligned(8)));
+	long n;
+
+	if (fd < 0)
+		return fd;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < n;) {
+			struct {
+				unsigned long long ino;
+				long long off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *de = (void *)(buf + off);
+			if (strcmp(de->name, ".") && strcmp(de->name, ".."))
+				return 1;
+			off += de->reclen;
+		}
+	return n < 0 ? -errno : 0;
 }
 
 DIR *pt_attr_opendir(struct perftune_ctx *ctx, const char *path)

@@ -172,24 +172,16 @@ static int disk_of_path(struct perftune_ctx *ctx, const char *key, const char *p
 static bool is_bio_based(struct perftune_ctx *ctx, const char *disk)
 {
 	char p[PATH_MAX], raw[512];
-	_cleanup_closedir_ DIR *d = NULL;
-	struct dirent *de;
-	bool slaves = false;
 
-	snprintf(p, sizeof(p), "sys/block/%s/slaves", disk);
-	d = pt_attr_opendir(ctx, p);
-	if (!d)
-		return false;
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			slaves = true;
-	if (!slaves)
-		return false;
+	/* a scheduler of its own: request-based (the read is the one validation makes) */
 	snprintf(p, sizeof(p), "sys/block/%s/queue/scheduler", disk);
-	if (pt_attr_read_raw(ctx, p, raw, sizeof(raw)) < 0)
-		return true;
-	pt_choices(raw, raw, sizeof(raw));
-	return strcmp(raw, "none") == 0;
+	if (pt_attr_read_raw(ctx, p, raw, sizeof(raw)) >= 0) {
+		pt_choices(raw, raw, sizeof(raw));
+		if (strcmp(raw, "none"))
+			return false;
+	}
+	snprintf(p, sizeof(p), "sys/block/%s/slaves", disk);
+	return pt_attr_dir_has_entries(ctx, p) == 1;
 }
 
 static int add_slaves(struct perftune_ctx *ctx, struct disks *out, const char *disk,

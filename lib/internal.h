@@ -116,6 +116,8 @@ int pt_attr_writable(struct perftune_ctx *ctx, const char *path, char *reason, s
 bool pt_attr_tunable(struct perftune_ctx *ctx, const char *path);
 /* opendir below the root, confined like pt_attr_open. */
 DIR *pt_attr_opendir(struct perftune_ctx *ctx, const char *path);
+/* 1 if the directory has an entry besides . and .., 0 if not, -errno (one getdents) */
+int pt_attr_dir_has_entries(struct perftune_ctx *ctx, const char *path);
 int pt_attr_readlink(struct perftune_ctx *ctx, const char *path, char *buf, size_t size);
 
 /* Swappable write, for the unit tier's simulated kernel (not exported). */

@@ -37,6 +37,20 @@ $P get 'bad..key' >/dev/null 2>&1; eq "malformed key exits 1" "$?" 1
 $P get >/dev/null 2>&1; eq "usage error exits 2" "$?" 2
 $P frobnicate >/dev/null 2>&1; eq "unknown command exits 2" "$?" 2
 
+# renames anywhere on the system race the ".." of sysfs links (../devices/...): the kernel
+# asks openat2(RESOLVE_BENEATH) callers to retry (EAGAIN), and a key must still resolve
+touch "$WORK/r1"
+python3 -c 'import os, sys
+d = sys.argv[1]
+while True:
+    os.rename(d + "/r1", d + "/r2"); os.rename(d + "/r2", d + "/r1")' "$WORK" &
+storm=$!
+bad=0 gets=200
+case $P in *valgrind*) gets=10 ;; esac # (valgrind starts in ~0.5 s)
+for _ in $(seq $gets); do $P get block.$L.scheduler >/dev/null 2>>"$WORK/storm.err" || bad=$((bad + 1)); done
+kill $storm; wait $storm 2>/dev/null
+eq "block key resolves during a rename storm ($gets gets)" "$bad" 0
+
 list=$($P list)
 for fam in block.$L. thp. hugepages. sysctl.vm. pmqos. numa. block.zram0 block.vda; do
 	check "list shows $fam" grep -q "^$fam" <<<"$list"
