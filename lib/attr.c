@@ -81,9 +81,19 @@ int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags)
 
 struct fent {
 	int fd;
+	unsigned hash; /* of the path: most lookups miss */
 	struct stat st;
 	char path[];
 };
+
+static unsigned path_hash(const char *s)
+{
+	unsigned h = 2166136261u; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
 
 struct pt_fcache {
 	pthread_mutex_t lock;
@@ -182,11 +192,12 @@ static struct pt_fcache *cache_of(struct perftune_ctx *ctx, const char *path)
 /* the kept fd of @path and its stat, or NOCACHE */
 static int cache_find(struct pt_fcache *fc, const char *path, struct stat *st)
 {
+	unsigned h = path_hash(path);
 	int fd = NOCACHE;
 
 	pthread_mutex_lock(&fc->lock);
 	for (size_t i = 0; i < fc->n; i++)
-		if (!strcmp(fc->e[i]->path, path)) {
+		if (fc->e[i]->hash == h && !strcmp(fc->e[i]->path, path)) {
 			fd = fc->e[i]->fd;
 			if (st)
 				*st = fc->e[i]->st;
@@ -246,6 +257,7 @@ static int cache_get(struct perftune_ctx *ctx, const char *path, struct stat *st
 		return NOCACHE;
 	}
 	e->fd = fd;
+	e->hash = path_hash(path);
 	strcpy(e->path, path);
 	pthread_mutex_lock(&fc->lock);
 	if (fc->n < FCACHE_MAX) {

@@ -206,6 +206,23 @@ static int add_slaves(struct perftune_ctx *ctx, struct disks *out, const char *d
 	return r;
 }
 
+/*
+ * A request queue, seen through its scheduler file where there is one: the
+ * file a scheduler key reads next anyway (kept open in a call's file cache).
+ */
+static bool has_queue(struct perftune_ctx *ctx, const char *disk)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	if (pt_snprintf(p, sizeof(p), "sys/block/%s/queue/scheduler", disk) < 0)
+		return false;
+	if (pt_attr_stat_file(ctx, p, &st) == 0 && S_ISREG(st.st_mode))
+		return true;
+	snprintf(p, sizeof(p), "sys/block/%s/queue", disk);
+	return pt_attr_is_dir(ctx, p);
+}
+
 static int select_disks(struct perftune_ctx *ctx, const struct pt_keyparts *kp, struct disks *out)
 {
 	const struct pt_comp *sel = &kp->c[1];
@@ -230,6 +247,8 @@ static int select_disks(struct perftune_ctx *ctx, const struct pt_keyparts *kp, 
 				      sel->s);
 		return 0;
 	}
+	if (has_queue(ctx, sel->s)) /* a disk with a queue: no partition is under sys/block */
+		return disks_add(out, sel->s, NULL);
 	if (disk_of_name(ctx, sel->s, disk, sizeof(disk)) < 0)
 		return pt_err(ctx, -ENODEV, "%s: no such block device", kp->text);
 	return disks_add(out, disk, strcmp(disk, sel->s) ? sel->s : NULL);
@@ -299,8 +318,7 @@ static int block_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp,
 	}
 	for (size_t i = 0; r >= 0 && i < res.n; i++) {
 		char p[PATH_MAX];
-		snprintf(p, sizeof(p), "sys/block/%s/queue", res.name[i]);
-		if (!pt_attr_is_dir(ctx, p)) {
+		if (!has_queue(ctx, res.name[i])) {
 			if (pt_glob(kp->c[1].s))
 				continue;
 			r = pt_err(ctx, -ENODEV, "%s: %s has no request queue", kp->text,
