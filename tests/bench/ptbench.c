@@ -152,12 +152,9 @@ static void set_checked(const char *path, const char *value)
 		die("%s reads back '%s'", path, back);
 }
 
-static int floor_mode(int rounds, int n, char **pv)
+/* PATH=VALUE arguments: the paths (copies) and the values (in place) */
+static void split_pv(int n, char **pv, char **path, char **val)
 {
-	char **path = calloc((size_t)n, sizeof(char *)), **val = calloc((size_t)n, sizeof(char *));
-	char (*orig)[VAL_MAX] = calloc((size_t)n, VAL_MAX);
-	double *ap = calloc((size_t)rounds, sizeof(double)), *rs = calloc((size_t)rounds, sizeof(double));
-
 	for (int i = 0; i < n; i++) {
 		char *eq = strchr(pv[i], '=');
 		if (!eq)
@@ -165,6 +162,15 @@ static int floor_mode(int rounds, int n, char **pv)
 		path[i] = strndup(pv[i], (size_t)(eq - pv[i]));
 		val[i] = eq + 1;
 	}
+}
+
+static int floor_mode(int rounds, int n, char **pv)
+{
+	char **path = calloc((size_t)n, sizeof(char *)), **val = calloc((size_t)n, sizeof(char *));
+	char (*orig)[VAL_MAX] = calloc((size_t)n, VAL_MAX);
+	double *ap = calloc((size_t)rounds, sizeof(double)), *rs = calloc((size_t)rounds, sizeof(double));
+
+	split_pv(n, pv, path, val);
 	for (int r = -warmup; r < rounds; r++) {
 		double t0 = now_us(), t1;
 		for (int i = 0; i < n; i++) {
@@ -222,13 +228,7 @@ static int jfloor_mode(int rounds, const char *jdir, int n, char **pv)
 	const char *hdr = "perftune-journal 1\nname jfloor\nboot 00000000-0000-0000-0000-000000000000\n"
 			  "flags 0\npid 1 1\n";
 
-	for (int i = 0; i < n; i++) {
-		char *eq = strchr(pv[i], '=');
-		if (!eq)
-			die("expected PATH=VALUE, got %s%s", pv[i], "");
-		path[i] = strndup(pv[i], (size_t)(eq - pv[i]));
-		val[i] = eq + 1;
-	}
+	split_pv(n, pv, path, val);
 	for (int r = -warmup; r < rounds; r++) {
 		double t0 = now_us(), t1;
 		int dfd, lfd = jlock(jdir, &dfd), jfd;
