@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <linux/io_uring.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -120,7 +121,7 @@ bool pt_uring_available(void)
 	int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
 
 	if (k < 0) {
-		k = probe();
+		k = getenv("PERFTUNE_NO_IO_URING") ? 0 : probe(); /* perftune(8) */
 		__atomic_store_n(&known, k, __ATOMIC_RELAXED);
 	}
 	return k;
@@ -239,10 +240,23 @@ int pt_wave_add(struct perftune_ctx *ctx, struct pt_wave *w, size_t who, const c
 	return 1;
 }
 
+/* a ring this large refused (RLIMIT_MEMLOCK before 5.12): the same writes from threads */
+static void thread_write(size_t q, void *ud)
+{
+	struct pt_wave *w = ud;
+	ssize_t n;
+
+	do
+		n = pwrite(w->fd[q], w->iov[q].iov_base, w->iov[q].iov_len, 0);
+	while (n < 0 && errno == EINTR);
+	w->res[q] = n < 0 ? -errno : (int)n;
+}
+
 void pt_wave_run(struct perftune_ctx *ctx, struct pt_wave *w)
 {
 	pt_log(ctx, PERFTUNE_LOG_DEBUG, "%zu writes at once (io_uring)", w->n);
-	if (pt_uring_write(w->n, w->fd, w->iov, w->res) < 0)
+	if (pt_uring_write(w->n, w->fd, w->iov, w->res) < 0 &&
+	    pt_parallel(w->n, PT_WAVE_MAX, thread_write, w) < 0)
 		for (size_t q = 0; q < w->n; q++)
 			w->res[q] = -EINPROGRESS;
 	for (size_t q = 0; q < w->n; q++) {

@@ -30,10 +30,13 @@ check "error names block.$B.scheduler" grep -q "block.$B.scheduler: 'bogus' is n
 eq "first disk unchanged" "$(sel $QA/scheduler)" none
 
 # two devices in one transaction: written side by side (one io_uring wave per key rank, or
-# threads), each device's keys in order; a kernel refusal on one device undoes the other
+# threads), each device's keys in order; a kernel refusal on one device undoes the other.
+# Both ways: through io_uring (where the kernel has it), then from threads.
+for mode in io_uring threads; do
+[ $mode = threads ] && export PERFTUNE_NO_IO_URING=1
 $P set --name two block.$A.scheduler=mq-deadline block.$A.iosched.read_expire=250 \
 	block.$B.scheduler=mq-deadline block.$B.read_ahead_kb=$((ra0 * 2)) >/dev/null
-eq "two devices: A's scheduler" "$(sel $QA/scheduler)" mq-deadline
+eq "two devices ($mode): A's scheduler" "$(sel $QA/scheduler)" mq-deadline
 check "two devices: A's iosched after its scheduler" near "$(cat $QA/iosched/read_expire)" 250
 eq "two devices: B's scheduler" "$(sel $QB/scheduler)" mq-deadline
 eq "two devices: B's read_ahead_kb" "$(cat $QB/read_ahead_kb)" $((ra0 * 2))
@@ -46,6 +49,8 @@ eq "kernel refusal on one of two devices exits 1" "$rc" 1
 check "the refusal names block.$B.io_poll and the rollback" grep -q "block.$B.io_poll.*rolled back" <<<"$out"
 eq "the other device is given back" "$(sel $QA/scheduler)" none
 check "no journal left" bash -c "! ls $PERFTUNE_JOURNAL_DIR/*.journal 2>/dev/null"
+done
+unset PERFTUNE_NO_IO_URING
 
 # several families in one transaction, with iosched parameters after their scheduler
 $P set --name multi block.$A.scheduler=mq-deadline block.$A.iosched.read_expire=250 \
