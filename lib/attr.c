@@ -280,8 +280,7 @@ int pt_attr_kept_fd(struct perftune_ctx *ctx, const char *path)
 	return fd == NOCACHE ? -1 : fd;
 }
 
-/* what a file of a kept fd answers when the file went away */
-static bool gone(int r)
+bool pt_attr_gone(int r)
 {
 	return r == -ENODEV || r == -ENOENT || r == -ESTALE;
 }
@@ -302,7 +301,7 @@ static int on_file(struct perftune_ctx *ctx, const char *path, int flags, fd_op 
 		if (kfd == NOCACHE)
 			break;
 		r = op(kfd, true, arg);
-		if (!gone(r))
+		if (!pt_attr_gone(r))
 			return r;
 		cache_drop(cache_of(ctx, path), kfd);
 	}

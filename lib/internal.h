@@ -100,6 +100,8 @@ size_t pt_attr_cache_files(struct pt_fcache *fc); /* how many it keeps open */
 int pt_attr_stat_file(struct perftune_ctx *ctx, const char *path, struct stat *st);
 /* the kept read-write fd of @path (opened now if need be), or -1 outside a cache scope */
 int pt_attr_kept_fd(struct perftune_ctx *ctx, const char *path);
+/* what a write or read of a kept fd answers when its file went away (open it again) */
+bool pt_attr_gone(int r);
 /* Read at most @size-1 bytes, NUL-terminate; return length or -errno. */
 int pt_attr_read_raw(struct perftune_ctx *ctx, const char *path, char *buf, size_t size);
 /* Read and normalize: the bracketed choice of a selection file, trimmed, blanks collapsed. */
@@ -236,6 +238,8 @@ int pt_file_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable *t, c
 /* pt_file_validate() against @raw, the file's contents as read */
 int pt_file_check(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *raw,
 		  const char *in, char *out, size_t size);
+/* the error of a write the kernel refused with @r, naming the key */
+int pt_file_refused(struct perftune_ctx *ctx, const char *key, const char *value, int r);
 int pt_file_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 		  int *hold_fd);
 int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,

@@ -351,17 +351,12 @@ static int parse_record(struct pt_jinfo *ji, char *line, const char *boot)
 	return -EINVAL;
 }
 
-/* The file into a buffer of its size (it may grow meanwhile), at most JOURNAL_MAX + 1 bytes. */
+/* The file into a buffer that grows with it, up to JOURNAL_MAX + 1 bytes (one too many). */
 static int read_whole(int fd, char **bufp, size_t *lenp)
 {
-	struct stat st;
-	size_t cap, len = 0;
-	char *buf;
+	size_t cap = 16384, len = 0; /* a journal of a few dozen keys fits */
+	char *buf = malloc(cap + 1);
 
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	cap = st.st_size > 0 && st.st_size < JOURNAL_MAX ? (size_t)st.st_size + 4096 : JOURNAL_MAX + 1;
-	buf = malloc(cap + 1);
 	if (!buf)
 		return -ENOMEM;
 	for (;;) {

@@ -344,13 +344,18 @@ int pt_validate_range(struct perftune_ctx *ctx, const struct pt_tunable *t, cons
 	return pt_snprintf(out, size, "%lld", v) < 0 ? -ENAMETOOLONG : 0;
 }
 
+int pt_file_refused(struct perftune_ctx *ctx, const char *key, const char *value, int r)
+{
+	return pt_err(ctx, r, "%s: kernel refused '%s': %s", key, value, strerror(-r));
+}
+
 int pt_file_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 		  int *hold_fd _unused_)
 {
 	int r = pt_attr_write(ctx, t->path, value);
 
 	if (r < 0)
-		return pt_err(ctx, r, "%s: kernel refused '%s': %s", t->key, value, strerror(-r));
+		return pt_file_refused(ctx, t->key, value, r);
 	return 0;
 }
 

@@ -203,8 +203,7 @@ static int restore_waves(struct restore *rs)
 			if (r == -EINPROGRESS)
 				r = give_write(ctx, it);
 			else if (r < 0)
-				r = pt_err(ctx, r, "%s: kernel refused '%s': %s", it->e->key, it->e->orig,
-					   strerror(-r));
+				r = pt_file_refused(ctx, it->e->key, it->e->orig, r);
 			item_done(rs, it, give_post(ctx, it, sched[d], r), &sched[d]);
 			pos[d]++;
 		}

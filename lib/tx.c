@@ -622,8 +622,7 @@ static int commit_waves(struct commit *c)
 			if (r == -EINPROGRESS)
 				r = s->c.fam->write(ctx, tunable(s, &tb), s->value, &s->hold_fd);
 			else if (r < 0)
-				r = pt_err(ctx, r, "%s: kernel refused '%s': %s", s->c.key, s->value,
-					   strerror(-r));
+				r = pt_file_refused(ctx, s->c.key, s->value, r);
 			if (r >= 0)
 				r = commit_post(ctx, tx, c->jfd, s);
 			if (r < 0)

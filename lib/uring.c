@@ -266,7 +266,7 @@ void pt_wave_run(struct perftune_ctx *ctx, struct pt_wave *w)
 		if (r >= 0 && !pt_root_is_host(ctx) && ftruncate(w->fd[q], r) < 0)
 			r = -errno; /* a fake root's plain file */
 		/* not known, busy or gone: the caller writes it again itself (retries, reopens) */
-		if (r == -EINPROGRESS || r == -EAGAIN || r == -ENODEV || r == -ENOENT || r == -ESTALE)
+		if (r == -EINPROGRESS || r == -EAGAIN || pt_attr_gone(r))
 			r = -EINPROGRESS;
 		w->res[q] = r < 0 ? r : 0;
 	}
