@@ -130,7 +130,7 @@ pt_write_fn pt_attr_get_write_fn(struct perftune_ctx *ctx, void **userdata);
 /* The real write(2) path, for simulators that fall through to it. */
 int pt_attr_write_real(struct perftune_ctx *ctx, const char *path, const char *buf, size_t len);
 
-/* ---- util.c ---- */
+/* ---- shared/util.c ---- */
 bool pt_has_cntrl(const char *s);
 void pt_one_line(char *s);
 void pt_normalize(char *s);		  /* bracket choice, trim, collapse blanks */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* What export.c and export-fmt.c share. */
+/* What export.c and fmt.c share. */
 #ifndef PERFTUNE_EXPORT_H
 #define PERFTUNE_EXPORT_H
 
-#include "profile-internal.h"
+#include "profile/profile-internal.h"
 
 struct xent {
 	char *key, *value, *hint; /* hint: udev match for a pattern rule, or NULL */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the profile files share (profile*.c, export.c).  A profile is TuneD's
- * tuned.conf format: read (profile-ini.c), located and merged with its
- * includes (profile-load.c), expanded (profile-vars.c, profile-func.c) and
- * mapped onto keys (profile-map.c, profile-dev.c, profile-cpu.c).
+ * tuned.conf format: read (ini.c), located and merged with its
+ * includes (load.c), expanded (vars.c, func.c) and
+ * mapped onto keys (map.c, dev.c, cpu.c).
  * Nothing a profile names is ever executed.
  */
 #ifndef PERFTUNE_PROFILE_INTERNAL_H
@@ -20,7 +20,7 @@ static inline void pt_strv_freep(char ***v)
 	pt_strv_free(*v);
 }
 
-/* ---- a growable string (profile-opt.c) ---- */
+/* ---- a growable string (opt.c) ---- */
 struct pt_buf {
 	char *s;
 	size_t len, cap;
@@ -31,7 +31,7 @@ void pt_buf_puts(struct pt_buf *b, const char *s);
 void pt_buf_printf(struct pt_buf *b, const char *fmt, ...) _printf_(2, 3);
 char *pt_buf_steal(struct pt_buf *b); /* NULL if out of memory */
 
-/* ---- profile-ini.c (reading), profile-opt.c (options, sections, merge) ---- */
+/* ---- ini.c (reading), opt.c (options, sections, merge) ---- */
 struct pt_popt {
 	char *name, *value;
 	const char *file; /* owned by the profile's file list */
@@ -60,7 +60,7 @@ struct pt_pconf {
 int pt_ini_parse(struct perftune_ctx *ctx, const char *path, const char *file_id, bool headerless,
 		 struct pt_pconf *conf);
 void pt_pconf_free(struct pt_pconf *c);
-/* profile-opt.c: merge parsed file @b into @p (TuneD's Merger); @b is consumed */
+/* opt.c: merge parsed file @b into @p (TuneD's Merger); @b is consumed */
 int pt_profile_merge(struct perftune_profile *p, struct pt_pconf *b);
 void pt_punit_free(struct pt_punit *u);
 struct pt_popt *pt_popt_find(struct pt_popt *o, size_t n, const char *name);
@@ -105,13 +105,13 @@ struct perftune_profile {
 	char *txname;
 };
 
-/* ---- profile-load.c ---- */
+/* ---- load.c ---- */
 int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const skip, bool tuned_only,
 		      char **path);
 int pt_profile_read(struct perftune_profile *p, const char *name_or_path);
 char **pt_profile_path(void); /* search path, NULL-terminated, malloc'd */
 
-/* ---- profile-vars.c ---- */
+/* ---- vars.c ---- */
 struct pt_vars *pt_vars_new(void);
 void pt_vars_free(struct pt_vars *v);
 int pt_vars_override(struct perftune_profile *p, const char *const *defs);
@@ -123,18 +123,18 @@ int pt_vars_define(struct perftune_profile *p, const struct pt_punit *u);
  */
 int pt_vars_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
 		   char **out, char **unresolved);
-/* profile-expand.c: the ${f:...} pass; *err < 0 on a failed assertion */
+/* expand.c: the ${f:...} pass; *err < 0 on a failed assertion */
 char *pt_expand_functions(struct perftune_profile *p, const char *in, const struct pt_popt *o,
 			  struct pt_buf *why, int *err);
 /* ${f:...} functions only, before variables exist (include=). */
 int pt_func_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
 		   char **out, char **unresolved);
 
-/* ---- profile-func.c ---- */
+/* ---- func.c ---- */
 /* Run built-in function @name on @argv; *out is malloc'd, NULL if not evaluated. */
 int pt_func_call(struct perftune_profile *p, const struct pt_popt *o, const char *name, int argc,
 		 char **argv, char **out, char **why);
-/* ---- profile-cpus.c: masks of PT_CPUS_MAX bits ---- */
+/* ---- cpus.c: masks of PT_CPUS_MAX bits ---- */
 #define PT_CPUS_BYTES (PT_CPUS_MAX / 8)
 int pt_cpus_parse(const char *s, unsigned char *mask); /* TuneD's cpulist syntax */
 int pt_cpus_online(struct perftune_ctx *ctx, unsigned char *mask);
@@ -147,7 +147,7 @@ char *pt_cpus_isolated(struct perftune_ctx *ctx, int reserve); /* calc_isolated_
 bool pt_regex_search(const char *re, const char *text, bool *bad);
 int pt_machine_uname(struct perftune_ctx *ctx, char *buf, size_t size);
 
-/* ---- profile-map.c ---- */
+/* ---- map.c ---- */
 int pt_profile_map(struct perftune_profile *p, unsigned flags, const char *txname);
 void pt_pitems_free(struct perftune_profile *p);
 /* Add an item; @key NULL for an option skipped before it had a key. */
@@ -168,7 +168,7 @@ bool pt_is_true(const char *v);
 /* pt_err() of "<prefix>: <the context's current message>" */
 int pt_err_prefix(struct perftune_ctx *ctx, int err, const char *fmt, ...) _printf_(3, 4);
 
-/* ---- profile-dev.c: devices= and the device plugins ---- */
+/* ---- dev.c: devices= and the device plugins ---- */
 struct pt_devset {
 	char (*name)[128];
 	size_t n;
@@ -183,12 +183,12 @@ int pt_map_devattr(struct perftune_profile *p, struct pt_punit *u, struct pt_dev
 
 bool pt_explicit_rules(const char *rules); /* a positive rule other than "*" */
 
-/* ---- profile-plugins.c ---- */
+/* ---- plugins.c ---- */
 #define PT_DEVTYPES 6 /* disk, cpu, net, usb, audio, scsi_host: devices are per plugin */
 int pt_map_unit(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken,
 		unsigned flags);
 
-/* ---- profile-cpu.c ---- */
+/* ---- cpu.c ---- */
 int pt_map_cpu(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken,
 	       unsigned flags);
 

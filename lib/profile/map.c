@@ -3,7 +3,7 @@
  * Mapping a merged profile onto keys.  Units are taken in TuneD's instance
  * order (priority, then position), skipped when disabled or when their
  * cpuinfo_regex/uname_regex does not match this machine; each goes to its
- * plugin (profile-plugins.c).  Also the sysfs mapping every plugin shares.
+ * plugin (plugins.c).  Also the sysfs mapping every plugin shares.
  */
 #include <errno.h>
 #include <stdio.h>

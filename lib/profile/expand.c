@@ -2,7 +2,7 @@
 /*
  * The ${f:function:arg:...} pass of expansion, as TuneD's Functions._process:
  * a stack of "${" positions; at each '}' the innermost function is evaluated
- * (profile-func.c) and its text replaced by the result.  "\${" escapes; a
+ * (func.c) and its text replaced by the result.  "\${" escapes; a
  * function that is not evaluated leaves its text, and says why.
  */
 #include <errno.h>

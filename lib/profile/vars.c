@@ -5,7 +5,7 @@
  * the expansion of ${name} and ${f:function:arg:...} in values, following
  * TuneD's Variables and Functions classes: "\${x}" is an escaped literal, an
  * undefined ${x} stays as written, a function that cannot be evaluated
- * leaves its text in place.  Functions never run a program (profile-func.c).
+ * leaves its text in place.  Functions never run a program (func.c).
  */
 #include <ctype.h>
 #include <errno.h>

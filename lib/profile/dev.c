@@ -3,7 +3,7 @@
  * Devices: which devices a unit gets (devices= globs with ! exclusions,
  * devices_udev_regex, the first unit of a plugin wins a device, as TuneD
  * assigns them), and the net, usb, audio and scsi_host options, which are
- * sysfs files of those devices.  The disk plugin is profile-disk.c.
+ * sysfs files of those devices.  The disk plugin is disk.c.
  */
 #include <errno.h>
 #include <fnmatch.h>
