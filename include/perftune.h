@@ -183,7 +183,9 @@ struct perftune_desc;
 
 /**
  * perftune_describe() - current value, allowed choices or range, unit, whether
- * it can be written and why not.  @key must name exactly one tunable.
+ * it can be written and why not.  @key must name exactly one tunable.  A
+ * tunable whose file refuses reads is described: value NULL, and
+ * perftune_desc_unreadable() says why.
  * Return: 0, -EINVAL, -ENOENT, -ENODEV, -EOPNOTSUPP, -ENOTUNIQ, -ENOMEM.
  */
 int perftune_describe(struct perftune_ctx *ctx, const char *key, struct perftune_desc **descp);
@@ -198,6 +200,11 @@ const char *perftune_desc_unit(const struct perftune_desc *d);	 /* "kB", "us", "
 bool perftune_desc_writable(const struct perftune_desc *d);
 const char *perftune_desc_reason(const struct perftune_desc *d); /* why not writable, or NULL */
 const char *perftune_desc_info(const struct perftune_desc *d);	 /* extra facts, or NULL */
+/**
+ * perftune_desc_unreadable() - why the value cannot be read ("Input/output error",
+ * "write-only trigger"), or NULL when perftune_desc_value() holds it.
+ */
+const char *perftune_desc_unreadable(const struct perftune_desc *d);
 /** perftune_desc_free() - accepts NULL. */
 void perftune_desc_free(struct perftune_desc *d);
 

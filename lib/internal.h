@@ -251,6 +251,8 @@ int pt_validate_range(struct perftune_ctx *ctx, const struct pt_tunable *t, cons
 /* ---- desc.c: description and generic iterator objects ---- */
 struct perftune_desc *pt_desc_new(const struct pt_tunable *t);
 void pt_desc_set_value(struct perftune_desc *d, const char *v);
+/* the value cannot be read, and @why (strerror text, "write-only trigger") */
+void pt_desc_set_unreadable(struct perftune_desc *d, const char *why);
 void pt_desc_set_choices(struct perftune_desc *d, const char *choices);
 void pt_desc_set_range(struct perftune_desc *d, long long min, long long max);
 void pt_desc_set_unit(struct perftune_desc *d, const char *unit);

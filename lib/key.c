@@ -365,15 +365,21 @@ int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	char raw[PT_VAL], buf[PT_VAL], reason[160];
 	int r = pt_attr_read_raw(ctx, t->path, raw, sizeof(raw));
 
-	if (r < 0)
+	/* gone since it resolved: an error; there but refusing reads
+	 * (stable_secret unset: EIO): described, as list shows it */
+	if (r == -ENOENT || r == -ENOMEM)
 		return file_errmsg(ctx, t, r, "read");
-	if (strchr(raw, '[') && strchr(raw, ']')) {
-		pt_choices(raw, buf, sizeof(buf));
-		pt_desc_set_choices(d, buf);
+	if (r < 0) {
+		pt_desc_set_unreadable(d, strerror(-r));
+	} else {
+		if (strchr(raw, '[') && strchr(raw, ']')) {
+			pt_choices(raw, buf, sizeof(buf));
+			pt_desc_set_choices(d, buf);
+		}
+		snprintf(buf, sizeof(buf), "%s", raw);
+		pt_normalize(buf);
+		pt_desc_set_value(d, buf);
 	}
-	snprintf(buf, sizeof(buf), "%s", raw);
-	pt_normalize(buf);
-	pt_desc_set_value(d, buf);
 	r = pt_attr_writable(ctx, t->path, reason, sizeof(reason));
 	pt_desc_set_writable(d, r > 0, r < 0 ? strerror(-r) : reason);
 	return 0;

@@ -97,6 +97,7 @@ static int run_describe(struct perftune_ctx *ctx, int argc, char **argv)
 		fputs("{", stdout);
 		json_kv(stdout, &first, "key", perftune_desc_key(d));
 		json_kv(stdout, &first, "value", perftune_desc_value(d));
+		json_kv(stdout, &first, "unreadable", perftune_desc_unreadable(d));
 		json_kv(stdout, &first, "path", perftune_desc_path(d));
 		json_kv(stdout, &first, "choices", perftune_desc_choices(d));
 		if (range) {
@@ -110,9 +111,13 @@ static int run_describe(struct perftune_ctx *ctx, int argc, char **argv)
 		puts("}");
 	} else {
 		printf("key:      %s\n", perftune_desc_key(d));
-		printf("value:    %s%s%s\n", perftune_desc_value(d) ? perftune_desc_value(d) : "?",
-		       perftune_desc_unit(d) ? " " : "",
-		       perftune_desc_unit(d) ? perftune_desc_unit(d) : "");
+		if (perftune_desc_value(d))
+			printf("value:    %s%s%s\n", perftune_desc_value(d),
+			       perftune_desc_unit(d) ? " " : "",
+			       perftune_desc_unit(d) ? perftune_desc_unit(d) : "");
+		else
+			printf("value:    (unreadable: %s)\n",
+			       perftune_desc_unreadable(d) ? perftune_desc_unreadable(d) : "?");
 		if (perftune_desc_path(d))
 			printf("file:     %s\n", perftune_desc_path(d));
 		if (perftune_desc_choices(d))
@@ -132,5 +137,6 @@ static int run_describe(struct perftune_ctx *ctx, int argc, char **argv)
 const struct cmd cmd_describe = {
 	"describe", run_describe, "describe [--json] KEY",
 	"Show a tunable's value, file, allowed choices or range, unit, and whether\n"
-	"it can be written (and why not).",
+	"it can be written (and why not). A file that refuses reads (EIO, a\n"
+	"write-only trigger) shows as '(unreadable: REASON)'.",
 };

@@ -311,6 +311,8 @@ type Description struct {
 	Writable bool     // whether the tunable can be written
 	Reason   string   // why it cannot be written, or ""
 	Info     string   // extra facts (aliases, side effects), or ""
+	// Unreadable says why Value could not be read ("Input/output error"), or ""
+	Unreadable string
 }
 
 // Describe returns the current value, allowed choices or range, unit, and
@@ -329,16 +331,17 @@ func (c *Context) Describe(key string) (*Description, error) {
 		v := C.perftune_desc_value(cd)
 		var lo, hi C.longlong
 		d = Description{
-			Key:      C.GoString(C.perftune_desc_key(cd)),
-			Value:    C.GoString(v),
-			Readable: v != nil,
-			Path:     C.GoString(C.perftune_desc_path(cd)),
-			Choices:  strings.Fields(C.GoString(C.perftune_desc_choices(cd))),
-			HasRange: bool(C.perftune_desc_range(cd, &lo, &hi)),
-			Unit:     C.GoString(C.perftune_desc_unit(cd)),
-			Writable: bool(C.perftune_desc_writable(cd)),
-			Reason:   C.GoString(C.perftune_desc_reason(cd)),
-			Info:     C.GoString(C.perftune_desc_info(cd)),
+			Key:        C.GoString(C.perftune_desc_key(cd)),
+			Value:      C.GoString(v),
+			Readable:   v != nil,
+			Path:       C.GoString(C.perftune_desc_path(cd)),
+			Choices:    strings.Fields(C.GoString(C.perftune_desc_choices(cd))),
+			HasRange:   bool(C.perftune_desc_range(cd, &lo, &hi)),
+			Unit:       C.GoString(C.perftune_desc_unit(cd)),
+			Writable:   bool(C.perftune_desc_writable(cd)),
+			Reason:     C.GoString(C.perftune_desc_reason(cd)),
+			Info:       C.GoString(C.perftune_desc_info(cd)),
+			Unreadable: C.GoString(C.perftune_desc_unreadable(cd)),
 		}
 		if d.HasRange {
 			d.Min, d.Max = int64(lo), int64(hi)

@@ -130,6 +130,16 @@ static int sysctl_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable
 	return r;
 }
 
+static int sysctl_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			   struct perftune_desc *d)
+{
+	int r = pt_file_describe(ctx, t, d);
+
+	if (r == 0 && t->kind == SYSCTL_TRIGGER) /* as sysctl_read() says */
+		pt_desc_set_unreadable(d, "write-only trigger");
+	return r;
+}
+
 const struct pt_family pt_sysctl_family = {
 	.name = "sysctl",
 	.resolve = sysctl_resolve,
@@ -138,7 +148,7 @@ const struct pt_family pt_sysctl_family = {
 	.validate = pt_file_validate,
 	.validate_cur = sysctl_validate_cur,
 	.write = pt_file_write,
-	.describe = pt_file_describe,
+	.describe = sysctl_describe,
 };
 
 /* ---- sysfs[<path>] ---- */

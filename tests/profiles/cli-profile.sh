@@ -56,6 +56,12 @@ for cmd in "list sysctl.vm" "get sysctl.vm.swappiness thp.enabled" "describe blo
 	"${P[@]}" "$verb" --json $args >"$TMP/j" 2>"$TMP/err" || fail "$cmd --json: $(cat "$TMP/err")"
 	python3 -m json.tool "$TMP/j" >/dev/null || fail "$cmd --json is not JSON: $(cat "$TMP/j")"
 done
+# a key whose file refuses reads is described as unreadable, with the reason, exit 0
+expect 0 "" "${P[@]}" describe sysctl.vm.drop_caches
+grep -qx 'value:    (unreadable: write-only trigger)' "$TMP/out" || fail "describe unreadable: $(cat "$TMP/out")"
+expect 0 "" "${P[@]}" describe --json sysctl.vm.drop_caches
+[ "$(json "$TMP/out" '(d["value"], d["unreadable"])')" = "(None, 'write-only trigger')" ] ||
+	fail "describe --json unreadable: $(cat "$TMP/out")"
 expect 0 "" "${P[@]}" list-profiles --json
 for n in throughput latency database ssd virtual-guest; do
 	json "$TMP/out" "[p['summary'] for p in d if p['name'] == '$n'][0]" | grep -q . ||

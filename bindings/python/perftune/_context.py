@@ -220,6 +220,7 @@ class Context:
                 writable=bool(_lib.perftune_desc_writable(d)),
                 reason=_lib.perftune_desc_reason(d),
                 info=_lib.perftune_desc_info(d),
+                unreadable=_lib.perftune_desc_unreadable(d),
             )
         finally:
             _lib.perftune_desc_free(d)

@@ -102,6 +102,8 @@ class Description:
     """why it is not writable, or None"""
     info: str | None
     """extra facts (aliases, side effects), or None"""
+    unreadable: str | None = None
+    """why the value cannot be read (``"Input/output error"``), or None"""
 
 
 @dataclass(frozen=True)
