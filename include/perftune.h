@@ -128,8 +128,9 @@ struct perftune_iter;
 
 /**
  * perftune_list() - iterate over the existing tunables whose key starts with @prefix
- * (NULL or "" for all), in a stable order. Items: key and value.
- * Tunables that exist but cannot be read (permission) are listed with value NULL.
+ * (NULL or "" for all), in a stable order. Items: key, value and flags.
+ * Tunables that exist but cannot be read (permission) are listed with value NULL;
+ * read-only sysctls (kernel.ostype) are listed with PERFTUNE_ITEM_READONLY.
  * Return: 0, -ENOMEM.
  */
 int perftune_list(struct perftune_ctx *ctx, const char *prefix, struct perftune_iter **iterp);
@@ -167,6 +168,7 @@ enum {
 	PERFTUNE_ITEM_UNCHANGED = 1 << 4, /* staged but already at the value: no write */
 	PERFTUNE_ITEM_COMMITTED = 1 << 5, /* the transaction's commit completed */
 	PERFTUNE_ITEM_SHADOWED = 1 << 6,  /* a later live transaction also changed the key */
+	PERFTUNE_ITEM_READONLY = 1 << 7,  /* list: the kernel file is read-only (kernel.ostype) */
 };
 
 /** perftune_iter_flags() - PERFTUNE_ITEM_* bits of the current item. */

@@ -166,6 +166,7 @@ struct pt_tunable {
 	int kind;		    /* family-specific */
 	char aux[64];		    /* family-specific */
 	char note[192];		    /* how the key resolved, or "" */
+	bool read_only;		    /* listed as a fact: its file cannot be written (list) */
 };
 
 /* A pt_tunable kept for long (many at once): its strings at their length. */

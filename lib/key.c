@@ -149,6 +149,7 @@ const struct pt_tunable *pt_ctun_get(const struct pt_ctun *c, struct pt_tunable 
 	t->order = c->order;
 	t->id = c->id;
 	t->kind = c->kind;
+	t->read_only = false; /* a listing fact, not kept */
 	snprintf(t->note, sizeof(t->note), "%s", c->note ? c->note : "");
 	return t;
 }
@@ -454,6 +455,8 @@ static int list_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void 
 		return 0;
 	if (t->fam->read(ctx, t, buf, sizeof(buf)) == 0)
 		item.value = buf;
+	if (t->read_only)
+		item.flags |= PERFTUNE_ITEM_READONLY; /* a fact of the kernel (kernel.ostype) */
 	item.note = (char *)t->note;
 	return pt_iter_add(it, &item);
 }

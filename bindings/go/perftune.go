@@ -269,6 +269,7 @@ type Tunable struct {
 	Value    string // current value; "" if it cannot be read
 	Readable bool   // false if the tunable exists but its value cannot be read
 	Note     string // remark (resolution, alias), often ""
+	ReadOnly bool   // a read-only sysctl (sysctl.kernel.ostype): listed, not settable
 }
 
 // List returns the existing tunables whose key starts with prefix ("" for
@@ -291,6 +292,7 @@ func (c *Context) List(prefix string) ([]Tunable, error) {
 				Value:    C.GoString(v),
 				Readable: v != nil,
 				Note:     C.GoString(C.perftune_iter_note(it)),
+				ReadOnly: C.perftune_iter_flags(it)&C.PERFTUNE_ITEM_READONLY != 0,
 			})
 		}
 		return 0
@@ -407,6 +409,7 @@ const (
 	ItemUnchanged ItemFlags = C.PERFTUNE_ITEM_UNCHANGED // staged but already at the value: no write
 	ItemCommitted ItemFlags = C.PERFTUNE_ITEM_COMMITTED // the transaction's commit completed
 	ItemShadowed  ItemFlags = C.PERFTUNE_ITEM_SHADOWED  // a later live transaction also changed the key
+	ItemReadOnly  ItemFlags = C.PERFTUNE_ITEM_READONLY  // listed, but the kernel file is read-only
 )
 
 var flagNames = []struct {
@@ -415,7 +418,7 @@ var flagNames = []struct {
 }{
 	{ItemDrift, "drift"}, {ItemOrphaned, "orphaned"}, {ItemHeld, "held"},
 	{ItemWritten, "written"}, {ItemUnchanged, "unchanged"}, {ItemCommitted, "committed"},
-	{ItemShadowed, "shadowed"},
+	{ItemShadowed, "shadowed"}, {ItemReadOnly, "read-only"},
 }
 
 // Has reports whether all of the flags in f2 are set in f.

@@ -69,11 +69,17 @@ START_TEST(list_has_every_family_and_only_tunables)
 	struct perftune_iter *it;
 	const char *want[] = { "block.", "cpu.", "hugepages.", "numa.", "pmqos.", "selinux.",
 			       "sysctl.", "thp." };
-	int seen[ARRAY_SIZE(want)] = { 0 }, n = 0;
+	int seen[ARRAY_SIZE(want)] = { 0 }, n = 0, ro = 0;
 
 	ck_assert_int_eq(perftune_list(f.ctx, NULL, &it), 0);
 	while (perftune_iter_next(it)) {
 		const char *k = perftune_iter_key(it);
+		/* a read-only sysctl is listed as what it is; nothing else is read-only */
+		if (perftune_iter_flags(it) & PERFTUNE_ITEM_READONLY) {
+			ck_assert_str_eq(k, "sysctl.kernel.ostype");
+			ck_assert_str_eq(perftune_iter_value(it), "Linux");
+			ro++;
+		}
 		for (size_t i = 0; i < ARRAY_SIZE(want); i++)
 			seen[i] += !strncmp(k, want[i], strlen(want[i]));
 		ck_assert_msg(strcmp(k, "block.sda.hw_sector_size"), "read-only fact listed");
@@ -86,6 +92,7 @@ START_TEST(list_has_every_family_and_only_tunables)
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
 		ck_assert_msg(seen[i] > 0, "no %s key listed", want[i]);
 	ck_assert_int_gt(n, 100);
+	ck_assert_int_eq(ro, 1);
 }
 END_TEST
 

@@ -84,10 +84,20 @@ def test_list_prefix(ctx: perftune.Context) -> None:
     assert list(ctx.list("hugepages.")) == []  # no such files in the fake tree
 
 
+def test_list_flags_read_only_sysctls(ctx: perftune.Context, tree: FakeTree) -> None:
+    tree.path("proc/sys/kernel").mkdir()
+    tree.write("proc/sys/kernel/ostype", "Linux\n")
+    os.chmod(tree.path("proc/sys/kernel/ostype"), 0o444)
+    items = {t.key: t for t in ctx.list("sysctl.")}
+    assert items["sysctl.kernel.ostype"].value == "Linux"
+    assert items["sysctl.kernel.ostype"].read_only
+    assert not items["sysctl.vm.swappiness"].read_only
+
+
 def test_list_is_an_iterator(ctx: perftune.Context) -> None:
     it = ctx.list("sysctl.")
     assert iter(it) is it
-    key, value, _note = next(it)
+    key, value, _note, _ro = next(it)
     assert (key, value) == ("sysctl.vm.swappiness", "60")
     with pytest.raises(StopIteration):
         next(it)
