@@ -443,10 +443,13 @@ int perftune_export_transaction(struct perftune_ctx *ctx, const char *name, int 
 				char **text);
 
 /**
- * perftune_export_profile() - the same for the keys @p maps to (skipped
- * options are left out, and so are ">N" conditions the machine already meets).
+ * perftune_export_profile() - the same for the keys @p maps to (">N"
+ * conditions the machine already meets are left out; options this machine
+ * skips are kept as "# skipped here: [unit] option = value: reason" comments,
+ * for cmdline on the lines after the fragment).
  * Disk options of a section that selects disks by pattern (devices=sd*,
- * rotational=0) become one udev rule for the pattern.
+ * rotational=0) become udev rules for the pattern, each guarded by TEST on
+ * its attribute.
  * Return: number of keys exported, -EINVAL, -ENOMEM.
  */
 int perftune_export_profile(struct perftune_profile *p, int format, char **text);

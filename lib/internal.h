@@ -184,6 +184,15 @@ void pt_ctun_free(struct pt_ctun *c);
 
 typedef int (*pt_emit_fn)(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud);
 
+/* The names a tunable goes by outside perftune, for lib/export; "" where it has none. */
+struct pt_xnames {
+	char sysctl[PERFTUNE_KEY_MAX]; /* sysctl.d: "vm.dirty_ratio", "net/ipv4/conf/eth0.100/rp_filter" */
+	char dev[64];		       /* udev: the kernel's name of the device ("sda") */
+	char attr[128];		       /* udev: its attribute ("queue/scheduler") */
+	int order;		       /* udev: 0 scheduler, 1 attributes, 2 what a switch resets */
+	char boot[128];		       /* kernel command line with the value: "numa_balancing=disable" */
+};
+
 struct pt_family {
 	const char *name;
 	/* expand parsed key into concrete tunables; errors name the key */
@@ -211,6 +220,9 @@ struct pt_family {
 	/* optional: the original as a string write() restores exactly (PT_FAM_SNAPSHOT) */
 	int (*snapshot)(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf,
 			size_t size);
+	/* optional: the names @t set to @value goes by in the export formats (@x zeroed) */
+	void (*export_names)(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			     const char *value, struct pt_xnames *x);
 	unsigned flags;
 };
 enum {
@@ -245,6 +257,9 @@ int pt_file_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const ch
 		  int *hold_fd);
 int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 		     struct perftune_desc *d);
+/* export_names of a file: its sysctl.d name if it lives in /proc/sys */
+void pt_file_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			  const char *value, struct pt_xnames *x);
 /* validate a number in [min, max] */
 int pt_validate_range(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
 		      long long min, long long max, char *out, size_t size);
@@ -279,6 +294,9 @@ extern const struct pt_family pt_block_family, pt_hugepages_family, pt_thp_famil
 typedef int (*pt_stage_fn)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 			   void *ud);
 bool pt_cpu_is_macro(const struct pt_tunable *t);
+/* hugepages.c: the boot parameters for @value pages of @kb (0: the default size) */
+void pt_hugepages_boot(struct perftune_ctx *ctx, unsigned long kb, const char *value, char *buf,
+		       size_t size);
 int pt_cpu_expand_maxlat(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 			 pt_stage_fn stage, void *ud);
 

@@ -386,6 +386,25 @@ int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	return 0;
 }
 
+void pt_file_export_names(struct perftune_ctx *ctx _unused_, const struct pt_tunable *t,
+			  const char *value _unused_, struct pt_xnames *x)
+{
+	const char *p = t->path + strlen("proc/sys/");
+	bool slash = false;
+	char *c;
+
+	if (strncmp(t->path, "proc/sys/", 9) || pt_snprintf(x->sysctl, sizeof(x->sysctl), "%s", p) < 0) {
+		x->sysctl[0] = '\0';
+		return;
+	}
+	/* sysctl.d(5): '.' or '/' separate; a name with a dot (eth0.100) needs '/' */
+	for (c = x->sysctl; *c && !slash; c++)
+		slash = *c == '.';
+	for (c = x->sysctl; *c && !slash; c++)
+		if (*c == '/')
+			*c = '.';
+}
+
 /* ---- read API ---- */
 
 struct get_state {

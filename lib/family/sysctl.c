@@ -152,6 +152,14 @@ static int sysctl_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	return r;
 }
 
+static void sysctl_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t,
+				const char *value, struct pt_xnames *x)
+{
+	pt_file_export_names(ctx, t, value, x);
+	if (!strcmp(x->sysctl, "vm.nr_hugepages")) /* the default size's pool, as hugepages.nr */
+		pt_hugepages_boot(ctx, 0, value, x->boot, sizeof(x->boot));
+}
+
 const struct pt_family pt_sysctl_family = {
 	.name = "sysctl",
 	.resolve = sysctl_resolve,
@@ -161,6 +169,7 @@ const struct pt_family pt_sysctl_family = {
 	.validate_cur = sysctl_validate_cur,
 	.write = pt_file_write,
 	.describe = sysctl_describe,
+	.export_names = sysctl_export_names,
 };
 
 /* ---- sysfs[<path>] ---- */
