@@ -13,7 +13,11 @@
 
 #define PT_PROFILE_FILE_MAX (1 << 20) /* bytes of one tuned.conf */
 #define PT_PROFILE_DEPTH 32	      /* include nesting */
+#define PT_PROFILE_SECTIONS_MAX 256  /* sections of one file */
+#define PT_PROFILE_OPTIONS_MAX 1024  /* options of one section in one file */
 #define PT_CPUS_MAX 8192
+/* bytes of one option's value, as written or expanded (perftune-profile(5)) */
+#define PT_PROFILE_VALUE_MAX (PT_VAL - 1)
 
 static inline void pt_strv_freep(char ***v)
 {
@@ -123,9 +127,15 @@ int pt_vars_define(struct perftune_profile *p, const struct pt_punit *u);
  */
 int pt_vars_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
 		   char **out, char **unresolved);
-/* expand.c: the ${f:...} pass; *err < 0 on a failed assertion */
-char *pt_expand_functions(struct perftune_profile *p, const char *in, const struct pt_popt *o,
-			  struct pt_buf *why, int *err);
+
+/* ---- expand.c: the ${f:...} pass, and what every expansion shares ---- */
+bool pt_is_word(const char *s, size_t n); /* [A-Za-z0-9_]+ */
+/* the error of a value that expands past PT_PROFILE_VALUE_MAX, naming file, line, option */
+int pt_expand_too_long(struct perftune_profile *p, const struct pt_popt *o);
+/* Evaluate the ${f:...} of @in into *@out; reasons for what is not go to @why.  0 or -errno. */
+int pt_expand_functions(struct perftune_profile *p, const char *in, const struct pt_popt *o,
+			struct pt_buf *why, char **out);
+int pt_expand_reasons(struct pt_buf *why, char **unresolved); /* @why -> *@unresolved or NULL */
 /* ${f:...} functions only, before variables exist (include=). */
 int pt_func_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
 		   char **out, char **unresolved);
