@@ -109,11 +109,26 @@ struct perftune_profile {
 	char *txname;
 };
 
-/* ---- load.c ---- */
+/* ---- path.c: the search path, finding a profile by name, whom a file is trusted from ---- */
+char **pt_profile_path(void); /* search path, NULL-terminated, malloc'd */
+/*
+ * 0 and *path, or 0 and *path NULL (only files in @skip, already read), or -ENOENT.
+ * @tuned_only: a TuneD profile includes as TuneD would, from TuneD's directories
+ * only, so that perftune's profiles of the same name do not change it.  A
+ * candidate others than root can write is refused with a warning.
+ */
 int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const skip, bool tuned_only,
 		      char **path);
+/* the -ENOENT of a profile (included from @from:@line, or NULL) not on the search path */
+int pt_profile_not_found(struct perftune_ctx *ctx, const char *name, const char *from, int line);
+bool pt_profile_in_tuned_dir(const char *file); /* <TuneD's dir>/<name>/tuned.conf */
+bool pt_profile_dir_holds(const char *real);	 /* a variables file may be read from there */
+/* false, with a warning naming it, if others than root can change @file (or @dir) */
+bool pt_profile_trusted(struct perftune_ctx *ctx, const char *file, const char *dir);
+void pt_profile_warn_unsafe(struct perftune_ctx *ctx, const char *file); /* given by path */
+
+/* ---- load.c: reading a profile with its include= chain, merged ---- */
 int pt_profile_read(struct perftune_profile *p, const char *name_or_path);
-char **pt_profile_path(void); /* search path, NULL-terminated, malloc'd */
 
 /* ---- vars.c ---- */
 struct pt_vars *pt_vars_new(void);

@@ -248,27 +248,6 @@ static int define(struct perftune_profile *p, const struct pt_punit *u, const st
 	return set_var(p->vars, o->name, v, why, false);
 }
 
-/* Variables files live with the profiles; nothing else is read. */
-static bool file_allowed(struct perftune_profile *p, const char *real)
-{
-	_cleanup_(pt_strv_freep) char **dirs = pt_profile_path();
-	static const char *const fixed[] = { "/etc/tuned", "/etc/perftune", "/usr/lib/tuned",
-					     PERFTUNE_PROFILES_DIR };
-	char dir[PATH_MAX];
-
-	for (size_t i = 0; i < ARRAY_SIZE(fixed) + (dirs ? 1 : 0) * 64; i++) {
-		const char *d = i < ARRAY_SIZE(fixed) ? fixed[i] : dirs[i - ARRAY_SIZE(fixed)];
-		if (!d)
-			break;
-		if (!realpath(d, dir))
-			continue;
-		size_t n = strlen(dir);
-		if (!strncmp(real, dir, n) && real[n] == '/')
-			return true;
-	}
-	return false;
-}
-
 static int include_file(struct perftune_profile *p, const struct pt_punit *u,
 			const struct pt_popt *o)
 {
@@ -281,9 +260,13 @@ static int include_file(struct perftune_profile *p, const struct pt_punit *u,
 		pt_pitem_skip(p, u, o, "variables file %s: %s", o->value, strerror(errno));
 		return 0;
 	}
-	if (!file_allowed(p, real)) {
+	if (!pt_profile_dir_holds(real)) {
 		pt_pitem_skip(p, u, o, "variables file %s is outside the profile directories",
 			      real);
+		return 0;
+	}
+	if (!pt_profile_trusted(p->ctx, real, NULL)) {
+		pt_pitem_skip(p, u, o, "variables file %s: others than root can change it", real);
 		return 0;
 	}
 	for (size_t i = 0; i < p->nfiles && !id; i++)
