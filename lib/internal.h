@@ -316,8 +316,9 @@ struct pt_jinfo {
 	unsigned long long starttime;
 	bool committed, orphaned, held, foreign_boot;
 	unsigned flags;
-	size_t n;
+	size_t n, cap;
 	struct pt_jentry *e;
+	size_t *idx, nidx; /* key -> entry + 1, open addressing: a key is found in O(1) */
 };
 int pt_journal_name_ok(const char *name);
 int pt_journal_dir_open(struct perftune_ctx *ctx, bool create);

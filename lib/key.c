@@ -257,6 +257,9 @@ static int file_errmsg(struct perftune_ctx *ctx, const struct pt_tunable *t, int
 {
 	if (r == -ENOENT)
 		return pt_err(ctx, -ENOENT, "%s: not present on this kernel (/%s)", t->key, t->path);
+	if (r == -EMEDIUMTYPE) /* from pt_attr_open() */
+		return pt_err(ctx, -EPERM, "%s: cannot %s /%s: not a regular file, refusing", t->key, op,
+			      t->path);
 	return pt_err(ctx, r, "%s: cannot %s /%s: %s", t->key, op, t->path, strerror(-r));
 }
 
