@@ -37,11 +37,22 @@ static int open_top(struct perftune_ctx *ctx, const char *path, const char **res
 
 #define OPEN_TRIES 64
 
+/* a regular file, or a character device under dev/ (/dev/cpu_dma_latency) */
+static bool file_ok(int fd, const char *path)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return false;
+	return S_ISREG(st.st_mode) || (S_ISCHR(st.st_mode) && !strncmp(path, "dev/", 4));
+}
+
 int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags)
 {
+	/* never wait on what a fake root may hold (a FIFO): O_NONBLOCK, then its type checked */
 	struct open_how how = {
 		/* openat2 takes only these flags with O_PATH */
-		.flags = (unsigned)flags | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY),
+		.flags = (unsigned)flags | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY | O_NONBLOCK),
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 	};
 	const char *rest;
@@ -62,7 +73,11 @@ int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags)
 			break;
 	}
 	if (fd < 0)
-		fd = errno == EXDEV ? -EPERM : -errno; /* EXDEV: escape attempt */
+		return errno == EXDEV ? -EPERM : -errno; /* EXDEV: escape attempt */
+	if (!(flags & (O_PATH | O_DIRECTORY)) && !file_ok(fd, path)) {
+		close(fd);
+		return -EMEDIUMTYPE;
+	}
 	return fd;
 }
 

@@ -504,7 +504,8 @@ START_TEST(export_formats_of_a_profile)
 	put("ex", "[disk]\ndevices=${disks}\nelevator=deadline\nreadahead=256\n"
 		  "[disk-ssd]\ntype=disk\ndevices=nvme*\nrotational=0\nelevator=none\n"
 		  "[sysctl]\nvm.swappiness=10\nvm.nr_hugepages=64\nnet/ipv4/conf/eth0.100/rp_filter=0\n"
-		  "[vm]\ntransparent_hugepages=never\n[selinux]\navc_cache_threshold=8192\n");
+		  "[vm]\ntransparent_hugepages=never\n[selinux]\navc_cache_threshold=8192\n"
+		  "[script]\nscript=/bin/true\n");
 	p = load("ex", vars);
 	t = export_p(p, PERFTUNE_EXPORT_SYSCTL);
 	ck_assert_ptr_nonnull(strstr(t, "\nvm.swappiness = 10\n"));
@@ -513,15 +514,27 @@ START_TEST(export_formats_of_a_profile)
 	ck_assert_ptr_nonnull(strstr(t, "# not a sysctl: thp.enabled = never"));
 	free(t);
 	t = export_p(p, PERFTUNE_EXPORT_UDEV);
+	/* one rule per attribute, each guarded by its file, the scheduler first */
 	ck_assert_ptr_nonnull(strstr(t, "ACTION==\"add|change\", SUBSYSTEM==\"block\", "
 					"ENV{DEVTYPE}==\"disk\", KERNEL==\"sd*\", "
-					"ATTR{queue/scheduler}=\"mq-deadline\", "
-					"ATTR{queue/read_ahead_kb}=\"256\"\n"));
+					"TEST==\"queue/scheduler\", ATTR{queue/scheduler}=\"mq-deadline\"\n"
+					"ACTION==\"add|change\", SUBSYSTEM==\"block\", "
+					"ENV{DEVTYPE}==\"disk\", KERNEL==\"sd*\", "
+					"TEST==\"queue/read_ahead_kb\", ATTR{queue/read_ahead_kb}=\"256\"\n"));
 	ck_assert_ptr_nonnull(strstr(t, "KERNEL==\"nvme*\", ATTR{queue/rotational}==\"0\", "
-					"ATTR{queue/scheduler}=\"none\"\n"));
+					"TEST==\"queue/scheduler\", ATTR{queue/scheduler}=\"none\"\n"));
+	for (const char *l = strstr(t, "ACTION=="); l; l = strstr(l + 1, "ACTION==")) {
+		const char *end = strchr(l, '\n');
+		int assigned = 0; /* ATTR{x}="v" (a match is ATTR{x}=="v") */
+		for (const char *a = strstr(l, "}=\""); a && a < end; a = strstr(a + 1, "}=\""))
+			assigned++;
+		ck_assert_msg(assigned == 1, "not one assignment: %.*s", (int)(end - l), l);
+	}
 	free(t);
 	t = export_p(p, PERFTUNE_EXPORT_CMDLINE);
-	ck_assert_str_eq(t, "default_hugepagesz=2M hugepages=64 transparent_hugepage=never\n");
+	ck_assert_str_eq(t, "default_hugepagesz=2M hugepages=64 transparent_hugepage=never\n"
+			    "# skipped here: [script] script = /bin/true: runs a program: a profile "
+			    "never executes anything\n");
 	free(t);
 	/* the TuneD export loads again to the same keys */
 	t = export_p(p, PERFTUNE_EXPORT_TUNED);
@@ -563,10 +576,56 @@ START_TEST(export_of_a_transaction)
 	ck_assert_ptr_nonnull(strstr(t, "\nvm.swappiness = 7\n"));
 	free(t);
 	ck_assert_int_eq(perftune_export_transaction(f.ctx, "ext", PERFTUNE_EXPORT_UDEV, &t), 1);
-	ck_assert_ptr_nonnull(strstr(t, "KERNEL==\"sda\", ATTR{queue/scheduler}=\"none\"\n"));
+	ck_assert_ptr_nonnull(strstr(t, "KERNEL==\"sda\", TEST==\"queue/scheduler\", "
+					"ATTR{queue/scheduler}=\"none\"\n"));
 	free(t);
 	perftune_tx_unref(tx);
 	ck_assert_int_eq(perftune_restore(f.ctx, "ext", 0), 2);
+}
+END_TEST
+
+/* a pattern rule meets devices without the attribute: zram0 has no iosched */
+START_TEST(export_udev_guards_each_rule_by_its_attribute)
+{
+	struct perftune_profile *p;
+	char *t;
+
+	put("flash", "[disk-flash]\ntype=disk\nrotational=0\nelevator=none\n");
+	p = load("flash", NULL);
+	t = export_p(p, PERFTUNE_EXPORT_UDEV);
+	ck_assert_ptr_nonnull(strstr(t, "ENV{DEVTYPE}==\"disk\", ATTR{queue/rotational}==\"0\", "
+					"TEST==\"queue/scheduler\", ATTR{queue/scheduler}=\"none\"\n"));
+	free(t);
+	perftune_profile_free(p);
+}
+END_TEST
+
+/* what this machine skips stays in every format, with the reason */
+START_TEST(export_keeps_skipped_options_as_comments)
+{
+	struct perftune_profile *p;
+	char cmd[PATH_MAX + 64];
+	const int fmts[] = { PERFTUNE_EXPORT_SYSCTL, PERFTUNE_EXPORT_UDEV, PERFTUNE_EXPORT_CMDLINE,
+			     PERFTUNE_EXPORT_TUNED };
+
+	/* a build host: no cpufreq driver, SELinux off */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/sys/fs/selinux %s/sys/devices/system/cpu/cpu*/cpufreq",
+		 f.root, f.root);
+	ck_assert_int_eq(system(cmd), 0);
+	put("build", "[cpu]\ngovernor=performance\n[selinux]\navc_cache_threshold=8192\n"
+		     "[sysctl]\nvm.swappiness=10\n");
+	p = load("build", NULL);
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		char *t = export_p(p, fmts[i]);
+		const char *gov = strstr(t, "\n# skipped here: [cpu] governor = performance: ");
+		const char *se = strstr(t, "\n# skipped here: [selinux] avc_cache_threshold = 8192: ");
+		ck_assert_msg(gov, "format %d lost [cpu] governor:\n%s", fmts[i], t);
+		ck_assert_msg(se, "format %d lost [selinux]:\n%s", fmts[i], t);
+		ck_assert_ptr_nonnull(strstr(gov, "no cpufreq driver"));
+		ck_assert_ptr_nonnull(strstr(se, "SELinux is not enabled"));
+		free(t);
+	}
+	perftune_profile_free(p);
 }
 END_TEST
 
@@ -770,6 +829,8 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, force_latency_holds_pmqos_only_with_a_hold);
 	tcase_add_test(tc, export_formats_of_a_profile);
 	tcase_add_test(tc, export_of_a_transaction);
+	tcase_add_test(tc, export_udev_guards_each_rule_by_its_attribute);
+	tcase_add_test(tc, export_keeps_skipped_options_as_comments);
 	tcase_add_test(tc, list_sorted_first_directory_wins);
 	tcase_add_test(tc, profile_others_can_write_is_refused_by_name_read_by_path);
 	tcase_add_test(tc, list_leaves_out_profiles_others_can_write);
