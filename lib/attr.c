@@ -35,12 +35,30 @@ static int open_top(struct perftune_ctx *ctx, const char *path, const char **res
 	return -EPERM;
 }
 
+/* a regular file, or a character device under dev/ (/dev/cpu_dma_latency) */
+static bool file_ok(int fd, const char *path)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return false;
+	return S_ISREG(st.st_mode) || (S_ISCHR(st.st_mode) && !strncmp(path, "dev/", 4));
+}
+
 int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags)
 {
 	const char *rest;
-	int top = open_top(ctx, path, &rest);
+	int top = open_top(ctx, path, &rest), fd;
 
-	return top < 0 ? top : pt_resolve_open(ctx, top, rest, flags);
+	if (top < 0)
+		return top;
+	/* never wait on what a fake root may hold (a FIFO): O_NONBLOCK, then its type checked */
+	fd = pt_resolve_open(ctx, top, rest, (flags & O_PATH) ? flags : flags | O_NONBLOCK);
+	if (fd >= 0 && !(flags & (O_PATH | O_DIRECTORY)) && !file_ok(fd, path)) {
+		close(fd);
+		return -EMEDIUMTYPE;
+	}
+	return fd;
 }
 
 /*

@@ -62,7 +62,8 @@ PERFTUNE_EXPORT int perftune_ctx_new(struct perftune_ctx **ctxp)
 	pthread_mutex_init(&ctx->lock, &ma);
 	pthread_mutexattr_destroy(&ma);
 	pthread_mutex_init(&ctx->log_lock, NULL);
-	ctx->journal_dir = strdup(jd && jd[0] == '/' ? jd : DEFAULT_JOURNAL_DIR);
+	/* a relative one is kept, to be refused by name when a journal is used */
+	ctx->journal_dir = strdup(jd && jd[0] ? jd : DEFAULT_JOURNAL_DIR);
 	if (!ctx->journal_dir) {
 		free(ctx);
 		return -ENOMEM;

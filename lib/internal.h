@@ -189,6 +189,7 @@ struct pt_tunable {
 	int kind;		    /* family-specific */
 	char aux[64];		    /* family-specific */
 	char note[192];		    /* how the key resolved, or "" */
+	bool read_only;		    /* listed as a fact: its file cannot be written (list) */
 };
 
 /* A pt_tunable kept for long (many at once): its strings at their length. */
@@ -205,6 +206,15 @@ const struct pt_tunable *pt_ctun_get(const struct pt_ctun *c, struct pt_tunable 
 void pt_ctun_free(struct pt_ctun *c);
 
 typedef int (*pt_emit_fn)(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud);
+
+/* The names a tunable goes by outside perftune, for lib/export; "" where it has none. */
+struct pt_xnames {
+	char sysctl[PERFTUNE_KEY_MAX]; /* sysctl.d: "vm.dirty_ratio", "net/ipv4/conf/eth0.100/rp_filter" */
+	char dev[64];		       /* udev: the kernel's name of the device ("sda") */
+	char attr[128];		       /* udev: its attribute ("queue/scheduler") */
+	int order;		       /* udev: 0 scheduler, 1 attributes, 2 what a switch resets */
+	char boot[128];		       /* kernel command line with the value: "numa_balancing=disable" */
+};
 
 struct pt_family {
 	const char *name;
@@ -233,6 +243,9 @@ struct pt_family {
 	/* optional: the original as a string write() restores exactly (PT_FAM_SNAPSHOT) */
 	int (*snapshot)(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf,
 			size_t size);
+	/* optional: the names @t set to @value goes by in the export formats (@x zeroed) */
+	void (*export_names)(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			     const char *value, struct pt_xnames *x);
 	unsigned flags;
 };
 enum {
@@ -267,6 +280,9 @@ int pt_file_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const ch
 		  int *hold_fd);
 int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 		     struct perftune_desc *d);
+/* export_names of a file: its sysctl.d name if it lives in /proc/sys */
+void pt_file_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			  const char *value, struct pt_xnames *x);
 /* validate a number in [min, max] */
 int pt_validate_range(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
 		      long long min, long long max, char *out, size_t size);
@@ -274,6 +290,8 @@ int pt_validate_range(struct perftune_ctx *ctx, const struct pt_tunable *t, cons
 /* ---- desc.c: description and generic iterator objects ---- */
 struct perftune_desc *pt_desc_new(const struct pt_tunable *t);
 void pt_desc_set_value(struct perftune_desc *d, const char *v);
+/* the value cannot be read, and @why (strerror text, "write-only trigger") */
+void pt_desc_set_unreadable(struct perftune_desc *d, const char *why);
 void pt_desc_set_choices(struct perftune_desc *d, const char *choices);
 void pt_desc_set_range(struct perftune_desc *d, long long min, long long max);
 void pt_desc_set_unit(struct perftune_desc *d, const char *unit);
@@ -299,6 +317,9 @@ extern const struct pt_family pt_block_family, pt_hugepages_family, pt_thp_famil
 typedef int (*pt_stage_fn)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 			   void *ud);
 bool pt_cpu_is_macro(const struct pt_tunable *t);
+/* hugepages.c: the boot parameters for @value pages of @kb (0: the default size) */
+void pt_hugepages_boot(struct perftune_ctx *ctx, unsigned long kb, const char *value, char *buf,
+		       size_t size);
 int pt_cpu_expand_maxlat(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 			 pt_stage_fn stage, void *ud);
 
@@ -318,8 +339,9 @@ struct pt_jinfo {
 	unsigned long long starttime;
 	bool committed, orphaned, held, foreign_boot;
 	unsigned flags;
-	size_t n;
+	size_t n, cap;
 	struct pt_jentry *e;
+	size_t *idx, nidx; /* key -> entry + 1, open addressing: a key is found in O(1) */
 };
 int pt_journal_name_ok(const char *name);
 int pt_journal_dir_open(struct perftune_ctx *ctx, bool create);

@@ -500,6 +500,18 @@ static int block_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	return r;
 }
 
+/* udev: the rule's device and the attribute below it, in the order of a commit */
+static void block_export_names(struct perftune_ctx *ctx _unused_, const struct pt_tunable *t,
+			       const char *value _unused_, struct pt_xnames *x)
+{
+	size_t n = strlen("sys/block/") + strlen(t->group) + 1;
+
+	if (strlen(t->path) <= n || pt_snprintf(x->attr, sizeof(x->attr), "%s", t->path + n) < 0)
+		return;
+	snprintf(x->dev, sizeof(x->dev), "%s", t->group);
+	x->order = t->order;
+}
+
 const struct pt_family pt_block_family = {
 	.name = "block",
 	.resolve = block_resolve,
@@ -510,4 +522,5 @@ const struct pt_family pt_block_family = {
 	.write = pt_file_write,
 	.verify = block_verify,
 	.describe = block_describe,
+	.export_names = block_export_names,
 };

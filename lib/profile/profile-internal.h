@@ -13,7 +13,11 @@
 
 #define PT_PROFILE_FILE_MAX (1 << 20) /* bytes of one tuned.conf */
 #define PT_PROFILE_DEPTH 32	      /* include nesting */
+#define PT_PROFILE_SECTIONS_MAX 256  /* sections of one file */
+#define PT_PROFILE_OPTIONS_MAX 1024  /* options of one section in one file */
 #define PT_CPUS_MAX 8192
+/* bytes of one option's value, as written or expanded (perftune-profile(5)) */
+#define PT_PROFILE_VALUE_MAX (PT_VAL - 1)
 
 static inline void pt_strv_freep(char ***v)
 {
@@ -105,11 +109,26 @@ struct perftune_profile {
 	char *txname;
 };
 
-/* ---- load.c ---- */
+/* ---- path.c: the search path, finding a profile by name, whom a file is trusted from ---- */
+char **pt_profile_path(void); /* search path, NULL-terminated, malloc'd */
+/*
+ * 0 and *path, or 0 and *path NULL (only files in @skip, already read), or -ENOENT.
+ * @tuned_only: a TuneD profile includes as TuneD would, from TuneD's directories
+ * only, so that perftune's profiles of the same name do not change it.  A
+ * candidate others than root can write is refused with a warning.
+ */
 int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const skip, bool tuned_only,
 		      char **path);
+/* the -ENOENT of a profile (included from @from:@line, or NULL) not on the search path */
+int pt_profile_not_found(struct perftune_ctx *ctx, const char *name, const char *from, int line);
+bool pt_profile_in_tuned_dir(const char *file); /* <TuneD's dir>/<name>/tuned.conf */
+bool pt_profile_dir_holds(const char *real);	 /* a variables file may be read from there */
+/* false, with a warning naming it, if others than root can change @file (or @dir) */
+bool pt_profile_trusted(struct perftune_ctx *ctx, const char *file, const char *dir);
+void pt_profile_warn_unsafe(struct perftune_ctx *ctx, const char *file); /* given by path */
+
+/* ---- load.c: reading a profile with its include= chain, merged ---- */
 int pt_profile_read(struct perftune_profile *p, const char *name_or_path);
-char **pt_profile_path(void); /* search path, NULL-terminated, malloc'd */
 
 /* ---- vars.c ---- */
 struct pt_vars *pt_vars_new(void);
@@ -123,9 +142,15 @@ int pt_vars_define(struct perftune_profile *p, const struct pt_punit *u);
  */
 int pt_vars_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
 		   char **out, char **unresolved);
-/* expand.c: the ${f:...} pass; *err < 0 on a failed assertion */
-char *pt_expand_functions(struct perftune_profile *p, const char *in, const struct pt_popt *o,
-			  struct pt_buf *why, int *err);
+
+/* ---- expand.c: the ${f:...} pass, and what every expansion shares ---- */
+bool pt_is_word(const char *s, size_t n); /* [A-Za-z0-9_]+ */
+/* the error of a value that expands past PT_PROFILE_VALUE_MAX, naming file, line, option */
+int pt_expand_too_long(struct perftune_profile *p, const struct pt_popt *o);
+/* Evaluate the ${f:...} of @in into *@out; reasons for what is not go to @why.  0 or -errno. */
+int pt_expand_functions(struct perftune_profile *p, const char *in, const struct pt_popt *o,
+			struct pt_buf *why, char **out);
+int pt_expand_reasons(struct pt_buf *why, char **unresolved); /* @why -> *@unresolved or NULL */
 /* ${f:...} functions only, before variables exist (include=). */
 int pt_func_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
 		   char **out, char **unresolved);
