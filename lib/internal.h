@@ -89,7 +89,7 @@ int pt_resolve_user(int top, const char *rest, int flags);
 /* use the user-space walk (@user) or openat2 from now on, no probe */
 void pt_resolve_force(struct perftune_ctx *ctx, bool user);
 /* "openat2 (RESOLVE_BENEATH)" or "user-space (openat2: <why>)", probed if need be */
-const char *pt_resolver_name(struct perftune_ctx *ctx, char *buf, size_t size);
+const char *pt_resolver_name(struct perftune_ctx *ctx);
 /* ENOSYS or EPERM: the user-space walk's own calls were refused (a filter); 0 if not */
 int pt_resolver_refused(struct perftune_ctx *ctx);
 

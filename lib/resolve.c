@@ -437,7 +437,7 @@ void pt_resolve_force(struct perftune_ctx *ctx, bool user)
 	__atomic_store_n(&s->mode, user ? MODE_USER : MODE_OPENAT2, __ATOMIC_RELEASE);
 }
 
-const char *pt_resolver_name(struct perftune_ctx *ctx, char *buf, size_t size)
+const char *pt_resolver_name(struct perftune_ctx *ctx)
 {
 	struct pt_resolver_state *s = state(ctx);
 	int mode = __atomic_load_n(&s->mode, __ATOMIC_ACQUIRE), why;
@@ -450,14 +450,24 @@ const char *pt_resolver_name(struct perftune_ctx *ctx, char *buf, size_t size)
 	}
 	why = __atomic_load_n(&s->why, __ATOMIC_RELAXED);
 	if (mode == MODE_OPENAT2)
-		snprintf(buf, size, "openat2 (RESOLVE_BENEATH)");
-	else if (mode == MODE_USER && why)
-		snprintf(buf, size, "user-space (openat2: %s)", strerror(why));
-	else if (mode == MODE_USER)
-		snprintf(buf, size, "user-space (forced: PERFTUNE_NO_OPENAT2)");
-	else
-		snprintf(buf, size, "unknown (%s)", strerror(-mode));
-	return buf;
+		return "openat2 (RESOLVE_BENEATH)";
+	if (mode != MODE_USER)
+		return "not probed yet (no sys/ or proc/ below the root)";
+	switch (why) {
+	case 0:
+		return "user-space (forced: PERFTUNE_NO_OPENAT2)";
+	case ENOSYS:
+		return "user-space (openat2: ENOSYS, kernel older than 5.6 or a seccomp filter)";
+	case EPERM:
+		return "user-space (openat2: EPERM, a seccomp filter)";
+	default:
+		return "user-space (openat2 refused the probe)";
+	}
+}
+
+PERFTUNE_EXPORT const char *perftune_ctx_get_resolver(struct perftune_ctx *ctx)
+{
+	return ctx ? pt_resolver_name(ctx) : NULL;
 }
 
 int pt_resolver_refused(struct perftune_ctx *ctx)
