@@ -19,6 +19,11 @@ int pt_root_fd(struct perftune_ctx *ctx);
 struct pt_fcache;
 struct pt_fcache **pt_ctx_fcache(struct perftune_ctx *ctx); /* attr.c's, kept in the context */
 int *pt_ctx_jdir(struct perftune_ctx *ctx);		  /* journal.c's, kept in the context */
+/* resolve.c's, kept in the context: which resolver, why, a refusal of the fallback's calls */
+struct pt_resolver_state {
+	int mode, why, refused;
+};
+struct pt_resolver_state *pt_ctx_resolver(struct perftune_ctx *ctx);
 #define PT_TOP_MAX 3
 int pt_top_fd(struct perftune_ctx *ctx, int i, const char *name);
 bool pt_root_is_host(struct perftune_ctx *ctx);
@@ -70,11 +75,29 @@ void pt_wave_free(struct pt_wave *w);
 void pt_lock(struct perftune_ctx *ctx);
 void pt_unlock(struct perftune_ctx *ctx);
 
+/* ---- resolve.c: how attr.c opens a path below a top directory without leaving it ---- */
+/*
+ * Open @rest below the top directory fd @top: openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_MAGICLINKS), or where the kernel or a seccomp filter refuses it
+ * (ENOSYS, EPERM; probed once per context) or PERFTUNE_NO_OPENAT2 is set, the
+ * same confinement walked in user space.  -EPERM: it would leave the top;
+ * -ELOOP: a magic link, too many links, or O_NOFOLLOW on a link.
+ */
+int pt_resolve_open(struct perftune_ctx *ctx, int top, const char *rest, int flags);
+/* the user-space walk alone (the unit tier and the fuzzer test it directly) */
+int pt_resolve_user(int top, const char *rest, int flags);
+/* use the user-space walk (@user) or openat2 from now on, no probe */
+void pt_resolve_force(struct perftune_ctx *ctx, bool user);
+/* "openat2 (RESOLVE_BENEATH)" or "user-space (openat2: <why>)", probed if need be */
+const char *pt_resolver_name(struct perftune_ctx *ctx);
+/* ENOSYS or EPERM: the user-space walk's own calls were refused (a filter); 0 if not */
+int pt_resolver_refused(struct perftune_ctx *ctx);
+
 /* ---- attr.c: the only place that opens, reads and writes kernel files ---- */
 /*
  * Paths are relative to the context root and must start with "sys/",
- * "proc/" or "dev/"; they are opened with openat2(RESOLVE_BENEATH) below that
- * top directory, so neither ".." nor a symlink can lead out of /sys or /proc.
+ * "proc/" or "dev/"; they are opened with pt_resolve_open() below that top
+ * directory, so neither ".." nor a symlink can lead out of /sys or /proc.
  */
 int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags);
 /*
