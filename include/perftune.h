@@ -103,6 +103,15 @@ void perftune_ctx_set_log_fn(struct perftune_ctx *ctx, perftune_log_fn fn, int m
  */
 const char *perftune_ctx_last_error(struct perftune_ctx *ctx);
 
+/**
+ * perftune_ctx_get_resolver() - how @ctx confines its paths below sys/, proc/
+ * and dev/ of its root: "openat2 (RESOLVE_BENEATH)", or "user-space (...)" with
+ * the reason (openat2 answered ENOSYS or EPERM: a kernel older than 5.6 or a
+ * seccomp filter; or PERFTUNE_NO_OPENAT2 is set).  Probed on first use, then
+ * kept for the context.  NULL if @ctx is NULL.  Symbol node LIBPERFTUNE_2.
+ */
+const char *perftune_ctx_get_resolver(struct perftune_ctx *ctx);
+
 /** perftune_version() - the library version string, e.g. "0.1.0". */
 const char *perftune_version(void);
 

@@ -192,6 +192,11 @@ int pt_resolve(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void 
 		goto out;
 	}
 	r = fam->resolve(ctx, kp, emit, ud);
+	if (r < 0 && pt_resolver_refused(ctx)) /* not "no such sysctl": the calls were refused */
+		r = pt_err(ctx, -pt_resolver_refused(ctx),
+			   "%s: cannot open kernel files: the kernel or a seccomp filter refuses "
+			   "openat2 and the calls of the user-space resolver (%s)",
+			   shown(key, sb, sizeof(sb)), strerror(pt_resolver_refused(ctx)));
 out:
 	free(kp);
 	return r;
@@ -585,6 +590,8 @@ PERFTUNE_EXPORT int perftune_describe(struct perftune_ctx *ctx, const char *key,
 		goto out;
 	}
 	r = t.fam->describe(ctx, &t, d);
+	if (r >= 0)
+		pt_desc_add_info(d, "paths resolved by %s", pt_resolver_name(ctx));
 	if (r < 0)
 		perftune_desc_free(d);
 	else
