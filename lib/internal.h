@@ -161,10 +161,34 @@ void pt_trim(char *s);
 bool pt_choice_in(const char *raw, const char *word); /* word among the choices of raw */
 void pt_choices(const char *raw, char *out, size_t size); /* "a [b] c" -> "a b c" */
 int pt_parse_ll(const char *s, long long *v);
-int pt_parse_cpulist(const char *s, unsigned char *mask, int nbits); /* 0 or -EINVAL */
-void pt_format_cpulist(const unsigned char *mask, int nbits, char *out, size_t size);
 bool pt_value_ok(const char *v); /* printable, bounded, no newline */
 int pt_snprintf(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4); /* -ENAMETOOLONG on truncation */
+
+/* ---- shared/buf.c: a growable string; out of memory shows once, at pt_buf_steal() ---- */
+struct pt_buf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+void pt_buf_add(struct pt_buf *b, const char *s, size_t n);
+void pt_buf_puts(struct pt_buf *b, const char *s);
+void pt_buf_printf(struct pt_buf *b, const char *fmt, ...) _printf_(2, 3);
+char *pt_buf_steal(struct pt_buf *b); /* NULL if out of memory; "" if nothing was added */
+
+/* ---- shared/cpulist.c: CPU and node lists and masks (bit i in byte i / 8) ---- */
+#define PT_CPUS_MAX 8192
+#define PT_CPUS_BYTES (PT_CPUS_MAX / 8)
+/* the kernel's syntax "0-3,8": 0, -EINVAL (syntax), -ERANGE (a > b, past @nbits) */
+int pt_parse_cpulist(const char *s, unsigned char *mask, int nbits);
+/* packed "0-3,8" of the first @nbits bits; truncated to whole items */
+void pt_format_cpulist(const unsigned char *mask, int nbits, char *out, size_t size);
+/* masks of PT_CPUS_MAX bits: */
+void pt_cpus_set(unsigned char *m, long i, bool on); /* outside the mask: ignored */
+bool pt_cpus_has(const unsigned char *m, long i);
+int pt_cpus_parse(const char *s, unsigned char *mask); /* TuneD's cpulist_unpack syntax */
+int pt_cpus_hex(const char *s, unsigned char *m);	 /* "0x..." (commas allowed), ORed in */
+char *pt_cpus_list(const unsigned char *m, const char *prefix, bool pack); /* "0,1" / "0-1" */
+char *pt_cpus_hexstr(const unsigned char *m);				   /* "0000000f" */
 
 /* ---- key.c ---- */
 #define PT_MAX_COMPS 16

@@ -179,6 +179,21 @@ func TestList(t *testing.T) {
 	}
 }
 
+func TestDescribeUnreadableSaysWhy(t *testing.T) {
+	ft := newFakeTree(t)
+	ft.write(t, "proc/sys/vm/drop_caches", "0\n")
+	if err := os.Chmod(ft.path("proc/sys/vm/drop_caches"), 0o200); err != nil { // a write-only trigger
+		t.Fatal(err)
+	}
+	d, err := ft.open(t).Describe("sysctl.vm.drop_caches")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Readable || d.Value != "" || d.Unreadable != "write-only trigger" {
+		t.Errorf("Describe(sysctl.vm.drop_caches) = %+v, want unreadable: write-only trigger", d)
+	}
+}
+
 func TestListFlagsReadOnlySysctls(t *testing.T) {
 	ft := newFakeTree(t)
 	ft.write(t, "proc/sys/kernel/ostype", "Linux\n")

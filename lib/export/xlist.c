@@ -32,25 +32,21 @@ static char *dup_or_null(const char *s, bool *oom)
 	return d;
 }
 
-/* the names @e goes by: a key that no longer resolves here (a device gone) has none */
-static int name(struct perftune_ctx *ctx, struct xent *e)
+/* the names of @t set to @e's value, into @e */
+static int name_as(struct perftune_ctx *ctx, struct xent *e, const struct pt_tunable *t)
 {
-	struct pt_tunable t;
-
 	memset(&e->nm, 0, sizeof(e->nm));
-	if (pt_resolve_one(ctx, e->key, &t) < 0) {
-		pt_err_clear(ctx);
-		return 0;
-	}
-	if (t.fam->export_names)
-		t.fam->export_names(ctx, &t, e->value, &e->nm);
-	if (t.path[0] && !(e->path = strdup(t.path)))
+	free(e->path);
+	e->path = NULL;
+	if (t->fam->export_names)
+		t->fam->export_names(ctx, t, e->value, &e->nm);
+	if (t->path[0] && !(e->path = strdup(t->path)))
 		return -ENOMEM;
 	return 0;
 }
 
-int pt_xlist_add(struct perftune_ctx *ctx, struct xlist *l, const char *key, const char *value,
-		 const char *hint)
+static int add_one(struct perftune_ctx *ctx, struct xlist *l, const char *key, const char *value,
+		   const char *hint, const struct pt_tunable *t)
 {
 	struct xent *v;
 	bool oom = false;
@@ -62,9 +58,7 @@ int pt_xlist_add(struct perftune_ctx *ctx, struct xlist *l, const char *key, con
 				return -ENOMEM;
 			free(l->e[i].value);
 			l->e[i].value = nv;
-			free(l->e[i].path);
-			l->e[i].path = NULL;
-			return name(ctx, &l->e[i]); /* names with values (boot) follow it */
+			return t ? name_as(ctx, &l->e[i], t) : 0; /* boot names carry the value */
 		}
 	v = realloc(l->e, (l->n + 1) * sizeof(*v));
 	if (!v)
@@ -75,7 +69,43 @@ int pt_xlist_add(struct perftune_ctx *ctx, struct xlist *l, const char *key, con
 	v->key = dup_or_null(key, &oom);
 	v->value = dup_or_null(value, &oom);
 	v->hint = dup_or_null(hint, &oom);
-	return oom ? -ENOMEM : name(ctx, v);
+	if (oom)
+		return -ENOMEM;
+	return t ? name_as(ctx, v, t) : 0;
+}
+
+/* what the kernel is given for @value: the alternative @t offers of "none|noop"
+ * (a profile item of a device that means others keeps the alternatives) */
+static const char *exact(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+			 char *buf, size_t size)
+{
+	if (t->fam->validate(ctx, t, value, buf, size) < 0) {
+		pt_err_clear(ctx);
+		return value; /* as given (not writable here, e.g. not root) */
+	}
+	return buf;
+}
+
+int pt_xlist_add(struct perftune_ctx *ctx, struct xlist *l, const char *key, const char *value,
+		 const char *hint)
+{
+	_cleanup_free_ struct pt_tunable *t = NULL;
+	int n = pt_resolve_all(ctx, key, &t), r = 0;
+	char exact_v[PT_VAL];
+
+	if (n <= 0) { /* no longer resolves here (a device gone): a key without names */
+		pt_err_clear(ctx);
+		return n == -ENOMEM ? n : add_one(ctx, l, key, value, hint, NULL);
+	}
+	/* a device that means others (a bio-based dm device: its disks) is a rule for
+	 * each of them, unless a pattern rule stands for them all */
+	if (n > 1 && !hint && t[0].group[0]) {
+		for (int i = 0; i < n && r >= 0; i++)
+			r = add_one(ctx, l, t[i].key, exact(ctx, &t[i], value, exact_v, sizeof(exact_v)),
+				    NULL, &t[i]);
+		return r;
+	}
+	return add_one(ctx, l, key, exact(ctx, &t[0], value, exact_v, sizeof(exact_v)), hint, &t[0]);
 }
 
 int pt_xlist_skip(struct xlist *l, const char *option, const char *value, const char *reason)

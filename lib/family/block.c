@@ -504,9 +504,11 @@ static int block_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 static void block_export_names(struct perftune_ctx *ctx _unused_, const struct pt_tunable *t,
 			       const char *value _unused_, struct pt_xnames *x)
 {
-	size_t n = strlen("sys/block/") + strlen(t->group) + 1;
+	size_t g = strlen(t->group), n = strlen("sys/block/") + g + 1;
 
-	if (strlen(t->path) <= n || pt_snprintf(x->attr, sizeof(x->attr), "%s", t->path + n) < 0)
+	/* emit_attr's paths: sys/block/<group>/<attribute> */
+	if (strncmp(t->path, "sys/block/", 10) || strncmp(t->path + 10, t->group, g) ||
+	    t->path[n - 1] != '/' || pt_snprintf(x->attr, sizeof(x->attr), "%s", t->path + n) < 0)
 		return;
 	snprintf(x->dev, sizeof(x->dev), "%s", t->group);
 	x->order = t->order;

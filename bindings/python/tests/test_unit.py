@@ -130,6 +130,14 @@ def test_describe_read_only_file(ctx: perftune.Context, tree: FakeTree) -> None:
     assert d.reason  # says why
 
 
+def test_describe_unreadable_says_why(ctx: perftune.Context, tree: FakeTree) -> None:
+    tree.write("proc/sys/vm/drop_caches", "0\n")
+    tree.path("proc/sys/vm/drop_caches").chmod(0o200)  # a write-only trigger
+    d = ctx.describe("sysctl.vm.drop_caches")
+    assert (d.value, d.unreadable) == (None, "write-only trigger")
+    assert ctx.describe("sysctl.vm.swappiness").unreadable is None
+
+
 # ---- errors ------------------------------------------------------------------
 
 
