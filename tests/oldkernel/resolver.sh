@@ -15,6 +15,10 @@ want=$("$P" get "${keys[@]}" 2>&1)
 got=$("$run" --errno "$err" -- "$P" get "${keys[@]}" 2>&1)
 if [ "$got" = "$want" ]; then echo "ok - same values under $err"
 else echo "not ok - under $err: '$got', without: '$want'"; fail=1; fi
+case $("$run" --errno "$err" -- "$P" describe sysctl.vm.swappiness) in
+*"paths resolved by user-space (openat2: $err"*) echo "ok - describe names the resolver" ;;
+*) echo "not ok - describe does not name the resolver"; fail=1 ;;
+esac
 # a filter that refuses even the fallback's lookups is named, never "no such sysctl"
 msg=$("$run" --errno "$err" --refuse-walk -- "$P" get sysctl.vm.swappiness thp.enabled 2>&1)
 case $msg in
