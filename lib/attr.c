@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "internal.h"
+#include "missing/missing-openat2.h"
 
 static const char *const tops[PT_TOP_MAX] = { "sys/", "proc/", "dev/" };
 
