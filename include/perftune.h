@@ -103,6 +103,15 @@ void perftune_ctx_set_log_fn(struct perftune_ctx *ctx, perftune_log_fn fn, int m
  */
 const char *perftune_ctx_last_error(struct perftune_ctx *ctx);
 
+/**
+ * perftune_ctx_get_resolver() - how @ctx confines its paths below sys/, proc/
+ * and dev/ of its root: "openat2 (RESOLVE_BENEATH)", or "user-space (...)" with
+ * the reason (openat2 answered ENOSYS or EPERM: a kernel older than 5.6 or a
+ * seccomp filter; or PERFTUNE_NO_OPENAT2 is set).  Probed on first use, then
+ * kept for the context.  NULL if @ctx is NULL.  Symbol node LIBPERFTUNE_2.
+ */
+const char *perftune_ctx_get_resolver(struct perftune_ctx *ctx);
+
 /** perftune_version() - the library version string, e.g. "0.1.0". */
 const char *perftune_version(void);
 
@@ -128,8 +137,9 @@ struct perftune_iter;
 
 /**
  * perftune_list() - iterate over the existing tunables whose key starts with @prefix
- * (NULL or "" for all), in a stable order. Items: key and value.
- * Tunables that exist but cannot be read (permission) are listed with value NULL.
+ * (NULL or "" for all), in a stable order. Items: key, value and flags.
+ * Tunables that exist but cannot be read (permission) are listed with value NULL;
+ * read-only sysctls (kernel.ostype) are listed with PERFTUNE_ITEM_READONLY.
  * Return: 0, -ENOMEM.
  */
 int perftune_list(struct perftune_ctx *ctx, const char *prefix, struct perftune_iter **iterp);
@@ -167,6 +177,7 @@ enum {
 	PERFTUNE_ITEM_UNCHANGED = 1 << 4, /* staged but already at the value: no write */
 	PERFTUNE_ITEM_COMMITTED = 1 << 5, /* the transaction's commit completed */
 	PERFTUNE_ITEM_SHADOWED = 1 << 6,  /* a later live transaction also changed the key */
+	PERFTUNE_ITEM_READONLY = 1 << 7,  /* list: the kernel file is read-only (kernel.ostype) */
 };
 
 /** perftune_iter_flags() - PERFTUNE_ITEM_* bits of the current item. */
@@ -183,7 +194,9 @@ struct perftune_desc;
 
 /**
  * perftune_describe() - current value, allowed choices or range, unit, whether
- * it can be written and why not.  @key must name exactly one tunable.
+ * it can be written and why not.  @key must name exactly one tunable.  A
+ * tunable whose file refuses reads is described: value NULL, and
+ * perftune_desc_unreadable() says why.
  * Return: 0, -EINVAL, -ENOENT, -ENODEV, -EOPNOTSUPP, -ENOTUNIQ, -ENOMEM.
  */
 int perftune_describe(struct perftune_ctx *ctx, const char *key, struct perftune_desc **descp);
@@ -198,6 +211,11 @@ const char *perftune_desc_unit(const struct perftune_desc *d);	 /* "kB", "us", "
 bool perftune_desc_writable(const struct perftune_desc *d);
 const char *perftune_desc_reason(const struct perftune_desc *d); /* why not writable, or NULL */
 const char *perftune_desc_info(const struct perftune_desc *d);	 /* extra facts, or NULL */
+/**
+ * perftune_desc_unreadable() - why the value cannot be read ("Input/output error",
+ * "write-only trigger"), or NULL when perftune_desc_value() holds it.
+ */
+const char *perftune_desc_unreadable(const struct perftune_desc *d);
 /** perftune_desc_free() - accepts NULL. */
 void perftune_desc_free(struct perftune_desc *d);
 
@@ -434,10 +452,13 @@ int perftune_export_transaction(struct perftune_ctx *ctx, const char *name, int 
 				char **text);
 
 /**
- * perftune_export_profile() - the same for the keys @p maps to (skipped
- * options are left out, and so are ">N" conditions the machine already meets).
+ * perftune_export_profile() - the same for the keys @p maps to (">N"
+ * conditions the machine already meets are left out; options this machine
+ * skips are kept as "# skipped here: [unit] option = value: reason" comments,
+ * for cmdline on the lines after the fragment).
  * Disk options of a section that selects disks by pattern (devices=sd*,
- * rotational=0) become one udev rule for the pattern.
+ * rotational=0) become udev rules for the pattern, each guarded by TEST on
+ * its attribute.
  * Return: number of keys exported, -EINVAL, -ENOMEM.
  */
 int perftune_export_profile(struct perftune_profile *p, int format, char **text);

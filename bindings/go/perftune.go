@@ -269,6 +269,7 @@ type Tunable struct {
 	Value    string // current value; "" if it cannot be read
 	Readable bool   // false if the tunable exists but its value cannot be read
 	Note     string // remark (resolution, alias), often ""
+	ReadOnly bool   // a read-only sysctl (sysctl.kernel.ostype): listed, not settable
 }
 
 // List returns the existing tunables whose key starts with prefix ("" for
@@ -291,6 +292,7 @@ func (c *Context) List(prefix string) ([]Tunable, error) {
 				Value:    C.GoString(v),
 				Readable: v != nil,
 				Note:     C.GoString(C.perftune_iter_note(it)),
+				ReadOnly: C.perftune_iter_flags(it)&C.PERFTUNE_ITEM_READONLY != 0,
 			})
 		}
 		return 0
@@ -311,6 +313,8 @@ type Description struct {
 	Writable bool     // whether the tunable can be written
 	Reason   string   // why it cannot be written, or ""
 	Info     string   // extra facts (aliases, side effects), or ""
+	// Unreadable says why Value could not be read ("Input/output error"), or ""
+	Unreadable string
 }
 
 // Describe returns the current value, allowed choices or range, unit, and
@@ -329,16 +333,17 @@ func (c *Context) Describe(key string) (*Description, error) {
 		v := C.perftune_desc_value(cd)
 		var lo, hi C.longlong
 		d = Description{
-			Key:      C.GoString(C.perftune_desc_key(cd)),
-			Value:    C.GoString(v),
-			Readable: v != nil,
-			Path:     C.GoString(C.perftune_desc_path(cd)),
-			Choices:  strings.Fields(C.GoString(C.perftune_desc_choices(cd))),
-			HasRange: bool(C.perftune_desc_range(cd, &lo, &hi)),
-			Unit:     C.GoString(C.perftune_desc_unit(cd)),
-			Writable: bool(C.perftune_desc_writable(cd)),
-			Reason:   C.GoString(C.perftune_desc_reason(cd)),
-			Info:     C.GoString(C.perftune_desc_info(cd)),
+			Key:        C.GoString(C.perftune_desc_key(cd)),
+			Value:      C.GoString(v),
+			Readable:   v != nil,
+			Path:       C.GoString(C.perftune_desc_path(cd)),
+			Choices:    strings.Fields(C.GoString(C.perftune_desc_choices(cd))),
+			HasRange:   bool(C.perftune_desc_range(cd, &lo, &hi)),
+			Unit:       C.GoString(C.perftune_desc_unit(cd)),
+			Writable:   bool(C.perftune_desc_writable(cd)),
+			Reason:     C.GoString(C.perftune_desc_reason(cd)),
+			Info:       C.GoString(C.perftune_desc_info(cd)),
+			Unreadable: C.GoString(C.perftune_desc_unreadable(cd)),
 		}
 		if d.HasRange {
 			d.Min, d.Max = int64(lo), int64(hi)
@@ -404,6 +409,7 @@ const (
 	ItemUnchanged ItemFlags = C.PERFTUNE_ITEM_UNCHANGED // staged but already at the value: no write
 	ItemCommitted ItemFlags = C.PERFTUNE_ITEM_COMMITTED // the transaction's commit completed
 	ItemShadowed  ItemFlags = C.PERFTUNE_ITEM_SHADOWED  // a later live transaction also changed the key
+	ItemReadOnly  ItemFlags = C.PERFTUNE_ITEM_READONLY  // listed, but the kernel file is read-only
 )
 
 var flagNames = []struct {
@@ -412,7 +418,7 @@ var flagNames = []struct {
 }{
 	{ItemDrift, "drift"}, {ItemOrphaned, "orphaned"}, {ItemHeld, "held"},
 	{ItemWritten, "written"}, {ItemUnchanged, "unchanged"}, {ItemCommitted, "committed"},
-	{ItemShadowed, "shadowed"},
+	{ItemShadowed, "shadowed"}, {ItemReadOnly, "read-only"},
 }
 
 // Has reports whether all of the flags in f2 are set in f.

@@ -188,7 +188,7 @@ class Context:
     def list(self, prefix: str | None = None) -> Iterator[Tunable]:
         """Iterate over the existing tunables whose key starts with
         ``prefix`` (all if None), in a stable order, as :class:`Tunable`
-        ``(key, value, note)``."""
+        ``(key, value, note, read_only)``."""
         if prefix is not None:
             _text("prefix", prefix)
         _rc, it = self._call(_lib.perftune_list, prefix)
@@ -199,6 +199,7 @@ class Context:
                     _str(_lib.perftune_iter_key(i)),
                     _lib.perftune_iter_value(i),
                     _lib.perftune_iter_note(i) or None,
+                    bool(_lib.perftune_iter_flags(i) & _lib.PERFTUNE_ITEM_READONLY),
                 ),
             )
         )
@@ -220,6 +221,7 @@ class Context:
                 writable=bool(_lib.perftune_desc_writable(d)),
                 reason=_lib.perftune_desc_reason(d),
                 info=_lib.perftune_desc_info(d),
+                unreadable=_lib.perftune_desc_unreadable(d),
             )
         finally:
             _lib.perftune_desc_free(d)
