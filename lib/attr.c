@@ -15,7 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 #include "internal.h"
-#include "missing/missing-openat2.h"
 
 static const char *const tops[PT_TOP_MAX] = { "sys/", "proc/", "dev/" };
 
