@@ -20,7 +20,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "internal.h"
+#include "missing/missing-openat2.h"
 
 #define OPEN_TRIES 64
 #define LINKS_MAX 40	  /* the kernel's MAXSYMLINKS */
