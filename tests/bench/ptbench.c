@@ -20,7 +20,9 @@
  *                                          tx_set, a part of apply)
  *   ptbench orphans ROUNDS ROOT JDIR NKEYS
  *                                          restore --orphans of a journal of NKEYS
- *                                          sysctls in the fake tree ROOT (made here)
+ *                                          sysctls in the fake tree ROOT (made here);
+ *                                          $PTBENCH_ORPHAN_BLOCK: two keys a disk of
+ *                                          NKEYS/2 fake disks (mkfake) instead
  *   ptbench exec ROUNDS APPLY... -- RESTORE...
  *                                          two processes per round (CLI, TuneD)
  *   ptbench load ROUNDS LOADER LIB         LOADER LIB per round: a fresh process not
@@ -357,6 +359,7 @@ static int put_mode(int n, char **pv)
 }
 
 static void put(const char *path, const char *text);
+static int mkfake(const char *root, int ndev);
 
 /* ---- the library in-process ---- */
 
@@ -426,7 +429,7 @@ static int lib_mode(int rounds, const char *root, int n, char **kv)
  * value and writes the journal (untimed), then times perftune_restore().
  * Linear means 4 times the keys take about 4 times as long.
  */
-static void orphan_round(const char *root, const char *jdir, int nkeys)
+static void orphan_round(const char *root, const char *jdir, int nkeys, bool block)
 {
 	char p[4096], v[32];
 	size_t cap = (size_t)nkeys * 96 + 256, len;
@@ -445,6 +448,18 @@ static void orphan_round(const char *root, const char *jdir, int nkeys)
 	len = (size_t)snprintf(j, cap, "perftune-journal 1\nname orphan\nboot %s\nflags 0\n"
 				       "pid 4194303 1\n", boot);
 	for (int i = 0; i < nkeys; i++) {
+		if (block) { /* two keys a disk: read_ahead_kb 128 -> 256, nr_requests 64 -> 128 */
+			const char *attr = i % 2 ? "nr_requests" : "read_ahead_kb";
+			int was = i % 2 ? 64 : 128;
+			snprintf(p, sizeof(p), "%s/sys/devices/virtual/block/fake%d/queue/%s", root,
+				 i / 2, attr);
+			snprintf(v, sizeof(v), "%d\n", was * 2);
+			put(p, v);
+			len += (size_t)snprintf(j + len, cap - len,
+						"orig %d block.fake%d.%s\t%d\nwrote block.fake%d.%s\t%d\n",
+						i + 1, i / 2, attr, was, i / 2, attr, was * 2);
+			continue;
+		}
 		snprintf(p, sizeof(p), "%s/proc/sys/many/k%d", root, i);
 		snprintf(v, sizeof(v), "%d\n", i + 1000000);
 		put(p, v);
@@ -465,14 +480,19 @@ static int orphans_mode(int rounds, const char *root, const char *jdir, int nkey
 	struct perftune_ctx *ctx;
 	double *t = calloc((size_t)rounds, sizeof(double));
 
+	bool block = getenv("PTBENCH_ORPHAN_BLOCK") != NULL; /* disks of a mkfake tree instead */
+
+	mkdir(root, 0755);
 	mkdir(jdir, 0700);
+	if (block)
+		mkfake(root, (nkeys + 1) / 2);
 	if (perftune_ctx_new(&ctx) < 0 || perftune_ctx_set_root(ctx, root) < 0 ||
 	    perftune_ctx_set_journal_dir(ctx, jdir) < 0)
 		die("context: %s%s", root, "");
 	for (int r = -warmup; r < rounds; r++) {
 		double t0;
 		int rc;
-		orphan_round(root, jdir, nkeys);
+		orphan_round(root, jdir, nkeys, block);
 		t0 = now_us();
 		rc = perftune_restore(ctx, NULL, PERFTUNE_RESTORE_ORPHANS);
 		if (rc != nkeys)
