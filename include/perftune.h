@@ -5,22 +5,38 @@
  * One string names one tunable ("block.sda.scheduler", "thp.enabled",
  * "sysctl.vm.dirty_ratio"; see perftune(8) and DESIGN.md §2 for the
  * namespace).  Every function returns 0, a non-negative count, or a negative
- * errno; the context keeps a one-line message naming the key and the cause,
- * readable with perftune_ctx_last_error().  The library never prints (unless
- * a log function is set) and never exits.
+ * errno; the calling thread keeps a one-line message naming the key and the
+ * cause, readable with perftune_ctx_last_error().  The library never prints
+ * (unless a log function is set) and never exits.
  *
- * Errors a function may return are listed with it.  Across the API:
- *   -EINVAL     malformed key or value, or a value the tunable does not accept
- *   -ENOENT     the key names a tunable this kernel does not have
- *   -ENODEV     the selector names no device (or a device without the attribute)
- *   -EACCES/-EPERM  not allowed (not root, read-only attribute)
+ * Errors.  Every int-returning function returns through one filter: the
+ * codes below are the whole set a caller can see (anything else the kernel
+ * or libc answers becomes -EIO, its cause kept in the message).  The codes a
+ * function may return are listed with it.
+ *   -EINVAL     malformed key or value, a value the tunable does not accept
+ *               (also a number out of its range), a key naming a directory
+ *   -ENOENT     the key names a tunable this kernel does not have; no such
+ *               transaction or profile
+ *   -ENODEV     the selector names no device (or a device without the
+ *               attribute, a path not on a block device, no such process)
+ *   -EACCES/-EPERM  not allowed (not root, read-only attribute, a path
+ *               outside /sys or /proc/sys)
  *   -EROFS      the tunable is read-only by design (e.g. selinux.enforce)
  *   -ENOMEM     out of memory
- *   -EIO        the kernel accepted a write but did not carry it out
- *   -EBUSY      a named transaction is held by a live process
- *   -ENAMETOOLONG  key, value or path over the limits
+ *   -EIO        the kernel accepted a write but did not carry it out, a
+ *               journal that cannot be read, any other kernel or libc failure
+ *   -EBUSY      a named transaction is held by a live process, or the kernel
+ *               answered busy
+ *   -ENAMETOOLONG  key, value, path or a journal record over the limits (a
+ *               glob matching more than 4096 devices)
  *   -EOPNOTSUPP the tunable exists in the namespace but not on this machine
  *               (no cpufreq driver, SELinux not enabled, ...)
+ *   -ENOTUNIQ   a key that must name one tunable names several that differ
+ *   -EALREADY   the transaction was already committed (or released)
+ *   -EAGAIN     fewer huge pages than asked, without ALLOW_PARTIAL
+ *   -ELOOP      a symlinked journal; an include= cycle in a profile
+ *   -EFBIG      a profile or journal file too large
+ *   -ENOTDIR    perftune_ctx_set_root() of something not a directory
  */
 #ifndef PERFTUNE_H
 #define PERFTUNE_H
@@ -39,7 +55,7 @@ extern "C" {
 /* Context                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/** Opaque library context: root directory, journal directory, log, last error. */
+/** Opaque library context: root directory, journal directory, log.  Thread-safe. */
 struct perftune_ctx;
 
 /**
@@ -98,8 +114,10 @@ void perftune_ctx_set_log_fn(struct perftune_ctx *ctx, perftune_log_fn fn, int m
 
 /**
  * perftune_ctx_last_error() - one line naming the key and the cause of the last
- * failed call on @ctx ("block.sdx.scheduler: no such block device"), or "" if none.
- * Valid until the next call on @ctx.
+ * failed call made by the calling thread ("block.sdx.scheduler: no such block
+ * device"), or "" if none.  The message is kept per thread, not per context:
+ * threads sharing @ctx each read their own.  @ctx may be NULL.
+ * Valid until the calling thread's next call into the library.
  */
 const char *perftune_ctx_last_error(struct perftune_ctx *ctx);
 

@@ -183,12 +183,17 @@ void pt_iter_sort(struct perftune_iter *it)
 		qsort(it->items, it->n, sizeof(*it->items), item_cmp);
 }
 
-PERFTUNE_EXPORT int perftune_iter_next(struct perftune_iter *it)
+static int iter_next_impl(struct perftune_iter *it)
 {
 	if (!it || it->pos >= it->n)
 		return 0;
 	it->pos++;
 	return 1;
+}
+
+PERFTUNE_EXPORT int perftune_iter_next(struct perftune_iter *it)
+{
+	return pt_api_ret(iter_next_impl(it));
 }
 
 static const struct pt_item *cur(struct perftune_iter *it)
@@ -215,10 +220,15 @@ PERFTUNE_EXPORT unsigned perftune_iter_flags(struct perftune_iter *it)
 	return c ? c->flags : 0;
 }
 
-PERFTUNE_EXPORT int perftune_iter_pid(struct perftune_iter *it)
+static int iter_pid_impl(struct perftune_iter *it)
 {
 	const struct pt_item *c = cur(it);
 	return c ? c->pid : 0;
+}
+
+PERFTUNE_EXPORT int perftune_iter_pid(struct perftune_iter *it)
+{
+	return pt_api_ret(iter_pid_impl(it));
 }
 
 PERFTUNE_EXPORT void perftune_iter_free(struct perftune_iter *it)

@@ -26,7 +26,9 @@ bool pt_root_is_host(struct perftune_ctx *ctx);
 bool pt_sys_is_root(struct perftune_ctx *ctx);
 struct udev *pt_udev(struct perftune_ctx *ctx);
 void pt_log(struct perftune_ctx *ctx, int prio, const char *fmt, ...) _printf_(3, 4);
-/* Set the context's one-line error and return @err (a negative errno). */
+/* Map @r onto the errno set perftune.h documents: every exported int function returns through it. */
+int pt_api_ret(int r);
+/* Set the calling thread's one-line error and return @err (a negative errno). */
 int pt_err(struct perftune_ctx *ctx, int err, const char *fmt, ...) _printf_(3, 4);
 void pt_err_clear(struct perftune_ctx *ctx);
 /* The current message: the calling worker's own while redirected. */

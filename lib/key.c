@@ -407,7 +407,7 @@ static int get_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *
 	return 0;
 }
 
-PERFTUNE_EXPORT int perftune_get(struct perftune_ctx *ctx, const char *key, char **value)
+static int get_impl(struct perftune_ctx *ctx, const char *key, char **value)
 {
 	struct get_state g = { .key = key };
 	int r;
@@ -427,6 +427,11 @@ PERFTUNE_EXPORT int perftune_get(struct perftune_ctx *ctx, const char *key, char
 	}
 	pt_unlock(ctx);
 	return r;
+}
+
+PERFTUNE_EXPORT int perftune_get(struct perftune_ctx *ctx, const char *key, char **value)
+{
+	return pt_api_ret(get_impl(ctx, key, value));
 }
 
 struct list_state {
@@ -484,7 +489,7 @@ static int selector_prefixes(struct perftune_ctx *ctx, const char *prefix, char 
 	return n;
 }
 
-PERFTUNE_EXPORT int perftune_list(struct perftune_ctx *ctx, const char *prefix,
+static int list_impl(struct perftune_ctx *ctx, const char *prefix,
 				  struct perftune_iter **iterp)
 {
 	struct list_state ls = { 0 };
@@ -534,7 +539,13 @@ out:
 	return 0;
 }
 
-PERFTUNE_EXPORT int perftune_describe(struct perftune_ctx *ctx, const char *key,
+PERFTUNE_EXPORT int perftune_list(struct perftune_ctx *ctx, const char *prefix,
+				  struct perftune_iter **iterp)
+{
+	return pt_api_ret(list_impl(ctx, prefix, iterp));
+}
+
+static int describe_impl(struct perftune_ctx *ctx, const char *key,
 				      struct perftune_desc **descp)
 {
 	struct pt_tunable t;
@@ -561,4 +572,10 @@ PERFTUNE_EXPORT int perftune_describe(struct perftune_ctx *ctx, const char *key,
 out:
 	pt_unlock(ctx);
 	return r < 0 ? r : 0;
+}
+
+PERFTUNE_EXPORT int perftune_describe(struct perftune_ctx *ctx, const char *key,
+				      struct perftune_desc **descp)
+{
+	return pt_api_ret(describe_impl(ctx, key, descp));
 }

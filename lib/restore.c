@@ -364,7 +364,7 @@ out:
 	return r;
 }
 
-PERFTUNE_EXPORT int perftune_restore(struct perftune_ctx *ctx, const char *name, unsigned flags)
+static int restore_impl(struct perftune_ctx *ctx, const char *name, unsigned flags)
 {
 	char **names = NULL;
 	int lockfd, r, total = 0, err = 0;
@@ -408,7 +408,12 @@ out:
 	return r;
 }
 
-PERFTUNE_EXPORT int perftune_status(struct perftune_ctx *ctx, struct perftune_iter **iterp)
+PERFTUNE_EXPORT int perftune_restore(struct perftune_ctx *ctx, const char *name, unsigned flags)
+{
+	return pt_api_ret(restore_impl(ctx, name, flags));
+}
+
+static int status_impl(struct perftune_ctx *ctx, struct perftune_iter **iterp)
 {
 	struct perftune_iter *it;
 	char **names = NULL;
@@ -477,4 +482,9 @@ PERFTUNE_EXPORT int perftune_status(struct perftune_ctx *ctx, struct perftune_it
 	}
 	*iterp = it;
 	return 0;
+}
+
+PERFTUNE_EXPORT int perftune_status(struct perftune_ctx *ctx, struct perftune_iter **iterp)
+{
+	return pt_api_ret(status_impl(ctx, iterp));
 }

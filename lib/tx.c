@@ -49,7 +49,7 @@ struct perftune_tx {
 	struct pt_fcache *files; /* its keys' files, open from staging to the rollback (few keys) */
 };
 
-PERFTUNE_EXPORT int perftune_tx_new(struct perftune_ctx *ctx, const char *name, unsigned flags,
+static int tx_new_impl(struct perftune_ctx *ctx, const char *name, unsigned flags,
 				    struct perftune_tx **txp)
 {
 	struct perftune_tx *tx;
@@ -74,6 +74,12 @@ PERFTUNE_EXPORT int perftune_tx_new(struct perftune_ctx *ctx, const char *name, 
 	snprintf(tx->name, sizeof(tx->name), "%s", name);
 	*txp = tx;
 	return 0;
+}
+
+PERFTUNE_EXPORT int perftune_tx_new(struct perftune_ctx *ctx, const char *name, unsigned flags,
+				    struct perftune_tx **txp)
+{
+	return pt_api_ret(tx_new_impl(ctx, name, flags, txp));
 }
 
 PERFTUNE_EXPORT struct perftune_tx *perftune_tx_ref(struct perftune_tx *tx)
@@ -237,7 +243,7 @@ static int stage_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void
 	return stage_one(ctx, t, p->input, ud);
 }
 
-PERFTUNE_EXPORT int perftune_tx_set(struct perftune_tx *tx, const char *key, const char *value)
+static int tx_set_impl(struct perftune_tx *tx, const char *key, const char *value)
 {
 	struct perftune_ctx *ctx;
 	struct pending p = { .tx = tx, .input = value };
@@ -297,6 +303,11 @@ out:
 	pt_attr_cache_unuse(ctx, prev);
 	pt_unlock(ctx);
 	return r;
+}
+
+PERFTUNE_EXPORT int perftune_tx_set(struct perftune_tx *tx, const char *key, const char *value)
+{
+	return pt_api_ret(tx_set_impl(tx, key, value));
 }
 
 /* keys without a device first, then per device: scheduler, attributes, dependents; stable */
@@ -755,7 +766,7 @@ out:
 	return r;
 }
 
-PERFTUNE_EXPORT int perftune_tx_commit(struct perftune_tx *tx)
+static int tx_commit_impl(struct perftune_tx *tx)
 {
 	struct perftune_ctx *ctx;
 	struct pt_fcache *prev;
@@ -796,7 +807,12 @@ out:
 	return r;
 }
 
-PERFTUNE_EXPORT int perftune_tx_rollback(struct perftune_tx *tx)
+PERFTUNE_EXPORT int perftune_tx_commit(struct perftune_tx *tx)
+{
+	return pt_api_ret(tx_commit_impl(tx));
+}
+
+static int tx_rollback_impl(struct perftune_tx *tx)
 {
 	struct pt_fcache *prev;
 	int r;
@@ -821,7 +837,12 @@ PERFTUNE_EXPORT int perftune_tx_rollback(struct perftune_tx *tx)
 	return r == -ENOENT ? 0 : r;
 }
 
-PERFTUNE_EXPORT int perftune_tx_changes(struct perftune_tx *tx, struct perftune_iter **iterp)
+PERFTUNE_EXPORT int perftune_tx_rollback(struct perftune_tx *tx)
+{
+	return pt_api_ret(tx_rollback_impl(tx));
+}
+
+static int tx_changes_impl(struct perftune_tx *tx, struct perftune_iter **iterp)
 {
 	struct perftune_iter *it;
 
@@ -847,4 +868,9 @@ PERFTUNE_EXPORT int perftune_tx_changes(struct perftune_tx *tx, struct perftune_
 	}
 	*iterp = it;
 	return 0;
+}
+
+PERFTUNE_EXPORT int perftune_tx_changes(struct perftune_tx *tx, struct perftune_iter **iterp)
+{
+	return pt_api_ret(tx_changes_impl(tx, iterp));
 }

@@ -95,11 +95,12 @@ func compareVersions(a, b string) int {
 }
 
 // Context is an open library context: the root directory the kernel files are
-// read below, the journal directory, and the last error. All its methods are
-// safe for concurrent use; each C call and the read of its error message
-// happen under one lock, so an error always carries the message of its own call.
+// read below and the journal directory. All its methods are safe for
+// concurrent use, and run concurrently: the library keeps the last error per
+// thread, and each C call and the read of its error message happen on one
+// locked OS thread, so an error always carries the message of its own call.
 type Context struct {
-	mu *sync.Mutex // shared with the Context's transactions (same C last error)
+	mu sync.RWMutex // Close (write) against calls in flight (read): not a serialisation
 	p  *C.struct_perftune_ctx
 }
 
@@ -141,7 +142,7 @@ func Open(opts ...Option) (*Context, error) {
 	if rc := C.perftune_ctx_new(&p); rc < 0 {
 		return nil, newError("open", "", rc, "")
 	}
-	c := &Context{mu: new(sync.Mutex), p: p}
+	c := &Context{p: p}
 	runtime.SetFinalizer(c, (*Context).Close)
 	if o.root != "" {
 		if err := c.setDir("root", o.root, func(s *C.char) C.int {
@@ -202,15 +203,15 @@ func (c *Context) JournalDir() string {
 }
 
 func (c *Context) getString(fn func(*C.struct_perftune_ctx) *C.char) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	if c.p == nil {
 		return ""
 	}
 	return C.GoString(fn(c.p))
 }
 
-// do runs fn under the context lock and turns a negative return into an
+// do runs fn and turns a negative return into an
 // *Error carrying the message the library left for this very call.
 // Strings in args must not contain NUL bytes (C would cut them short).
 func (c *Context) do(op, key string, fn func(*C.struct_perftune_ctx) C.int, args ...string) error {
@@ -223,14 +224,22 @@ func (c *Context) doCount(op, key string, fn func(*C.struct_perftune_ctx) C.int,
 	if err := checkNUL(op, key, args...); err != nil {
 		return 0, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	if c.p == nil {
 		return 0, ErrClosed
 	}
-	rc := fn(c.p)
+	return callC(op, key, c.p, func() C.int { return fn(c.p) })
+}
+
+// callC runs fn and reads the message of a failure on the same OS thread:
+// the library's last error is per thread.
+func callC(op, key string, cctx *C.struct_perftune_ctx, fn func() C.int) (int, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	rc := fn()
 	if rc < 0 {
-		return 0, newError(op, key, rc, C.GoString(C.perftune_ctx_last_error(c.p)))
+		return 0, newError(op, key, rc, C.GoString(C.perftune_ctx_last_error(cctx)))
 	}
 	return int(rc), nil
 }

@@ -49,7 +49,7 @@ static int xadd(struct xlist *l, const char *key, const char *value, const char 
 	return 0;
 }
 
-PERFTUNE_EXPORT int perftune_export_format(const char *name)
+static int export_format_impl(const char *name)
 {
 	static const char *const names[] = { "sysctl", "udev", "cmdline", "tuned" };
 
@@ -57,6 +57,11 @@ PERFTUNE_EXPORT int perftune_export_format(const char *name)
 		if (!strcmp(name, names[i]))
 			return (int)i;
 	return -EINVAL;
+}
+
+PERFTUNE_EXPORT int perftune_export_format(const char *name)
+{
+	return pt_api_ret(export_format_impl(name));
 }
 
 bool pt_prefix(const char *s, const char *p)
@@ -199,7 +204,7 @@ static int render(struct perftune_ctx *ctx, const struct xlist *l, int format, c
 	return n;
 }
 
-PERFTUNE_EXPORT int perftune_export_transaction(struct perftune_ctx *ctx, const char *name,
+static int export_transaction_impl(struct perftune_ctx *ctx, const char *name,
 						int format, char **text)
 {
 	struct xlist l = { 0 };
@@ -234,7 +239,13 @@ PERFTUNE_EXPORT int perftune_export_transaction(struct perftune_ctx *ctx, const 
 	return r;
 }
 
-PERFTUNE_EXPORT int perftune_export_profile(struct perftune_profile *p, int format, char **text)
+PERFTUNE_EXPORT int perftune_export_transaction(struct perftune_ctx *ctx, const char *name,
+						int format, char **text)
+{
+	return pt_api_ret(export_transaction_impl(ctx, name, format, text));
+}
+
+static int export_profile_impl(struct perftune_profile *p, int format, char **text)
 {
 	struct xlist l = { 0 };
 	int r = 0;
@@ -259,4 +270,9 @@ PERFTUNE_EXPORT int perftune_export_profile(struct perftune_profile *p, int form
 	xlist_free(&l);
 	pt_unlock(p->ctx);
 	return r;
+}
+
+PERFTUNE_EXPORT int perftune_export_profile(struct perftune_profile *p, int format, char **text)
+{
+	return pt_api_ret(export_profile_impl(p, format, text));
 }

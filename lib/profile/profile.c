@@ -52,7 +52,7 @@ PERFTUNE_EXPORT void perftune_profile_free(struct perftune_profile *p)
 	free(p);
 }
 
-PERFTUNE_EXPORT int perftune_profile_load(struct perftune_ctx *ctx, const char *name_or_path,
+static int profile_load_impl(struct perftune_ctx *ctx, const char *name_or_path,
 					  const char *const *vars, struct perftune_profile **pp)
 {
 	struct perftune_profile *p;
@@ -81,6 +81,12 @@ PERFTUNE_EXPORT int perftune_profile_load(struct perftune_ctx *ctx, const char *
 	return 0;
 }
 
+PERFTUNE_EXPORT int perftune_profile_load(struct perftune_ctx *ctx, const char *name_or_path,
+					  const char *const *vars, struct perftune_profile **pp)
+{
+	return pt_api_ret(profile_load_impl(ctx, name_or_path, vars, pp));
+}
+
 PERFTUNE_EXPORT const char *perftune_profile_name(struct perftune_profile *p)
 {
 	return p ? p->name : NULL;
@@ -96,7 +102,7 @@ PERFTUNE_EXPORT const char *perftune_profile_summary(struct perftune_profile *p)
 	return p ? p->summary : NULL;
 }
 
-PERFTUNE_EXPORT int perftune_profile_items(struct perftune_profile *p, struct perftune_iter **iterp)
+static int profile_items_impl(struct perftune_profile *p, struct perftune_iter **iterp)
 {
 	struct perftune_iter *it;
 
@@ -119,6 +125,11 @@ PERFTUNE_EXPORT int perftune_profile_items(struct perftune_profile *p, struct pe
 	return 0;
 }
 
+PERFTUNE_EXPORT int perftune_profile_items(struct perftune_profile *p, struct perftune_iter **iterp)
+{
+	return pt_api_ret(profile_items_impl(p, iterp));
+}
+
 static int strict_error(struct perftune_profile *p)
 {
 	for (size_t i = 0; i < p->nitems; i++) {
@@ -130,7 +141,7 @@ static int strict_error(struct perftune_profile *p)
 	return 0;
 }
 
-PERFTUNE_EXPORT int perftune_profile_stage(struct perftune_profile *p, struct perftune_tx *tx,
+static int profile_stage_impl(struct perftune_profile *p, struct perftune_tx *tx,
 					   unsigned flags)
 {
 	int r, n = 0;
@@ -166,6 +177,12 @@ PERFTUNE_EXPORT int perftune_profile_stage(struct perftune_profile *p, struct pe
 	return r < 0 ? r : n;
 }
 
+PERFTUNE_EXPORT int perftune_profile_stage(struct perftune_profile *p, struct perftune_tx *tx,
+					   unsigned flags)
+{
+	return pt_api_ret(profile_stage_impl(p, tx, flags));
+}
+
 static int name_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -190,7 +207,7 @@ static int list_add(struct perftune_ctx *ctx, struct perftune_iter *it, const ch
 	return r;
 }
 
-PERFTUNE_EXPORT int perftune_profile_list(struct perftune_ctx *ctx, struct perftune_iter **iterp)
+static int profile_list_impl(struct perftune_ctx *ctx, struct perftune_iter **iterp)
 {
 	_cleanup_(pt_strv_freep) char **dirs = pt_profile_path();
 	char **names = NULL;
@@ -248,4 +265,9 @@ PERFTUNE_EXPORT int perftune_profile_list(struct perftune_ctx *ctx, struct perft
 	}
 	*iterp = it;
 	return 0;
+}
+
+PERFTUNE_EXPORT int perftune_profile_list(struct perftune_ctx *ctx, struct perftune_iter **iterp)
+{
+	return pt_api_ret(profile_list_impl(ctx, iterp));
 }

@@ -91,11 +91,12 @@ class Context:
         an existing one must be owned by us with mode 0700).
 
     Usable as a context manager (closes on exit).  Calls from several threads
-    are serialized.
+    run concurrently: the library keeps the last error per thread, and the C
+    context serializes what must be.
     """
 
     def __init__(self, root: StrPath | None = None, journal_dir: StrPath | None = None) -> None:
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # the handle's lifetime only: close() against calls
         self._log_callback: LogCallback | None = None
         root = None if root is None else _path("root", root)
         journal_dir = None if journal_dir is None else _path("journal_dir", journal_dir)
@@ -116,16 +117,17 @@ class Context:
             raise ValueError("operation on a closed perftune Context")
         return self._ptr
 
-    def _raise(self, rc: int) -> PerftuneError:
-        return error_from_errno(rc, _lib.perftune_ctx_last_error(self._ptr))
-
     def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Call fn(ctx, *args) -> rc or (rc, out...); raise on rc < 0."""
-        with self._lock:
-            r = fn(self._handle(), *args)
+        with self._lock:  # a reference of the call's own: close() may come meanwhile
+            ptr = _lib.perftune_ctx_ref(self._handle())
+        try:
+            r = fn(ptr, *args)
             rc = r[0] if isinstance(r, tuple) else r
-            if rc < 0:
-                raise self._raise(rc)
+            if rc < 0:  # the message of this thread's last call
+                raise error_from_errno(rc, _lib.perftune_ctx_last_error(ptr))
+        finally:
+            _lib.perftune_ctx_unref(ptr)
         return r
 
     # ---- properties and lifetime -------------------------------------------
@@ -388,11 +390,12 @@ class Transaction:
         self._dry_run = dry_run
         self._committed = False  # a real commit succeeded and was not rolled back
         self._finished = False  # commit, rollback or close happened: nothing left to do
+        self._lock = threading.RLock()  # this transaction's state, not the context's
 
     # ---- plumbing ----------------------------------------------------------
 
     def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
-        with self._ctx._lock:
+        with self._lock:
             if not self._finalizer.alive:
                 raise ValueError(f"operation on a closed perftune Transaction '{self.name}'")
             r = fn(self._ptr, *args)
@@ -448,7 +451,7 @@ class Transaction:
         flags = (_lib.PERFTUNE_PROFILE_STRICT if strict else 0) | (
             _lib.PERFTUNE_PROFILE_HOLD if self._hold else 0
         )
-        with self._ctx._lock:
+        with self._lock:
             if not self._finalizer.alive:
                 raise ValueError(f"operation on a closed perftune Transaction '{self.name}'")
             rc = _lib.perftune_profile_stage(profile._handle(), self._ptr, flags)
@@ -497,7 +500,7 @@ class Transaction:
         """Release the transaction.  Staged values are dropped; committed
         values stay in force, except those of a HOLD transaction, which are
         restored (a hold ends with its transaction)."""
-        with self._ctx._lock:
+        with self._lock:
             if self._finalizer.alive:
                 self._finalizer()
                 self._finished = True

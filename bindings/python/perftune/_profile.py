@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import TYPE_CHECKING, Any, List, Union
 
@@ -44,6 +45,7 @@ class Profile:
         self._ctx_ptr = ctx._ptr
         self._ptr = ptr
         self._finalizer = weakref.finalize(self, _lib.perftune_profile_free, ptr)
+        self._lock = threading.RLock()  # this profile against close(), not the context
 
     def _handle(self) -> Any:
         if not self._finalizer.alive:
@@ -75,7 +77,7 @@ class Profile:
     def items(self) -> List[ProfileItem]:
         """What each option maps to, in TuneD's order, as of the load or the
         last :meth:`Transaction.apply_profile`."""
-        with self._ctx._lock:
+        with self._lock:
             _rc, it = self._check(_lib.perftune_profile_items(self._handle()))
         out = []
         try:
@@ -99,7 +101,7 @@ class Profile:
         """The keys this profile maps to (skipped options left out) as a
         sysctl.d file, udev rules, a kernel command line or a tuned.conf."""
         f = export_format(format)
-        with self._ctx._lock:
+        with self._lock:
             _rc, text = self._check(_lib.perftune_export_profile(self._handle(), f))
         return str(text)
 
