@@ -435,14 +435,14 @@ PERFTUNE_EXPORT int perftune_get(struct perftune_ctx *ctx, const char *key, char
 }
 
 struct list_state {
-	struct perftune_iter *it;
+	struct pt_iter *it;
 	char **prefixes; /* NULL-terminated; NULL: everything */
 };
 
 static int list_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
 {
 	struct list_state *ls = ud;
-	struct perftune_iter *it = ls->it;
+	struct pt_iter *it = ls->it;
 	char buf[PT_VAL];
 	struct pt_item item = { .key = (char *)t->key };
 	bool match = !ls->prefixes;
@@ -490,7 +490,7 @@ static int selector_prefixes(struct perftune_ctx *ctx, const char *prefix, char 
 }
 
 static int list_impl(struct perftune_ctx *ctx, const char *prefix,
-				  struct perftune_iter **iterp)
+				  struct pt_iter **iterp)
 {
 	struct list_state ls = { 0 };
 	char *plain[2] = { (char *)prefix, NULL };
@@ -531,7 +531,7 @@ out:
 		pt_strv_free(ls.prefixes);
 	pt_unlock(ctx);
 	if (r < 0) {
-		perftune_iter_free(ls.it);
+		pt_iter_free(ls.it);
 		return r;
 	}
 	pt_iter_sort(ls.it);
@@ -540,9 +540,14 @@ out:
 }
 
 PERFTUNE_EXPORT int perftune_list(struct perftune_ctx *ctx, const char *prefix,
-				  struct perftune_iter **iterp)
+				  struct perftune_tunable_iter **iterp)
 {
-	return pt_api_ret(list_impl(ctx, prefix, iterp));
+	struct pt_iter *it = NULL;
+	int r = list_impl(ctx, prefix, iterp ? &it : NULL);
+
+	if (r >= 0)
+		*iterp = pt_tunable_iter(it);
+	return pt_api_ret(r);
 }
 
 static int describe_impl(struct perftune_ctx *ctx, const char *key,

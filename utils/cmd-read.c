@@ -6,7 +6,8 @@
 
 static int run_list(struct perftune_ctx *ctx, int argc, char **argv)
 {
-	struct perftune_iter *it;
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *e;
 	bool json = false, first = true;
 	int i = parse_simple(&cmd_list, argc, argv, &json), r;
 
@@ -17,24 +18,24 @@ static int run_list(struct perftune_ctx *ctx, int argc, char **argv)
 		return lib_error(ctx, r, "list");
 	if (json)
 		fputs("[", stdout);
-	while (perftune_iter_next(it)) {
-		const char *v = perftune_iter_value(it);
+	while ((e = perftune_tunable_iter_next(it))) {
+		const char *v = perftune_tunable_value(e);
 		if (json) {
 			bool f = true;
 			printf("%s\n  {", first ? "" : ",");
-			json_kv(stdout, &f, "key", perftune_iter_key(it));
+			json_kv(stdout, &f, "key", perftune_tunable_key(e));
 			json_kv(stdout, &f, "value", v);
-			if (perftune_iter_note(it))
-				json_kv(stdout, &f, "note", perftune_iter_note(it));
+			if (perftune_tunable_note(e))
+				json_kv(stdout, &f, "note", perftune_tunable_note(e));
 			fputs("}", stdout);
 		} else {
-			printf("%s = %s\n", perftune_iter_key(it), v ? v : "(unreadable)");
+			printf("%s = %s\n", perftune_tunable_key(e), v ? v : "(unreadable)");
 		}
 		first = false;
 	}
 	if (json)
 		puts(first ? "]" : "\n]");
-	perftune_iter_free(it);
+	perftune_tunable_iter_free(it);
 	return 0;
 }
 

@@ -288,18 +288,18 @@ func (c *Context) List(prefix string) ([]Tunable, error) {
 	err := c.do("list", prefix, func(p *C.struct_perftune_ctx) C.int {
 		pre := C.CString(prefix)
 		defer C.free(unsafe.Pointer(pre))
-		var it *C.struct_perftune_iter
+		var it *C.struct_perftune_tunable_iter
 		if rc := C.perftune_list(p, pre, &it); rc < 0 {
 			return rc
 		}
-		defer C.perftune_iter_free(it)
-		for C.perftune_iter_next(it) > 0 {
-			v := C.perftune_iter_value(it)
+		defer C.perftune_tunable_iter_free(it)
+		for t := C.perftune_tunable_iter_next(it); t != nil; t = C.perftune_tunable_iter_next(it) {
+			v := C.perftune_tunable_value(t)
 			out = append(out, Tunable{
-				Key:      C.GoString(C.perftune_iter_key(it)),
+				Key:      C.GoString(C.perftune_tunable_key(t)),
 				Value:    C.GoString(v),
 				Readable: v != nil,
-				Note:     C.GoString(C.perftune_iter_note(it)),
+				Note:     C.GoString(C.perftune_tunable_note(t)),
 			})
 		}
 		return 0
@@ -406,13 +406,13 @@ type ItemFlags uint
 
 // Item flags; see [ItemFlags].
 const (
-	ItemDrift     ItemFlags = C.PERFTUNE_ITEM_DRIFT     // current value differs from what the transaction wrote
-	ItemOrphaned  ItemFlags = C.PERFTUNE_ITEM_ORPHANED  // the transaction's holder process is gone
-	ItemHeld      ItemFlags = C.PERFTUNE_ITEM_HELD      // the transaction is held by a live process
-	ItemWritten   ItemFlags = C.PERFTUNE_ITEM_WRITTEN   // the key was written (not just journaled)
-	ItemUnchanged ItemFlags = C.PERFTUNE_ITEM_UNCHANGED // staged but already at the value: no write
-	ItemCommitted ItemFlags = C.PERFTUNE_ITEM_COMMITTED // the transaction's commit completed
-	ItemShadowed  ItemFlags = C.PERFTUNE_ITEM_SHADOWED  // a later live transaction also changed the key
+	ItemDrift     ItemFlags = C.PERFTUNE_STATUS_DRIFT     // current value differs from what the transaction wrote
+	ItemOrphaned  ItemFlags = C.PERFTUNE_STATUS_ORPHANED  // the transaction's holder process is gone
+	ItemHeld      ItemFlags = C.PERFTUNE_STATUS_HELD      // the transaction is held by a live process
+	ItemWritten   ItemFlags = C.PERFTUNE_STATUS_WRITTEN   // the key was written (not just journaled)
+	ItemUnchanged ItemFlags = C.PERFTUNE_CHANGE_UNCHANGED // staged but already at the value: no write
+	ItemCommitted ItemFlags = C.PERFTUNE_STATUS_COMMITTED // the transaction's commit completed
+	ItemShadowed  ItemFlags = C.PERFTUNE_STATUS_SHADOWED  // a later live transaction also changed the key
 )
 
 var flagNames = []struct {
@@ -463,23 +463,23 @@ type StatusEntry struct {
 func (c *Context) Status() ([]StatusEntry, error) {
 	var out []StatusEntry
 	err := c.do("status", "", func(p *C.struct_perftune_ctx) C.int {
-		var it *C.struct_perftune_iter
+		var it *C.struct_perftune_status_iter
 		if rc := C.perftune_status(p, &it); rc < 0 {
 			return rc
 		}
-		defer C.perftune_iter_free(it)
-		for C.perftune_iter_next(it) > 0 {
-			cur := C.perftune_iter_current(it)
+		defer C.perftune_status_iter_free(it)
+		for e := C.perftune_status_iter_next(it); e != nil; e = C.perftune_status_iter_next(it) {
+			cur := C.perftune_status_entry_current(e)
 			out = append(out, StatusEntry{
-				Name:     C.GoString(C.perftune_iter_name(it)),
-				Key:      C.GoString(C.perftune_iter_key(it)),
-				Original: C.GoString(C.perftune_iter_old(it)),
-				Written:  C.GoString(C.perftune_iter_value(it)),
+				Name:     C.GoString(C.perftune_status_entry_tx_name(e)),
+				Key:      C.GoString(C.perftune_status_entry_key(e)),
+				Original: C.GoString(C.perftune_status_entry_original(e)),
+				Written:  C.GoString(C.perftune_status_entry_written(e)),
 				Current:  C.GoString(cur),
 				Readable: cur != nil,
-				PID:      int(C.perftune_iter_pid(it)),
-				Flags:    ItemFlags(C.perftune_iter_flags(it)),
-				Note:     C.GoString(C.perftune_iter_note(it)),
+				PID:      int(C.perftune_status_entry_pid(e)),
+				Flags:    ItemFlags(C.perftune_status_entry_flags(e)),
+				Note:     C.GoString(C.perftune_status_entry_note(e)),
 			})
 		}
 		return 0

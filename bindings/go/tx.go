@@ -201,18 +201,18 @@ type Change struct {
 func (t *Tx) Changes() ([]Change, error) {
 	var out []Change
 	_, err := t.call("changes", t.name, func(p *C.struct_perftune_tx) C.int {
-		var it *C.struct_perftune_iter
+		var it *C.struct_perftune_change_iter
 		if rc := C.perftune_tx_changes(p, &it); rc < 0 {
 			return rc
 		}
-		defer C.perftune_iter_free(it)
-		for C.perftune_iter_next(it) > 0 {
+		defer C.perftune_change_iter_free(it)
+		for c := C.perftune_change_iter_next(it); c != nil; c = C.perftune_change_iter_next(it) {
 			out = append(out, Change{
-				Key:   C.GoString(C.perftune_iter_key(it)),
-				Old:   C.GoString(C.perftune_iter_old(it)),
-				New:   C.GoString(C.perftune_iter_value(it)),
-				Flags: ItemFlags(C.perftune_iter_flags(it)),
-				Note:  C.GoString(C.perftune_iter_note(it)),
+				Key:   C.GoString(C.perftune_change_key(c)),
+				Old:   C.GoString(C.perftune_change_old_value(c)),
+				New:   C.GoString(C.perftune_change_new_value(c)),
+				Flags: ItemFlags(C.perftune_change_flags(c)),
+				Note:  C.GoString(C.perftune_change_note(c)),
 			})
 		}
 		return 0

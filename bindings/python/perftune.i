@@ -88,7 +88,11 @@ static void pt_log_trampoline(struct perftune_ctx *ctx, int priority, const char
 
 PT_OUT_HANDLE(struct perftune_ctx, ctxp)
 PT_OUT_HANDLE(struct perftune_tx, txp)
-PT_OUT_HANDLE(struct perftune_iter, iterp)
+PT_OUT_HANDLE(struct perftune_tunable_iter, iterp)
+PT_OUT_HANDLE(struct perftune_change_iter, iterp)
+PT_OUT_HANDLE(struct perftune_status_iter, iterp)
+PT_OUT_HANDLE(struct perftune_profile_item_iter, iterp)
+PT_OUT_HANDLE(struct perftune_profile_entry_iter, iterp)
 PT_OUT_HANDLE(struct perftune_desc, descp)
 PT_OUT_HANDLE(struct perftune_profile, pp)
 

@@ -208,7 +208,8 @@ static int export_transaction_impl(struct perftune_ctx *ctx, const char *name,
 						int format, char **text)
 {
 	struct xlist l = { 0 };
-	struct perftune_iter *it = NULL;
+	struct perftune_status_iter *it = NULL;
+	const struct perftune_status_entry *e;
 	bool found = false;
 	int r;
 
@@ -219,14 +220,15 @@ static int export_transaction_impl(struct perftune_ctx *ctx, const char *name,
 	r = perftune_status(ctx, &it);
 	if (r < 0)
 		it = NULL;
-	while (r >= 0 && perftune_iter_next(it)) {
-		if (strcmp(perftune_iter_name(it), name))
+	while (r >= 0 && (e = perftune_status_iter_next(it))) {
+		if (strcmp(perftune_status_entry_tx_name(e), name))
 			continue;
 		found = true;
-		if (perftune_iter_value(it) && *perftune_iter_key(it))
-			r = xadd(&l, perftune_iter_key(it), perftune_iter_value(it), NULL);
+		if (perftune_status_entry_written(e) && *perftune_status_entry_key(e))
+			r = xadd(&l, perftune_status_entry_key(e), perftune_status_entry_written(e),
+				 NULL);
 	}
-	perftune_iter_free(it); /* accepts NULL */
+	perftune_status_iter_free(it); /* accepts NULL */
 	if (r >= 0 && !found)
 		r = pt_err(ctx, -ENOENT, "no journaled transaction '%s' in %s", name,
 			   perftune_ctx_get_journal_dir(ctx));
@@ -257,7 +259,7 @@ static int export_profile_impl(struct perftune_profile *p, int format, char **te
 	for (size_t i = 0; i < p->nitems && r >= 0; i++) {
 		const struct pt_pitem *x = &p->items[i];
 		/* UNCHANGED: a ">N" condition this machine meets: nothing to persist */
-		if (!(x->flags & (PERFTUNE_ITEM_SKIPPED | PERFTUNE_ITEM_UNCHANGED)) && x->key &&
+		if (!(x->flags & (PT_ITEM_SKIPPED | PT_ITEM_UNCHANGED)) && x->key &&
 		    x->value)
 			r = xadd(&l, x->key, x->value, x->udev_match);
 	}

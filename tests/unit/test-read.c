@@ -62,14 +62,15 @@ END_TEST
 
 START_TEST(list_has_every_family_and_only_tunables)
 {
-	struct perftune_iter *it;
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *e;
 	const char *want[] = { "block.", "cpu.", "hugepages.", "numa.", "pmqos.", "selinux.",
 			       "sysctl.", "thp." };
 	int seen[ARRAY_SIZE(want)] = { 0 }, n = 0;
 
 	ck_assert_int_eq(perftune_list(f.ctx, NULL, &it), 0);
-	while (perftune_iter_next(it)) {
-		const char *k = perftune_iter_key(it);
+	while ((e = perftune_tunable_iter_next(it))) {
+		const char *k = perftune_tunable_key(e);
 		for (size_t i = 0; i < ARRAY_SIZE(want); i++)
 			seen[i] += !strncmp(k, want[i], strlen(want[i]));
 		ck_assert_msg(strcmp(k, "block.sda.hw_sector_size"), "read-only fact listed");
@@ -78,7 +79,7 @@ START_TEST(list_has_every_family_and_only_tunables)
 		ck_assert_msg(strncmp(k, "block.dm-0.scheduler", 20), "bio-based scheduler listed");
 		n++;
 	}
-	perftune_iter_free(it);
+	perftune_tunable_iter_free(it);
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
 		ck_assert_msg(seen[i] > 0, "no %s key listed", want[i]);
 	ck_assert_int_gt(n, 100);
@@ -87,40 +88,42 @@ END_TEST
 
 START_TEST(list_prefix_filters)
 {
-	struct perftune_iter *it;
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *e;
 	int n = 0;
 
 	ck_assert_int_eq(perftune_list(f.ctx, "block.sda.", &it), 0);
-	while (perftune_iter_next(it)) {
-		ck_assert(!strncmp(perftune_iter_key(it), "block.sda.", 10));
+	while ((e = perftune_tunable_iter_next(it))) {
+		ck_assert(!strncmp(perftune_tunable_key(e), "block.sda.", 10));
 		n++;
 	}
-	perftune_iter_free(it);
+	perftune_tunable_iter_free(it);
 	ck_assert_int_eq(n, 13); /* 9 writable queue attributes, 4 iosched parameters */
 	ck_assert_int_eq(perftune_list(f.ctx, "nosuch", &it), 0);
-	ck_assert_int_eq(perftune_iter_next(it), 0);
-	perftune_iter_free(it);
+	ck_assert(!(e = perftune_tunable_iter_next(it)));
+	perftune_tunable_iter_free(it);
 }
 END_TEST
 
 START_TEST(list_selector_reaches_its_disks)
 {
-	struct perftune_iter *it;
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *e;
 	int n = 0;
 
 	ck_assert_int_eq(perftune_list(f.ctx, "block[/dev/mapper/lin]", &it), 0);
-	while (perftune_iter_next(it)) {
-		const char *k = perftune_iter_key(it);
+	while ((e = perftune_tunable_iter_next(it))) {
+		const char *k = perftune_tunable_key(e);
 		ck_assert_msg(!strncmp(k, "block.sdb.", 10) || !strncmp(k, "block.sdc.", 10),
 			      "bio-based lin listed %s", k);
 		n++;
 	}
-	perftune_iter_free(it);
+	perftune_tunable_iter_free(it);
 	ck_assert_int_eq(n, 26);
 	ck_assert_int_eq(perftune_list(f.ctx, "block[/var/lib/mysql].iosched", &it), 0);
-	for (n = 0; perftune_iter_next(it); n++)
-		ck_assert(!strncmp(perftune_iter_key(it), "block.sda.iosched.", 18));
-	perftune_iter_free(it);
+	for (n = 0; (e = perftune_tunable_iter_next(it)); n++)
+		ck_assert(!strncmp(perftune_tunable_key(e), "block.sda.iosched.", 18));
+	perftune_tunable_iter_free(it);
 	ck_assert_int_eq(n, 4);
 	ck_assert_int_eq(perftune_list(f.ctx, "block[/dev/nosuch]", &it), -ENODEV);
 	ck_assert_int_eq(perftune_list(f.ctx, "thp[x]", &it), -EINVAL);

@@ -70,15 +70,17 @@ def _release_ctx(ptr: Any) -> None:
     _lib.perftune_ctx_unref(ptr)
 
 
-def _drain(it: Any, item: Callable[[Any], Any]) -> list[Any]:
-    """Read a C iterator to the end into a list, then free it."""
+def _drain(kind: str, it: Any, item: Callable[[Any], Any]) -> list[Any]:
+    """Read a typed C iterator (perftune_<kind>_iter) to the end into a list
+    of item(object), then free it."""
+    step = getattr(_lib, f"perftune_{kind}_iter_next")
     try:
         out = []
-        while _lib.perftune_iter_next(it) == 1:
-            out.append(item(it))
+        while (obj := step(it)) is not None:
+            out.append(item(obj))
         return out
     finally:
-        _lib.perftune_iter_free(it)
+        getattr(_lib, f"perftune_{kind}_iter_free")(it)
 
 
 class Context:
@@ -196,11 +198,12 @@ class Context:
         _rc, it = self._call(_lib.perftune_list, prefix)
         return iter(
             _drain(
+                "tunable",
                 it,
-                lambda i: Tunable(
-                    _str(_lib.perftune_iter_key(i)),
-                    _lib.perftune_iter_value(i),
-                    _lib.perftune_iter_note(i) or None,
+                lambda t: Tunable(
+                    _str(_lib.perftune_tunable_key(t)),
+                    _lib.perftune_tunable_value(t),
+                    _lib.perftune_tunable_note(t) or None,
                 ),
             )
         )
@@ -274,16 +277,17 @@ class Context:
         current value, holder, flags (drift, orphaned, held, ...)."""
         _rc, it = self._call(_lib.perftune_status)
         return _drain(
+            "status",
             it,
-            lambda i: StatusEntry(
-                name=_str(_lib.perftune_iter_name(i)),
-                key=_str(_lib.perftune_iter_key(i)),
-                old=_lib.perftune_iter_old(i),
-                written=_lib.perftune_iter_value(i),
-                current=_lib.perftune_iter_current(i),
-                pid=_lib.perftune_iter_pid(i),
-                flags=ItemFlag(_lib.perftune_iter_flags(i)),
-                note=_lib.perftune_iter_note(i) or None,
+            lambda e: StatusEntry(
+                name=_str(_lib.perftune_status_entry_tx_name(e)),
+                key=_str(_lib.perftune_status_entry_key(e)),
+                old=_lib.perftune_status_entry_original(e),
+                written=_lib.perftune_status_entry_written(e),
+                current=_lib.perftune_status_entry_current(e),
+                pid=_lib.perftune_status_entry_pid(e),
+                flags=ItemFlag(_lib.perftune_status_entry_flags(e)),
+                note=_lib.perftune_status_entry_note(e) or None,
             ),
         )
 
@@ -320,12 +324,13 @@ class Context:
         """The profiles on the search path, sorted by name."""
         _rc, it = self._call(_lib.perftune_profile_list)
         return _drain(
+            "profile_entry",
             it,
-            lambda i: ProfileInfo(
-                name=_str(_lib.perftune_iter_name(i)),
-                path=_str(_lib.perftune_iter_key(i)),
-                summary=_lib.perftune_iter_value(i),
-                note=_lib.perftune_iter_note(i) or None,
+            lambda e: ProfileInfo(
+                name=_str(_lib.perftune_profile_entry_name(e)),
+                path=_str(_lib.perftune_profile_entry_path(e)),
+                summary=_lib.perftune_profile_entry_summary(e),
+                note=_lib.perftune_profile_entry_error(e) or None,
             ),
         )
 
@@ -486,13 +491,14 @@ class Transaction:
         ``old`` is known after commit (or a dry run)."""
         _rc, it = self._call(_lib.perftune_tx_changes)
         return _drain(
+            "change",
             it,
-            lambda i: Change(
-                key=_str(_lib.perftune_iter_key(i)),
-                old=_lib.perftune_iter_old(i),
-                new=_lib.perftune_iter_value(i),
-                flags=ItemFlag(_lib.perftune_iter_flags(i)),
-                note=_lib.perftune_iter_note(i) or None,
+            lambda c: Change(
+                key=_str(_lib.perftune_change_key(c)),
+                old=_lib.perftune_change_old_value(c),
+                new=_lib.perftune_change_new_value(c),
+                flags=ItemFlag(_lib.perftune_change_flags(c)),
+                note=_lib.perftune_change_note(c) or None,
             ),
         )
 

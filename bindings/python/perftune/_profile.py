@@ -81,20 +81,23 @@ class Profile:
             _rc, it = self._check(_lib.perftune_profile_items(self._handle()))
         out = []
         try:
-            while _lib.perftune_iter_next(it) == 1:
+            while (i := _lib.perftune_profile_item_iter_next(it)) is not None:
                 out.append(
                     ProfileItem(
-                        option=_lib.perftune_iter_name(it) or "",
-                        key=_lib.perftune_iter_key(it),
-                        value=_lib.perftune_iter_value(it),
-                        raw=_lib.perftune_iter_old(it),
-                        origin=_lib.perftune_iter_current(it),
-                        flags=ItemFlag(_lib.perftune_iter_flags(it)),
-                        note=_lib.perftune_iter_note(it) or None,
+                        option=_lib.perftune_profile_item_option(i) or "",
+                        key=_lib.perftune_profile_item_key(i),
+                        value=_lib.perftune_profile_item_value(i),
+                        raw=_lib.perftune_profile_item_value_as_written(i),
+                        origin=_lib.perftune_profile_item_location(i),
+                        flags=ItemFlag(_lib.perftune_profile_item_flags(i)),
+                        # the skip reason of a skipped item, else the remark
+                        note=_lib.perftune_profile_item_skip_reason(i)
+                        or _lib.perftune_profile_item_note(i)
+                        or None,
                     )
                 )
         finally:
-            _lib.perftune_iter_free(it)
+            _lib.perftune_profile_item_iter_free(it)
         return out
 
     def export(self, format: Union[ExportFormat, str]) -> str:

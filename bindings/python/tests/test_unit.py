@@ -606,7 +606,7 @@ def test_low_level_module(tree: FakeTree) -> None:
         assert isinstance(ok, bool) and isinstance(lo, int) and isinstance(hi, int)
         lib.perftune_desc_free(d)
         assert lib.perftune_get(None, "thp.enabled") == (-errno.EINVAL, None)
-        assert lib.PERFTUNE_TX_HOLD == 2 and lib.PERFTUNE_ITEM_DRIFT == 1
+        assert lib.PERFTUNE_TX_HOLD == 2 and lib.PERFTUNE_STATUS_DRIFT == 1
     finally:
         lib.perftune_ctx_unref(c)
 
