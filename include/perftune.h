@@ -121,6 +121,15 @@ void perftune_ctx_set_log_fn(struct perftune_ctx *ctx, perftune_log_fn fn, int m
  */
 const char *perftune_ctx_last_error(struct perftune_ctx *ctx);
 
+/**
+ * perftune_ctx_get_resolver() - how @ctx confines its paths below sys/, proc/
+ * and dev/ of its root: "openat2 (RESOLVE_BENEATH)", or "user-space (...)" with
+ * the reason (openat2 answered ENOSYS or EPERM: a kernel older than 5.6 or a
+ * seccomp filter; or PERFTUNE_NO_OPENAT2 is set).  Probed on first use, then
+ * kept for the context.  NULL if @ctx is NULL.  Symbol node LIBPERFTUNE_2.
+ */
+const char *perftune_ctx_get_resolver(struct perftune_ctx *ctx);
+
 /** perftune_version() - the library version string, e.g. "0.1.0". */
 const char *perftune_version(void);
 
@@ -167,10 +176,19 @@ const char *perftune_tunable_value(const struct perftune_tunable *t);
 /** perftune_tunable_note() - a remark (resolution, alias), or NULL. */
 const char *perftune_tunable_note(const struct perftune_tunable *t);
 
+/** Flags of a tunable (perftune_tunable_flags()). */
+enum perftune_tunable_flag {
+	PERFTUNE_TUNABLE_READONLY = 1 << 7, /* the kernel file is read-only (kernel.ostype) */
+};
+
+/** perftune_tunable_flags() - PERFTUNE_TUNABLE_* bits. */
+unsigned perftune_tunable_flags(const struct perftune_tunable *t);
+
 /**
  * perftune_list() - iterate over the existing tunables whose key starts with @prefix
  * (NULL or "" for all), in a stable order.
- * Tunables that exist but cannot be read (permission) are listed with value NULL.
+ * Tunables that exist but cannot be read (permission) are listed with value NULL;
+ * read-only sysctls (kernel.ostype) are listed with PERFTUNE_TUNABLE_READONLY.
  * Return: 0, -EINVAL (@iterp NULL), -ENOMEM.
  */
 int perftune_list(struct perftune_ctx *ctx, const char *prefix,
@@ -181,7 +199,9 @@ struct perftune_desc;
 
 /**
  * perftune_describe() - current value, allowed choices or range, unit, whether
- * it can be written and why not.  @key must name exactly one tunable.
+ * it can be written and why not.  @key must name exactly one tunable.  A
+ * tunable whose file refuses reads is described: value NULL, and
+ * perftune_desc_unreadable() says why.
  * Return: 0, -EINVAL, -ENOENT, -ENODEV, -EOPNOTSUPP, -ENOTUNIQ, -ENOMEM.
  */
 int perftune_describe(struct perftune_ctx *ctx, const char *key, struct perftune_desc **descp);
@@ -196,6 +216,11 @@ const char *perftune_desc_unit(const struct perftune_desc *d);	 /* "kB", "us", "
 bool perftune_desc_writable(const struct perftune_desc *d);
 const char *perftune_desc_reason(const struct perftune_desc *d); /* why not writable, or NULL */
 const char *perftune_desc_info(const struct perftune_desc *d);	 /* extra facts, or NULL */
+/**
+ * perftune_desc_unreadable() - why the value cannot be read ("Input/output error",
+ * "write-only trigger"), or NULL when perftune_desc_value() holds it.
+ */
+const char *perftune_desc_unreadable(const struct perftune_desc *d);
 /** perftune_desc_free() - accepts NULL. */
 void perftune_desc_free(struct perftune_desc *d);
 
@@ -516,8 +541,13 @@ enum perftune_export_format {
 	PERFTUNE_EXPORT_TUNED,	 /* a TuneD profile (tuned.conf) */
 };
 
-/** perftune_export_format() - "sysctl", "udev", "cmdline", "tuned" -> the enum, or -EINVAL. */
-int perftune_export_format(const char *name);
+/**
+ * perftune_export_format_from_name() - the format named "sysctl", "udev",
+ * "cmdline" or "tuned".
+ * @formatp: receives the format.
+ * Return: 0, -EINVAL (no such format, or @name or @formatp NULL).
+ */
+int perftune_export_format_from_name(const char *name, enum perftune_export_format *formatp);
 
 /**
  * perftune_export_transaction() - write the values journaled transaction
@@ -525,19 +555,24 @@ int perftune_export_format(const char *name);
  * Keys the format cannot express are listed in comments (cmdline has none:
  * they are logged at PERFTUNE_LOG_NOTICE).  @text receives a malloc'd string;
  * free() it.
- * Return: number of keys exported, -ENOENT (no such transaction), -EINVAL, -ENOMEM.
+ * Return: number of keys exported, -ENOENT (no such transaction), -EINVAL (bad
+ *   @format), -ENOMEM.
  */
-int perftune_export_transaction(struct perftune_ctx *ctx, const char *name, int format,
-				char **text);
+int perftune_export_transaction(struct perftune_ctx *ctx, const char *name,
+				enum perftune_export_format format, char **text);
 
 /**
- * perftune_export_profile() - the same for the keys @p maps to (skipped
- * options are left out, and so are ">N" conditions the machine already meets).
+ * perftune_export_profile() - the same for the keys @p maps to (">N"
+ * conditions the machine already meets are left out; options this machine
+ * skips are kept as "# skipped here: [unit] option = value: reason" comments,
+ * for cmdline on the lines after the fragment).
  * Disk options of a section that selects disks by pattern (devices=sd*,
- * rotational=0) become one udev rule for the pattern.
+ * rotational=0) become udev rules for the pattern, each guarded by TEST on
+ * its attribute.
  * Return: number of keys exported, -EINVAL, -ENOMEM.
  */
-int perftune_export_profile(struct perftune_profile *p, int format, char **text);
+int perftune_export_profile(struct perftune_profile *p, enum perftune_export_format format,
+			    char **text);
 
 #ifdef __cplusplus
 }

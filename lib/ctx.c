@@ -28,6 +28,7 @@ struct perftune_ctx {
 	pthread_mutex_t log_lock;
 	struct pt_fcache *fcache; /* attr.c: kernel files kept open for the length of one call */
 	int jdir_fd;		  /* journal.c: the journal directory while its lock is held */
+	struct pt_resolver_state resolver; /* resolve.c: openat2 or the user-space walk */
 };
 
 static void close_tops(struct perftune_ctx *ctx)
@@ -60,7 +61,8 @@ static int ctx_new_impl(struct perftune_ctx **ctxp)
 	pthread_mutex_init(&ctx->lock, &ma);
 	pthread_mutexattr_destroy(&ma);
 	pthread_mutex_init(&ctx->log_lock, NULL);
-	ctx->journal_dir = strdup(jd && jd[0] == '/' ? jd : DEFAULT_JOURNAL_DIR);
+	/* a relative one is kept, to be refused by name when a journal is used */
+	ctx->journal_dir = strdup(jd && jd[0] ? jd : DEFAULT_JOURNAL_DIR);
 	if (!ctx->journal_dir) {
 		free(ctx);
 		return -ENOMEM;
@@ -198,6 +200,11 @@ struct pt_fcache **pt_ctx_fcache(struct perftune_ctx *ctx)
 int *pt_ctx_jdir(struct perftune_ctx *ctx)
 {
 	return &ctx->jdir_fd;
+}
+
+struct pt_resolver_state *pt_ctx_resolver(struct perftune_ctx *ctx)
+{
+	return &ctx->resolver;
 }
 
 int pt_root_fd(struct perftune_ctx *ctx)

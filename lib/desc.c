@@ -8,6 +8,7 @@
 
 struct perftune_desc {
 	char *key, *path, *value, *choices, *unit, *reason, *info;
+	char *unreadable; /* why value is NULL */
 	bool has_range, writable;
 	long long min, max;
 };
@@ -41,6 +42,11 @@ struct perftune_desc *pt_desc_new(const struct pt_tunable *t)
 }
 
 void pt_desc_set_value(struct perftune_desc *d, const char *v) { set_str(&d->value, v); }
+void pt_desc_set_unreadable(struct perftune_desc *d, const char *why)
+{
+	set_str(&d->value, NULL);
+	set_str(&d->unreadable, why);
+}
 void pt_desc_set_choices(struct perftune_desc *d, const char *c) { set_str(&d->choices, c); }
 void pt_desc_set_unit(struct perftune_desc *d, const char *u) { set_str(&d->unit, u); }
 
@@ -84,6 +90,7 @@ PERFTUNE_EXPORT const char *perftune_desc_unit(const struct perftune_desc *d) { 
 PERFTUNE_EXPORT bool perftune_desc_writable(const struct perftune_desc *d) { return d && d->writable; }
 PERFTUNE_EXPORT const char *perftune_desc_reason(const struct perftune_desc *d) { return d ? d->reason : NULL; }
 PERFTUNE_EXPORT const char *perftune_desc_info(const struct perftune_desc *d) { return d ? d->info : NULL; }
+PERFTUNE_EXPORT const char *perftune_desc_unreadable(const struct perftune_desc *d) { return d ? d->unreadable : NULL; }
 
 PERFTUNE_EXPORT bool perftune_desc_range(const struct perftune_desc *d, long long *min,
 					 long long *max)
@@ -108,6 +115,7 @@ PERFTUNE_EXPORT void perftune_desc_free(struct perftune_desc *d)
 	free(d->unit);
 	free(d->reason);
 	free(d->info);
+	free(d->unreadable);
 	free(d);
 }
 
@@ -240,6 +248,7 @@ TYPED_ITER(tunable, tunable)
 STRING(tunable, key, key, true)
 STRING(tunable, value, value, true)
 STRING(tunable, note, note, true)
+FLAGS(tunable, PERFTUNE_TUNABLE_READONLY)
 
 TYPED_ITER(change, change)
 STRING(change, key, key, true)

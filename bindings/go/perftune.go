@@ -278,6 +278,7 @@ type Tunable struct {
 	Value    string // current value; "" if it cannot be read
 	Readable bool   // false if the tunable exists but its value cannot be read
 	Note     string // remark (resolution, alias), often ""
+	ReadOnly bool   // a read-only sysctl (sysctl.kernel.ostype): listed, not settable
 }
 
 // List returns the existing tunables whose key starts with prefix ("" for
@@ -300,6 +301,7 @@ func (c *Context) List(prefix string) ([]Tunable, error) {
 				Value:    C.GoString(v),
 				Readable: v != nil,
 				Note:     C.GoString(C.perftune_tunable_note(t)),
+				ReadOnly: C.perftune_tunable_flags(t)&C.PERFTUNE_TUNABLE_READONLY != 0,
 			})
 		}
 		return 0
@@ -320,6 +322,8 @@ type Description struct {
 	Writable bool     // whether the tunable can be written
 	Reason   string   // why it cannot be written, or ""
 	Info     string   // extra facts (aliases, side effects), or ""
+	// Unreadable says why Value could not be read ("Input/output error"), or ""
+	Unreadable string
 }
 
 // Describe returns the current value, allowed choices or range, unit, and
@@ -338,16 +342,17 @@ func (c *Context) Describe(key string) (*Description, error) {
 		v := C.perftune_desc_value(cd)
 		var lo, hi C.longlong
 		d = Description{
-			Key:      C.GoString(C.perftune_desc_key(cd)),
-			Value:    C.GoString(v),
-			Readable: v != nil,
-			Path:     C.GoString(C.perftune_desc_path(cd)),
-			Choices:  strings.Fields(C.GoString(C.perftune_desc_choices(cd))),
-			HasRange: bool(C.perftune_desc_range(cd, &lo, &hi)),
-			Unit:     C.GoString(C.perftune_desc_unit(cd)),
-			Writable: bool(C.perftune_desc_writable(cd)),
-			Reason:   C.GoString(C.perftune_desc_reason(cd)),
-			Info:     C.GoString(C.perftune_desc_info(cd)),
+			Key:        C.GoString(C.perftune_desc_key(cd)),
+			Value:      C.GoString(v),
+			Readable:   v != nil,
+			Path:       C.GoString(C.perftune_desc_path(cd)),
+			Choices:    strings.Fields(C.GoString(C.perftune_desc_choices(cd))),
+			HasRange:   bool(C.perftune_desc_range(cd, &lo, &hi)),
+			Unit:       C.GoString(C.perftune_desc_unit(cd)),
+			Writable:   bool(C.perftune_desc_writable(cd)),
+			Reason:     C.GoString(C.perftune_desc_reason(cd)),
+			Info:       C.GoString(C.perftune_desc_info(cd)),
+			Unreadable: C.GoString(C.perftune_desc_unreadable(cd)),
 		}
 		if d.HasRange {
 			d.Min, d.Max = int64(lo), int64(hi)
@@ -413,6 +418,7 @@ const (
 	ItemUnchanged ItemFlags = C.PERFTUNE_CHANGE_UNCHANGED // staged but already at the value: no write
 	ItemCommitted ItemFlags = C.PERFTUNE_STATUS_COMMITTED // the transaction's commit completed
 	ItemShadowed  ItemFlags = C.PERFTUNE_STATUS_SHADOWED  // a later live transaction also changed the key
+	ItemReadOnly  ItemFlags = C.PERFTUNE_TUNABLE_READONLY // listed, but the kernel file is read-only
 )
 
 var flagNames = []struct {
@@ -421,7 +427,7 @@ var flagNames = []struct {
 }{
 	{ItemDrift, "drift"}, {ItemOrphaned, "orphaned"}, {ItemHeld, "held"},
 	{ItemWritten, "written"}, {ItemUnchanged, "unchanged"}, {ItemCommitted, "committed"},
-	{ItemShadowed, "shadowed"},
+	{ItemShadowed, "shadowed"}, {ItemReadOnly, "read-only"},
 }
 
 // Has reports whether all of the flags in f2 are set in f.

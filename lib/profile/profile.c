@@ -234,7 +234,8 @@ static int profile_list_impl(struct perftune_ctx *ctx, struct pt_iter **iterp)
 			bool seen = false;
 			if (de->d_name[0] == '.' ||
 			    pt_snprintf(p, sizeof(p), "%s/%s/tuned.conf", dirs[i], de->d_name) < 0 ||
-			    stat(p, &st) < 0 || !S_ISREG(st.st_mode))
+			    stat(p, &st) < 0 || !S_ISREG(st.st_mode) ||
+			    !pt_profile_trusted(ctx, p, dirs[i]))
 				continue;
 			for (size_t k = 0; k < n && !seen; k++) /* an earlier directory wins */
 				seen = !strncmp(names[k], de->d_name, strlen(de->d_name)) &&

@@ -3,7 +3,9 @@
  * Profiles: the input is a tuned.conf, loaded with perftune_profile_load from
  * a temp dir on the search path (with the shipped profiles and TuneD's, so
  * include= has targets), mapped onto the fake machine, staged into a DRY_RUN
- * transaction and exported in every format.  Nothing may be written or run.
+ * transaction and exported in every format.  Nothing may be written or run,
+ * no value may pass the value limit, and no input may take more than the
+ * -timeout of tests/fuzz/run (2 s: expansion must stay linear).
  */
 #include <errno.h>
 #include <string.h>
@@ -30,6 +32,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+static void check_len(const struct perftune_profile_item *e, const char *v)
+{
+	if (v && strlen(v) >= PERFTUNE_VALUE_MAX)
+		fz_fail("item %s: a value of %zu bytes", perftune_profile_item_option(e), strlen(v));
+}
+
 static void items(struct perftune_profile *p)
 {
 	struct perftune_profile_item_iter *it;
@@ -40,9 +48,12 @@ static void items(struct perftune_profile *p)
 	while ((e = perftune_profile_item_iter_next(it))) {
 		if (!perftune_profile_item_option(e))
 			fz_fail("profile item without a name");
-		(void)perftune_profile_item_key(e), (void)perftune_profile_item_value(e);
-		(void)perftune_profile_item_value_as_written(e), (void)perftune_profile_item_location(e);
-		if ((perftune_profile_item_flags(e) & PERFTUNE_PROFILE_ITEM_SKIPPED) && !perftune_profile_item_skip_reason(e))
+		(void)perftune_profile_item_key(e), (void)perftune_profile_item_location(e);
+		/* expansion stops at the value limit (issue 27 E) */
+		check_len(e, perftune_profile_item_value(e));
+		check_len(e, perftune_profile_item_value_as_written(e));
+		if ((perftune_profile_item_flags(e) & PERFTUNE_PROFILE_ITEM_SKIPPED) &&
+		    !perftune_profile_item_skip_reason(e))
 			fz_fail("skipped item %s without a reason", perftune_profile_item_option(e));
 	}
 	perftune_profile_item_iter_free(it);

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include "harness.h"
 
@@ -161,17 +163,198 @@ START_TEST(corrupt_record_is_refused)
 }
 END_TEST
 
-START_TEST(truncated_journal_is_refused)
+/* hole B: a record cut inside its key is an interrupted append, not a corrupt journal */
+START_TEST(cut_last_record_is_ignored_and_the_rest_restored)
 {
 	char *j;
 
 	commit_two();
 	j = strdup(slurp(jfile));
-	strstr(j, "\norig ")[12] = '\0'; /* cut inside the first orig record, before its tab */
+	char *cut = strstr(j, "\ncommit\n"); /* drop the commit and the release */
+	cut[1] = '\0';
+	cut = strstr(j, " sysctl.vm.swappiness\t");
+	ck_assert_ptr_nonnull(cut);
+	/* the key's orig cut short inside its key; thp.enabled's orig comes after it */
+	char *thp = strstr(j, "\norig ");
+	thp = strstr(thp + 1, "\norig ");
+	ck_assert_ptr_nonnull(thp);
+	char tail[256];
+	snprintf(tail, sizeof(tail), "%s", thp + 1); /* orig <seq> thp.enabled\t... */
+	*strchr(tail, '\n') = '\0';
+	strcpy(strstr(j, "\norig ") + 1, tail); /* now: header, thp's orig, nothing else */
+	strcat(j, "\norig 1 sysctl.vm.swap"); /* and a record cut inside its key */
 	spill(jfile, j, O_TRUNC);
 	free(j);
-	assert_refused(-EINVAL, "corrupt record");
+	perftune_ctx_set_log_fn(f.ctx, keep_log, PERFTUNE_LOG_WARNING, NULL);
+	ck_assert_int_eq(perftune_restore(f.ctx, "j", 0), 1);
+	ck_assert_msg(strstr(logged, "journal j: last record cut short"), "log: %s", logged);
+	ck_assert_str_eq(fx_read(&f, "sys/kernel/mm/transparent_hugepage/enabled"),
+			 "always [madvise] never");
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "10"); /* its record was cut */
+	ck_assert_int_eq(fx_journals(&f), 0);
 }
+END_TEST
+
+/* the reproducer: a value cut short is never written back as "the original" */
+START_TEST(cut_value_is_never_written_back)
+{
+	char j[512];
+
+	snprintf(j, sizeof(j),
+		 "perftune-journal 1\nname j\nboot %s\nflags 0\npid 4194303 123\n"
+		 "orig 1 sysctl.vm.swappiness\t6",
+		 slurp("/proc/sys/kernel/random/boot_id"));
+	*strchr(strstr(j, "boot "), '\n') = '\0'; /* boot_id ends with its own newline */
+	strcat(j, "\nflags 0\npid 4194303 123\norig 1 sysctl.vm.swappiness\t6");
+	spill(jfile, j, O_TRUNC);
+	fx_write(&f, "proc/sys/vm/swappiness", "10");
+	perftune_ctx_set_log_fn(f.ctx, keep_log, PERFTUNE_LOG_WARNING, NULL);
+	ck_assert_int_eq(perftune_restore(f.ctx, NULL, PERFTUNE_RESTORE_ORPHANS), 0);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "10");
+	ck_assert_msg(strstr(logged, "journal j: last record cut short"), "log: %s", logged);
+}
+END_TEST
+
+/*
+ * Every cut point of a real journal of a three-key commit: a restore of the
+ * copy cut at byte k gives back exactly the keys whose orig record is whole
+ * (newline included) in the first k bytes, and never a partial value.
+ */
+START_TEST(every_cut_point_restores_only_complete_records)
+{
+	static const char *const keys[] = { "sysctl.vm.swappiness", "sysctl.vm.dirty_ratio",
+					    "sysctl.vm.dirty_background_ratio" };
+	static const char *const paths[] = { "proc/sys/vm/swappiness", "proc/sys/vm/dirty_ratio",
+					     "proc/sys/vm/dirty_background_ratio" };
+	static const char *const news[] = { "7", "33", "5" };
+	char orig[3][32], rec[3][128];
+	struct perftune_tx *tx;
+	char *j;
+	size_t len;
+
+	for (int i = 0; i < 3; i++)
+		snprintf(orig[i], sizeof(orig[i]), "%s", fx_read(&f, paths[i]));
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "j", 0, &tx), 0);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(perftune_tx_set(tx, keys[i], news[i]), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), 3);
+	perftune_tx_unref(tx);
+	j = strdup(slurp(jfile));
+	len = strlen(j);
+	for (int i = 0; i < 3; i++)
+		snprintf(rec[i], sizeof(rec[i]), " %s\t%s\n", keys[i], orig[i]);
+	perftune_ctx_set_log_fn(f.ctx, keep_log, PERFTUNE_LOG_WARNING, NULL);
+	for (size_t k = 0; k <= len; k++) {
+		char *cut = strndup(j, k);
+		int r, want = 0;
+		for (int i = 0; i < 3; i++)
+			fx_write(&f, paths[i], news[i]);
+		spill(jfile, cut, O_TRUNC);
+		logged[0] = '\0';
+		r = perftune_restore(f.ctx, "j", 0);
+		for (int i = 0; i < 3; i++) {
+			bool whole = strstr(cut, rec[i]) != NULL;
+			const char *now = fx_read(&f, paths[i]);
+			want += whole;
+			ck_assert_msg(!strcmp(now, whole ? orig[i] : news[i]),
+				      "cut at %zu of %zu: %s is '%s', want '%s'", k, len, keys[i], now,
+				      whole ? orig[i] : news[i]);
+		}
+		/* before the header's first newline there is no journal; after it, a restore */
+		ck_assert_msg(r == (strchr(cut, '\n') ? want : -EINVAL),
+			      "cut at %zu: restore returned %d (%s), want %d", k, r,
+			      perftune_ctx_last_error(f.ctx), want);
+		ck_assert_msg((k > 0 && cut[k - 1] != '\n' && strchr(cut, '\n')) ==
+				      (strstr(logged, "journal j: last record cut short") != NULL),
+			      "cut at %zu: log '%s'", k, logged);
+		unlink(jfile);
+		free(cut);
+	}
+	free(j);
+}
+END_TEST
+
+/* a journal is never appended to after a record cut short: the cut record goes first */
+START_TEST(append_after_a_cut_record_drops_it_first)
+{
+	struct perftune_tx *tx;
+	const char *j;
+
+	commit_two();
+	spill(jfile, "orig 1 sysctl.vm.dirty_ratio\t2", O_APPEND); /* cut inside the value */
+	perftune_ctx_set_log_fn(f.ctx, keep_log, PERFTUNE_LOG_WARNING, NULL);
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "j", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.dirty_background_ratio", "3"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), 1);
+	perftune_tx_unref(tx);
+	j = slurp(jfile);
+	ck_assert_msg(!strstr(j, "dirty_ratio"), "cut record kept: %s", j);
+	ck_assert_msg(strstr(logged, "journal j: dropped its last record, cut short"), "log: %s",
+		      logged);
+	ck_assert_int_eq(perftune_restore(f.ctx, "j", 0), 3);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/dirty_background_ratio"), "10");
+}
+END_TEST
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) < 0 ? -1 : st.st_size;
+}
+
+/*
+ * Writer side of hole B: an append that cannot be made whole (a full /run,
+ * here RLIMIT_FSIZE: the write is cut short, then EFBIG) fails the commit
+ * before the kernel write it was to protect, and leaves no record cut short.
+ * @at: which orig record is cut (0: the first key's, 1: the second's).
+ */
+static void commit_with_a_short_append(int at)
+{
+	struct perftune_tx *tx;
+	struct rlimit rl;
+	const char *j;
+	off_t limit;
+	int r;
+
+	commit_two(); /* the same journal, to measure where the records start */
+	j = slurp(jfile);
+	const char *o = strstr(j, "\norig ") + 1;
+	if (at == 1)
+		o = strstr(strstr(o, "\nwrote ") + 1, "\n") + 1; /* after the first key's wrote */
+	limit = (off_t)(o - j) + 9;			       /* nine bytes into the record */
+	ck_assert_int_eq(perftune_restore(f.ctx, "j", 0), 2);
+	ck_assert_int_eq(fx_journals(&f), 0);
+	f.sim.writes = 0;
+
+	signal(SIGXFSZ, SIG_IGN);
+	rl.rlim_cur = rl.rlim_max = (rlim_t)limit;
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "j", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "10"), 1);
+	ck_assert_int_eq(perftune_tx_set(tx, "thp.enabled", "never"), 1);
+	r = perftune_tx_commit(tx);
+	perftune_tx_unref(tx);
+	ck_assert_msg(r == -EFBIG, "commit returned %d (%s)", r, perftune_ctx_last_error(f.ctx));
+	ck_assert_msg(strstr(perftune_ctx_last_error(f.ctx), "cannot write journal"), "message: %s",
+		      perftune_ctx_last_error(f.ctx));
+	/* the key whose record was cut was never written; the one before it was given back */
+	ck_assert_int_eq(f.sim.writes, at == 0 ? 0 : 2);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+	ck_assert_str_eq(fx_read(&f, "sys/kernel/mm/transparent_hugepage/enabled"),
+			 "always [madvise] never");
+	if (file_size(jfile) >= 0) { /* what is left ends with a whole record */
+		j = slurp(jfile);
+		ck_assert_msg(j[0] && j[strlen(j) - 1] == '\n', "journal left cut short: %s", j);
+		ck_assert_int_le(file_size(jfile), limit);
+	}
+}
+
+START_TEST(short_append_of_first_record_fails_before_any_write) { commit_with_a_short_append(0); }
+END_TEST
+
+START_TEST(short_append_of_second_record_fails_before_its_write) { commit_with_a_short_append(1); }
 END_TEST
 
 START_TEST(unknown_format_is_refused)
@@ -358,7 +541,12 @@ static Suite *journal_suite(void)
 	tcase_add_test(tc, journal_with_other_permissions_is_refused);
 	tcase_add_test(tc, hard_linked_journal_is_refused);
 	tcase_add_test(tc, corrupt_record_is_refused);
-	tcase_add_test(tc, truncated_journal_is_refused);
+	tcase_add_test(tc, cut_last_record_is_ignored_and_the_rest_restored);
+	tcase_add_test(tc, cut_value_is_never_written_back);
+	tcase_add_test(tc, every_cut_point_restores_only_complete_records);
+	tcase_add_test(tc, append_after_a_cut_record_drops_it_first);
+	tcase_add_test(tc, short_append_of_first_record_fails_before_any_write);
+	tcase_add_test(tc, short_append_of_second_record_fails_before_its_write);
 	tcase_add_test(tc, unknown_format_is_refused);
 	tcase_add_test(tc, huge_line_is_refused);
 	tcase_add_test(tc, oversized_journal_is_refused);

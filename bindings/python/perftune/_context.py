@@ -192,7 +192,7 @@ class Context:
     def list(self, prefix: str | None = None) -> Iterator[Tunable]:
         """Iterate over the existing tunables whose key starts with
         ``prefix`` (all if None), in a stable order, as :class:`Tunable`
-        ``(key, value, note)``."""
+        ``(key, value, note, read_only)``."""
         if prefix is not None:
             _text("prefix", prefix)
         _rc, it = self._call(_lib.perftune_list, prefix)
@@ -204,6 +204,7 @@ class Context:
                     _str(_lib.perftune_tunable_key(t)),
                     _lib.perftune_tunable_value(t),
                     _lib.perftune_tunable_note(t) or None,
+                    bool(_lib.perftune_tunable_flags(t) & _lib.PERFTUNE_TUNABLE_READONLY),
                 ),
             )
         )
@@ -225,6 +226,7 @@ class Context:
                 writable=bool(_lib.perftune_desc_writable(d)),
                 reason=_lib.perftune_desc_reason(d),
                 info=_lib.perftune_desc_info(d),
+                unreadable=_lib.perftune_desc_unreadable(d),
             )
         finally:
             _lib.perftune_desc_free(d)

@@ -23,9 +23,9 @@ def export_format(fmt: Union[ExportFormat, str]) -> int:
     if isinstance(fmt, ExportFormat):
         return int(fmt)
     if isinstance(fmt, str):
-        r = int(_lib.perftune_export_format(fmt)) if "\0" not in fmt else -22
-        if r >= 0:
-            return r
+        r, f = _lib.perftune_export_format_from_name(fmt) if "\0" not in fmt else (-22, 0)
+        if r == 0:
+            return int(f)
         names = ", ".join(f.name.lower() for f in ExportFormat)
         raise PerftuneValueError(22, f"unknown export format {fmt!r} (one of: {names})")
     raise TypeError(f"format must be ExportFormat or str, not {type(fmt).__name__}")

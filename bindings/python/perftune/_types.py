@@ -41,6 +41,8 @@ class ItemFlag(enum.IntFlag):
     """the transaction's commit completed"""
     SHADOWED = _lib.PERFTUNE_STATUS_SHADOWED
     """a later live transaction also changed the key"""
+    READONLY = _lib.PERFTUNE_TUNABLE_READONLY
+    """a listed tunable whose kernel file is read-only (``sysctl.kernel.ostype``)"""
     SKIPPED = _lib.PERFTUNE_PROFILE_ITEM_SKIPPED
     """a profile option that is not applied (the note says why)"""
 
@@ -72,12 +74,14 @@ class LogPriority(enum.IntEnum):
 class Tunable(NamedTuple):
     """One existing tunable, as listed by :meth:`Context.list`.
 
-    ``value`` is None when the tunable exists but cannot be read (permission).
+    ``value`` is None when the tunable exists but cannot be read (permission);
+    ``read_only`` is True for a read-only sysctl (``sysctl.kernel.ostype``).
     """
 
     key: str
     value: str | None
     note: str | None = None
+    read_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,8 @@ class Description:
     """why it is not writable, or None"""
     info: str | None
     """extra facts (aliases, side effects), or None"""
+    unreadable: str | None = None
+    """why the value cannot be read (``"Input/output error"``), or None"""
 
 
 @dataclass(frozen=True)
