@@ -2,12 +2,12 @@
 /*
  * The only module that opens, reads and writes kernel files.  Every path is
  * relative to the context root and confined below its top directory (sys/,
- * proc/, dev/) with openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS): sysfs is
- * full of relative symlinks, which stay allowed, but nothing resolves outside.
+ * proc/, dev/) by resolve.c (openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)
+ * or the same walk in user space): sysfs is full of relative symlinks, which
+ * stay allowed, but nothing resolves outside.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -35,34 +35,29 @@ static int open_top(struct perftune_ctx *ctx, const char *path, const char **res
 	return -EPERM;
 }
 
-#define OPEN_TRIES 64
+/* a regular file, or a character device under dev/ (/dev/cpu_dma_latency) */
+static bool file_ok(int fd, const char *path)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return false;
+	return S_ISREG(st.st_mode) || (S_ISCHR(st.st_mode) && !strncmp(path, "dev/", 4));
+}
 
 int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags)
 {
-	struct open_how how = {
-		/* openat2 takes only these flags with O_PATH */
-		.flags = (unsigned)flags | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY),
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
-	};
 	const char *rest;
-	int top, fd;
+	int top = open_top(ctx, path, &rest), fd;
 
-	top = open_top(ctx, path, &rest);
 	if (top < 0)
 		return top;
-	/*
-	 * EAGAIN: a rename or mount somewhere on the system raced a ".." of the
-	 * lookup (sysfs links are relative: ../devices/...), and the kernel could
-	 * not prove it stayed beneath; it asks for a retry (udev renames files
-	 * all the time while devices come and go).
-	 */
-	for (int tries = 0; tries < OPEN_TRIES; tries++) {
-		fd = (int)syscall(SYS_openat2, top, rest, &how, sizeof(how));
-		if (fd >= 0 || errno != EAGAIN)
-			break;
+	/* never wait on what a fake root may hold (a FIFO): O_NONBLOCK, then its type checked */
+	fd = pt_resolve_open(ctx, top, rest, (flags & O_PATH) ? flags : flags | O_NONBLOCK);
+	if (fd >= 0 && !(flags & (O_PATH | O_DIRECTORY)) && !file_ok(fd, path)) {
+		close(fd);
+		return -EMEDIUMTYPE;
 	}
-	if (fd < 0)
-		fd = errno == EXDEV ? -EPERM : -errno; /* EXDEV: escape attempt */
 	return fd;
 }
 

@@ -21,7 +21,6 @@ struct perftune_ctx {
 	perftune_log_fn log_fn;
 	int log_max;
 	void *log_data;
-	char last_error[PERFTUNE_KEY_MAX + 1024];
 	struct udev *udev;
 	pt_write_fn write_fn;
 	void *write_data;
@@ -29,6 +28,7 @@ struct perftune_ctx {
 	pthread_mutex_t log_lock;
 	struct pt_fcache *fcache; /* attr.c: kernel files kept open for the length of one call */
 	int jdir_fd;		  /* journal.c: the journal directory while its lock is held */
+	struct pt_resolver_state resolver; /* resolve.c: openat2 or the user-space walk */
 };
 
 static void close_tops(struct perftune_ctx *ctx)
@@ -40,7 +40,7 @@ static void close_tops(struct perftune_ctx *ctx)
 	}
 }
 
-PERFTUNE_EXPORT int perftune_ctx_new(struct perftune_ctx **ctxp)
+static int ctx_new_impl(struct perftune_ctx **ctxp)
 {
 	struct perftune_ctx *ctx;
 	const char *jd = getenv("PERFTUNE_JOURNAL_DIR");
@@ -61,7 +61,8 @@ PERFTUNE_EXPORT int perftune_ctx_new(struct perftune_ctx **ctxp)
 	pthread_mutex_init(&ctx->lock, &ma);
 	pthread_mutexattr_destroy(&ma);
 	pthread_mutex_init(&ctx->log_lock, NULL);
-	ctx->journal_dir = strdup(jd && jd[0] == '/' ? jd : DEFAULT_JOURNAL_DIR);
+	/* a relative one is kept, to be refused by name when a journal is used */
+	ctx->journal_dir = strdup(jd && jd[0] ? jd : DEFAULT_JOURNAL_DIR);
 	if (!ctx->journal_dir) {
 		free(ctx);
 		return -ENOMEM;
@@ -73,6 +74,11 @@ PERFTUNE_EXPORT int perftune_ctx_new(struct perftune_ctx **ctxp)
 	}
 	*ctxp = ctx;
 	return 0;
+}
+
+PERFTUNE_EXPORT int perftune_ctx_new(struct perftune_ctx **ctxp)
+{
+	return pt_api_ret(ctx_new_impl(ctxp));
 }
 
 PERFTUNE_EXPORT struct perftune_ctx *perftune_ctx_ref(struct perftune_ctx *ctx)
@@ -99,7 +105,7 @@ PERFTUNE_EXPORT struct perftune_ctx *perftune_ctx_unref(struct perftune_ctx *ctx
 	return NULL;
 }
 
-PERFTUNE_EXPORT int perftune_ctx_set_root(struct perftune_ctx *ctx, const char *root)
+static int ctx_set_root_impl(struct perftune_ctx *ctx, const char *root)
 {
 	char *copy;
 	int fd;
@@ -125,12 +131,17 @@ PERFTUNE_EXPORT int perftune_ctx_set_root(struct perftune_ctx *ctx, const char *
 	return 0;
 }
 
+PERFTUNE_EXPORT int perftune_ctx_set_root(struct perftune_ctx *ctx, const char *root)
+{
+	return pt_api_ret(ctx_set_root_impl(ctx, root));
+}
+
 PERFTUNE_EXPORT const char *perftune_ctx_get_root(struct perftune_ctx *ctx)
 {
 	return ctx ? ctx->root : NULL;
 }
 
-PERFTUNE_EXPORT int perftune_ctx_set_journal_dir(struct perftune_ctx *ctx, const char *dir)
+static int ctx_set_journal_dir_impl(struct perftune_ctx *ctx, const char *dir)
 {
 	char *copy;
 
@@ -145,6 +156,11 @@ PERFTUNE_EXPORT int perftune_ctx_set_journal_dir(struct perftune_ctx *ctx, const
 	free(ctx->journal_dir);
 	ctx->journal_dir = copy;
 	return 0;
+}
+
+PERFTUNE_EXPORT int perftune_ctx_set_journal_dir(struct perftune_ctx *ctx, const char *dir)
+{
+	return pt_api_ret(ctx_set_journal_dir_impl(ctx, dir));
 }
 
 PERFTUNE_EXPORT const char *perftune_ctx_get_journal_dir(struct perftune_ctx *ctx)
@@ -162,9 +178,13 @@ PERFTUNE_EXPORT void perftune_ctx_set_log_fn(struct perftune_ctx *ctx, perftune_
 	ctx->log_data = userdata;
 }
 
+/* the last error of each thread: concurrent calls on one context keep their own */
+static __thread char last_error[PERFTUNE_KEY_MAX + 1024];
+
 PERFTUNE_EXPORT const char *perftune_ctx_last_error(struct perftune_ctx *ctx)
 {
-	return ctx ? ctx->last_error : "";
+	(void)ctx;
+	return last_error;
 }
 
 PERFTUNE_EXPORT const char *perftune_version(void)
@@ -180,6 +200,11 @@ struct pt_fcache **pt_ctx_fcache(struct perftune_ctx *ctx)
 int *pt_ctx_jdir(struct perftune_ctx *ctx)
 {
 	return &ctx->jdir_fd;
+}
+
+struct pt_resolver_state *pt_ctx_resolver(struct perftune_ctx *ctx)
+{
+	return &ctx->resolver;
 }
 
 int pt_root_fd(struct perftune_ctx *ctx)
@@ -260,13 +285,14 @@ void pt_err_redirect(char *buf, size_t size)
 
 const char *pt_errmsg(struct perftune_ctx *ctx)
 {
-	return err_sink ? err_sink : ctx->last_error;
+	(void)ctx;
+	return err_sink ? err_sink : last_error;
 }
 
 int pt_err(struct perftune_ctx *ctx, int err, const char *fmt, ...)
 {
-	char *buf = err_sink ? err_sink : ctx->last_error;
-	size_t size = err_sink ? err_sink_size : sizeof(ctx->last_error);
+	char *buf = err_sink ? err_sink : last_error;
+	size_t size = err_sink ? err_sink_size : sizeof(last_error);
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -279,7 +305,33 @@ int pt_err(struct perftune_ctx *ctx, int err, const char *fmt, ...)
 
 void pt_err_clear(struct perftune_ctx *ctx)
 {
-	(err_sink ? err_sink : ctx->last_error)[0] = '\0';
+	(void)ctx;
+	(err_sink ? err_sink : last_error)[0] = '\0';
+}
+
+/*
+ * The one error filter of the exported functions: the codes perftune.h
+ * documents pass, any other (a kernel's or a libc's own) becomes -EIO, its
+ * cause kept in the message.
+ */
+int pt_api_ret(int r)
+{
+	switch (r) {
+	case -EINVAL: case -ENOENT: case -ENODEV: case -EACCES: case -EPERM: case -EROFS:
+	case -ENOMEM: case -EIO: case -EBUSY: case -ENAMETOOLONG: case -EOPNOTSUPP:
+	case -ENOTUNIQ: case -EALREADY: case -EAGAIN: case -ELOOP: case -EFBIG: case -ENOTDIR:
+		return r;
+	case -ERANGE: /* a number out of the tunable's range */
+	case -EISDIR: /* a key naming a directory, not an attribute file */
+		return -EINVAL;
+	case -ENOTBLK: /* a device that is not a block device */
+	case -ESRCH:   /* proc.<pid>: no such process */
+		return -ENODEV;
+	case -E2BIG: /* too many devices or threads for one record */
+		return -ENAMETOOLONG;
+	default: /* -EPROTO (a journal of unknown format), -ENOSPC, -ENXIO, ... */
+		return r < 0 ? -EIO : r;
+	}
 }
 
 void pt_lock(struct perftune_ctx *ctx)

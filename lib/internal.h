@@ -19,6 +19,11 @@ int pt_root_fd(struct perftune_ctx *ctx);
 struct pt_fcache;
 struct pt_fcache **pt_ctx_fcache(struct perftune_ctx *ctx); /* attr.c's, kept in the context */
 int *pt_ctx_jdir(struct perftune_ctx *ctx);		  /* journal.c's, kept in the context */
+/* resolve.c's, kept in the context: which resolver, why, a refusal of the fallback's calls */
+struct pt_resolver_state {
+	int mode, why, refused;
+};
+struct pt_resolver_state *pt_ctx_resolver(struct perftune_ctx *ctx);
 #define PT_TOP_MAX 3
 int pt_top_fd(struct perftune_ctx *ctx, int i, const char *name);
 bool pt_root_is_host(struct perftune_ctx *ctx);
@@ -26,7 +31,9 @@ bool pt_root_is_host(struct perftune_ctx *ctx);
 bool pt_sys_is_root(struct perftune_ctx *ctx);
 struct udev *pt_udev(struct perftune_ctx *ctx);
 void pt_log(struct perftune_ctx *ctx, int prio, const char *fmt, ...) _printf_(3, 4);
-/* Set the context's one-line error and return @err (a negative errno). */
+/* Map @r onto the errno set perftune.h documents: every exported int function returns through it. */
+int pt_api_ret(int r);
+/* Set the calling thread's one-line error and return @err (a negative errno). */
 int pt_err(struct perftune_ctx *ctx, int err, const char *fmt, ...) _printf_(3, 4);
 void pt_err_clear(struct perftune_ctx *ctx);
 /* The current message: the calling worker's own while redirected. */
@@ -70,11 +77,29 @@ void pt_wave_free(struct pt_wave *w);
 void pt_lock(struct perftune_ctx *ctx);
 void pt_unlock(struct perftune_ctx *ctx);
 
+/* ---- resolve.c: how attr.c opens a path below a top directory without leaving it ---- */
+/*
+ * Open @rest below the top directory fd @top: openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_MAGICLINKS), or where the kernel or a seccomp filter refuses it
+ * (ENOSYS, EPERM; probed once per context) or PERFTUNE_NO_OPENAT2 is set, the
+ * same confinement walked in user space.  -EPERM: it would leave the top;
+ * -ELOOP: a magic link, too many links, or O_NOFOLLOW on a link.
+ */
+int pt_resolve_open(struct perftune_ctx *ctx, int top, const char *rest, int flags);
+/* the user-space walk alone (the unit tier and the fuzzer test it directly) */
+int pt_resolve_user(int top, const char *rest, int flags);
+/* use the user-space walk (@user) or openat2 from now on, no probe */
+void pt_resolve_force(struct perftune_ctx *ctx, bool user);
+/* "openat2 (RESOLVE_BENEATH)" or "user-space (openat2: <why>)", probed if need be */
+const char *pt_resolver_name(struct perftune_ctx *ctx);
+/* ENOSYS or EPERM: the user-space walk's own calls were refused (a filter); 0 if not */
+int pt_resolver_refused(struct perftune_ctx *ctx);
+
 /* ---- attr.c: the only place that opens, reads and writes kernel files ---- */
 /*
  * Paths are relative to the context root and must start with "sys/",
- * "proc/" or "dev/"; they are opened with openat2(RESOLVE_BENEATH) below that
- * top directory, so neither ".." nor a symlink can lead out of /sys or /proc.
+ * "proc/" or "dev/"; they are opened with pt_resolve_open() below that top
+ * directory, so neither ".." nor a symlink can lead out of /sys or /proc.
  */
 int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags);
 /*
@@ -138,10 +163,34 @@ void pt_trim(char *s);
 bool pt_choice_in(const char *raw, const char *word); /* word among the choices of raw */
 void pt_choices(const char *raw, char *out, size_t size); /* "a [b] c" -> "a b c" */
 int pt_parse_ll(const char *s, long long *v);
-int pt_parse_cpulist(const char *s, unsigned char *mask, int nbits); /* 0 or -EINVAL */
-void pt_format_cpulist(const unsigned char *mask, int nbits, char *out, size_t size);
 bool pt_value_ok(const char *v); /* printable, bounded, no newline */
 int pt_snprintf(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4); /* -ENAMETOOLONG on truncation */
+
+/* ---- shared/buf.c: a growable string; out of memory shows once, at pt_buf_steal() ---- */
+struct pt_buf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+void pt_buf_add(struct pt_buf *b, const char *s, size_t n);
+void pt_buf_puts(struct pt_buf *b, const char *s);
+void pt_buf_printf(struct pt_buf *b, const char *fmt, ...) _printf_(2, 3);
+char *pt_buf_steal(struct pt_buf *b); /* NULL if out of memory; "" if nothing was added */
+
+/* ---- shared/cpulist.c: CPU and node lists and masks (bit i in byte i / 8) ---- */
+#define PT_CPUS_MAX 8192
+#define PT_CPUS_BYTES (PT_CPUS_MAX / 8)
+/* the kernel's syntax "0-3,8": 0, -EINVAL (syntax), -ERANGE (a > b, past @nbits) */
+int pt_parse_cpulist(const char *s, unsigned char *mask, int nbits);
+/* packed "0-3,8" of the first @nbits bits; truncated to whole items */
+void pt_format_cpulist(const unsigned char *mask, int nbits, char *out, size_t size);
+/* masks of PT_CPUS_MAX bits: */
+void pt_cpus_set(unsigned char *m, long i, bool on); /* outside the mask: ignored */
+bool pt_cpus_has(const unsigned char *m, long i);
+int pt_cpus_parse(const char *s, unsigned char *mask); /* TuneD's cpulist_unpack syntax */
+int pt_cpus_hex(const char *s, unsigned char *m);	 /* "0x..." (commas allowed), ORed in */
+char *pt_cpus_list(const unsigned char *m, const char *prefix, bool pack); /* "0,1" / "0-1" */
+char *pt_cpus_hexstr(const unsigned char *m);				   /* "0000000f" */
 
 /* ---- key.c ---- */
 #define PT_MAX_COMPS 16
@@ -166,6 +215,7 @@ struct pt_tunable {
 	int kind;		    /* family-specific */
 	char aux[64];		    /* family-specific */
 	char note[192];		    /* how the key resolved, or "" */
+	bool read_only;		    /* listed as a fact: its file cannot be written (list) */
 };
 
 /* A pt_tunable kept for long (many at once): its strings at their length. */
@@ -182,6 +232,15 @@ const struct pt_tunable *pt_ctun_get(const struct pt_ctun *c, struct pt_tunable 
 void pt_ctun_free(struct pt_ctun *c);
 
 typedef int (*pt_emit_fn)(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud);
+
+/* The names a tunable goes by outside perftune, for lib/export; "" where it has none. */
+struct pt_xnames {
+	char sysctl[PERFTUNE_KEY_MAX]; /* sysctl.d: "vm.dirty_ratio", "net/ipv4/conf/eth0.100/rp_filter" */
+	char dev[64];		       /* udev: the kernel's name of the device ("sda") */
+	char attr[128];		       /* udev: its attribute ("queue/scheduler") */
+	int order;		       /* udev: 0 scheduler, 1 attributes, 2 what a switch resets */
+	char boot[128];		       /* kernel command line with the value: "numa_balancing=disable" */
+};
 
 struct pt_family {
 	const char *name;
@@ -210,6 +269,9 @@ struct pt_family {
 	/* optional: the original as a string write() restores exactly (PT_FAM_SNAPSHOT) */
 	int (*snapshot)(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf,
 			size_t size);
+	/* optional: the names @t set to @value goes by in the export formats (@x zeroed) */
+	void (*export_names)(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			     const char *value, struct pt_xnames *x);
 	unsigned flags;
 };
 enum {
@@ -244,6 +306,9 @@ int pt_file_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const ch
 		  int *hold_fd);
 int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 		     struct perftune_desc *d);
+/* export_names of a file: its sysctl.d name if it lives in /proc/sys */
+void pt_file_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			  const char *value, struct pt_xnames *x);
 /* validate a number in [min, max] */
 int pt_validate_range(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
 		      long long min, long long max, char *out, size_t size);
@@ -251,21 +316,47 @@ int pt_validate_range(struct perftune_ctx *ctx, const struct pt_tunable *t, cons
 /* ---- desc.c: description and generic iterator objects ---- */
 struct perftune_desc *pt_desc_new(const struct pt_tunable *t);
 void pt_desc_set_value(struct perftune_desc *d, const char *v);
+/* the value cannot be read, and @why (strerror text, "write-only trigger") */
+void pt_desc_set_unreadable(struct perftune_desc *d, const char *why);
 void pt_desc_set_choices(struct perftune_desc *d, const char *choices);
 void pt_desc_set_range(struct perftune_desc *d, long long min, long long max);
 void pt_desc_set_unit(struct perftune_desc *d, const char *unit);
 void pt_desc_set_writable(struct perftune_desc *d, bool w, const char *reason);
 void pt_desc_add_info(struct perftune_desc *d, const char *fmt, ...) _printf_(2, 3);
 
+/*
+ * The store behind the typed iterators of perftune.h: what each field is
+ * depends on the object (desc.c's accessors say which), the flag bits are
+ * those of the public enums.
+ */
+enum {
+	PT_ITEM_DRIFT = PERFTUNE_STATUS_DRIFT,
+	PT_ITEM_ORPHANED = PERFTUNE_STATUS_ORPHANED,
+	PT_ITEM_HELD = PERFTUNE_STATUS_HELD,
+	PT_ITEM_WRITTEN = PERFTUNE_STATUS_WRITTEN,
+	PT_ITEM_UNCHANGED = PERFTUNE_CHANGE_UNCHANGED,
+	PT_ITEM_COMMITTED = PERFTUNE_STATUS_COMMITTED,
+	PT_ITEM_SHADOWED = PERFTUNE_STATUS_SHADOWED,
+	PT_ITEM_SKIPPED = PERFTUNE_PROFILE_ITEM_SKIPPED,
+	PT_ITEM_READONLY = PERFTUNE_TUNABLE_READONLY,
+};
 struct pt_item {
 	char *name, *key, *value, *old, *current, *note;
 	unsigned flags;
 	int pid;
 };
-struct perftune_iter *pt_iter_new(void);
+struct pt_iter;
+struct pt_iter *pt_iter_new(void);
 /* Takes copies of the strings. */
-int pt_iter_add(struct perftune_iter *it, const struct pt_item *item);
-void pt_iter_sort(struct perftune_iter *it);
+int pt_iter_add(struct pt_iter *it, const struct pt_item *item);
+void pt_iter_sort(struct pt_iter *it);
+void pt_iter_free(struct pt_iter *it);
+/* The typed iterators of perftune.h around a store (NULL stays NULL). */
+struct perftune_tunable_iter *pt_tunable_iter(struct pt_iter *it);
+struct perftune_change_iter *pt_change_iter(struct pt_iter *it);
+struct perftune_status_iter *pt_status_iter(struct pt_iter *it);
+struct perftune_profile_item_iter *pt_profile_item_iter(struct pt_iter *it);
+struct perftune_profile_entry_iter *pt_profile_entry_iter(struct pt_iter *it);
 
 /* ---- families ---- */
 extern const struct pt_family pt_block_family, pt_hugepages_family, pt_thp_family,
@@ -276,6 +367,9 @@ extern const struct pt_family pt_block_family, pt_hugepages_family, pt_thp_famil
 typedef int (*pt_stage_fn)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 			   void *ud);
 bool pt_cpu_is_macro(const struct pt_tunable *t);
+/* hugepages.c: the boot parameters for @value pages of @kb (0: the default size) */
+void pt_hugepages_boot(struct perftune_ctx *ctx, unsigned long kb, const char *value, char *buf,
+		       size_t size);
 int pt_cpu_expand_maxlat(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 			 pt_stage_fn stage, void *ud);
 
@@ -295,8 +389,9 @@ struct pt_jinfo {
 	unsigned long long starttime;
 	bool committed, orphaned, held, foreign_boot;
 	unsigned flags;
-	size_t n;
+	size_t n, cap;
 	struct pt_jentry *e;
+	size_t *idx, nidx; /* key -> entry + 1, open addressing: a key is found in O(1) */
 };
 int pt_journal_name_ok(const char *name);
 int pt_journal_dir_open(struct perftune_ctx *ctx, bool create);

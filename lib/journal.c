@@ -111,10 +111,113 @@ static bool holder_alive(pid_t pid, unsigned long long starttime)
 	return proc_starttime(pid) == starttime; /* a reused pid is not the holder */
 }
 
+/* the rest of a path after a component: nothing but "/" and "." components */
+static bool only_dots(const char *p)
+{
+	for (; *p; p++)
+		if (*p != '/' && !(*p == '.' && (p[1] == '/' || !p[1])))
+			return false;
+	return true;
+}
+
+/* a symlink that only root could have put there, in a directory only root can write */
+static bool link_safe(int dirfd, const struct stat *link)
+{
+	struct stat d;
+
+	return link->st_uid == 0 && fstat(dirfd, &d) == 0 && d.st_uid == 0 && !(d.st_mode & 0022);
+}
+
+#define CHASE_LINKS 32
+
+/*
+ * Walk @path (absolute) one component at a time, as systemd's chase() with
+ * CHASE_SAFE does: the directory itself is never a symlink, however it is
+ * spelled ("dir/", "dir/."); a symlink on the way is followed only if it is
+ * root's in a directory only root can write (so /var/run -> /run is fine).
+ * Its last component is created (0700) if missing and @create.  Returns an
+ * O_RDONLY fd of the directory, or -errno with *why saying what was refused.
+ */
+static int chase_dir(const char *path, bool create, const char **why)
+{
+	_cleanup_free_ char *todo = strdup(path);
+	_cleanup_close_ int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int links = 0;
+
+	*why = NULL;
+	if (!todo || cur < 0)
+		return todo ? -errno : -ENOMEM;
+	for (char *p = todo;;) {
+		char *comp, *next;
+		struct stat st;
+		bool last;
+		int fd;
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		comp = p;
+		next = strchrnul(p, '/');
+		p = *next ? next + 1 : next;
+		*next = '\0';
+		last = only_dots(p);
+		if (!strcmp(comp, "."))
+			continue;
+		if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT && last &&
+		    create && mkdirat(cur, comp, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return -errno;
+		if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t n;
+			char *nt;
+			if (last) {
+				*why = "is a symlink or not a directory";
+				return -ELOOP;
+			}
+			if (!link_safe(cur, &st) || ++links > CHASE_LINKS) {
+				*why = "a symlink on the way is not root's in a directory only root "
+				       "can write, refusing";
+				return -ELOOP;
+			}
+			n = readlinkat(cur, comp, target, sizeof(target) - 1);
+			if (n <= 0)
+				return n < 0 ? -errno : -ENOENT;
+			target[n] = '\0';
+			if (asprintf(&nt, "%s/%s", target, p) < 0)
+				return -ENOMEM;
+			free(todo);
+			todo = p = nt;
+			if (target[0] == '/') {
+				close(cur);
+				cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+				if (cur < 0)
+					return -errno;
+			}
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			*why = "is a symlink or not a directory";
+			return -ENOTDIR;
+		}
+		fd = openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENOTDIR || errno == ELOOP)
+				*why = "is a symlink or not a directory";
+			return -errno;
+		}
+		close(cur);
+		cur = fd;
+	}
+	int fd = openat(cur, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 /* Open the journal dir, refusing anything not ours: symlink, other owner, group/other access. */
 int pt_journal_dir_open(struct perftune_ctx *ctx, bool create)
 {
-	const char *dir = perftune_ctx_get_journal_dir(ctx);
+	const char *dir = perftune_ctx_get_journal_dir(ctx), *why;
 	struct stat st;
 	int fd = *pt_ctx_jdir(ctx);
 
@@ -123,17 +226,13 @@ int pt_journal_dir_open(struct perftune_ctx *ctx, bool create)
 		return fd < 0 ? pt_err(ctx, -errno, "journal directory %s: %s", dir, strerror(errno))
 			      : fd;
 	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && create) {
-		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-			return pt_err(ctx, -errno, "journal directory %s: %s", dir, strerror(errno));
-		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
+	if (dir[0] != '/') /* perftune_ctx_set_journal_dir() takes absolute paths only */
+		return pt_err(ctx, -EINVAL, "PERFTUNE_JOURNAL_DIR '%s': not an absolute path", dir);
+	fd = chase_dir(dir, create, &why);
+	if (fd == -ENOENT && !create && !why)
+		return -ENOENT;
 	if (fd < 0)
-		return errno == ENOENT && !create ? -ENOENT
-			: pt_err(ctx, -errno, "journal directory %s: %s", dir,
-				 errno == ELOOP || errno == ENOTDIR ? "is a symlink or not a directory"
-								     : strerror(errno));
+		return pt_err(ctx, fd, "journal directory %s: %s", dir, why ? why : strerror(-fd));
 	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 0077)) {
 		close(fd);
 		return pt_err(ctx, -EPERM,
@@ -151,15 +250,22 @@ int pt_journal_dir_open(struct perftune_ctx *ctx, bool create)
 int pt_journal_lock(struct perftune_ctx *ctx, int *lockfd)
 {
 	int dfd = pt_journal_dir_open(ctx, true);
+	struct stat st;
 	int fd;
 
 	if (dfd < 0)
 		return dfd;
-	fd = openat(dfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = openat(dfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+		errno = EPERM;
+	}
 	if (fd < 0) {
 		int r = -errno;
 		close(dfd);
-		return pt_err(ctx, r, "journal lock: %s", strerror(-r));
+		return pt_err(ctx, r, "journal lock %s/.lock: %s", perftune_ctx_get_journal_dir(ctx),
+			      r == -EPERM ? "not a regular file, refusing" : strerror(-r));
 	}
 	while (flock(fd, LOCK_EX) < 0)
 		if (errno != EINTR) {
@@ -215,16 +321,45 @@ static int unescape(char *s)
 	return 0;
 }
 
+/*
+ * Before appending to a journal that ends in a record cut short (its append
+ * failed, or its writer was killed in it): cut that record off, so that the
+ * next record is not glued to it.  A tail longer than a record is left alone.
+ */
+static void heal_tail(struct perftune_ctx *ctx, const char *name, int fd, off_t size)
+{
+	char buf[LINE_MAX_LEN + 2];
+	off_t from = size > (off_t)sizeof(buf) ? size - (off_t)sizeof(buf) : 0;
+	ssize_t n = size > 0 ? pread(fd, buf, (size_t)(size - from), from) : 0;
+	char *nl;
+
+	if (n <= 0 || buf[n - 1] == '\n')
+		return;
+	nl = memrchr(buf, '\n', (size_t)n);
+	if (!nl || ftruncate(fd, from + (nl - buf) + 1) < 0)
+		return;
+	pt_log(ctx, PERFTUNE_LOG_WARNING,
+	       "journal %s: dropped its last record, cut short by an interrupted append", name);
+}
+
+/*
+ * Open a journal without following a link and without blocking (a FIFO
+ * named *.journal would hang the open or the read), then check what was
+ * opened.  O_WRONLY: to append (opened read-write, to heal its tail).
+ */
 static int open_journal(struct perftune_ctx *ctx, const char *name, int flags, int *fd)
 {
 	char file[128];
 	struct stat st;
+	bool append = (flags & O_ACCMODE) == O_WRONLY && !(flags & O_CREAT);
 	_cleanup_close_ int dfd = pt_journal_dir_open(ctx, flags & O_CREAT);
 
 	if (dfd < 0)
 		return dfd;
+	if (append)
+		flags = (flags & ~O_ACCMODE) | O_RDWR;
 	snprintf(file, sizeof(file), "%s.journal", name);
-	*fd = openat(dfd, file, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+	*fd = openat(dfd, file, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600);
 	if (*fd < 0 && errno == ELOOP)
 		return pt_err(ctx, -ELOOP, "journal %s: is a symlink, refusing", name);
 	if (*fd < 0 && errno == EISDIR) /* opened for writing too */
@@ -240,6 +375,8 @@ static int open_journal(struct perftune_ctx *ctx, const char *name, int flags, i
 		return pt_err(ctx, -EPERM, "journal %s: not a private regular file of uid %u, refusing",
 			      name, geteuid());
 	}
+	if (append)
+		heal_tail(ctx, name, *fd, st.st_size);
 	return 0;
 }
 
@@ -251,15 +388,88 @@ void pt_jinfo_free(struct pt_jinfo *ji)
 		free(ji->e[i].written);
 	}
 	free(ji->e);
+	free(ji->idx);
 	memset(ji, 0, sizeof(*ji));
+}
+
+/*
+ * The key index: a journal of 40,000 keys is parsed, and each key looked up
+ * by restore and by a commit, in linear time (a scan per record was quadratic).
+ */
+static size_t key_hash(const char *key)
+{
+	size_t h = 14695981039346656037ULL; /* FNV-1a */
+
+	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	return h;
+}
+
+/* the slot of @key: where it is, or the empty one where it would go */
+static size_t *key_slot(const struct pt_jinfo *ji, const char *key)
+{
+	size_t mask = ji->nidx - 1;
+
+	for (size_t i = key_hash(key) & mask;; i = (i + 1) & mask)
+		if (!ji->idx[i] || !strcmp(ji->e[ji->idx[i] - 1].key, key))
+			return &ji->idx[i];
+}
+
+/* room for one more entry, kept at most half full */
+static int index_grow(struct pt_jinfo *ji)
+{
+	size_t n = ji->nidx ? ji->nidx : 64;
+	size_t *old = ji->idx, nold = ji->nidx;
+
+	if (ji->n + 1 <= ji->nidx / 2)
+		return 0;
+	while (ji->n + 1 > n / 2)
+		n *= 2;
+	ji->idx = calloc(n, sizeof(*ji->idx));
+	if (!ji->idx) {
+		ji->idx = old;
+		return -ENOMEM;
+	}
+	ji->nidx = n;
+	for (size_t i = 0; i < nold; i++)
+		if (old[i])
+			*key_slot(ji, ji->e[old[i] - 1].key) = old[i];
+	free(old);
+	return 0;
 }
 
 struct pt_jentry *pt_jinfo_find(struct pt_jinfo *ji, const char *key)
 {
-	for (size_t i = 0; i < ji->n; i++)
-		if (!strcmp(ji->e[i].key, key))
-			return &ji->e[i];
-	return NULL;
+	size_t *slot;
+
+	if (!ji->nidx)
+		return NULL;
+	slot = key_slot(ji, key);
+	return *slot ? &ji->e[*slot - 1] : NULL;
+}
+
+/* a new entry for @key (not there yet) */
+static struct pt_jentry *jinfo_add(struct pt_jinfo *ji, const char *key)
+{
+	struct pt_jentry *e;
+
+	if (ji->n == ji->cap) {
+		size_t cap = ji->cap ? ji->cap * 2 : 16;
+		void *n = realloc(ji->e, cap * sizeof(*ji->e));
+		if (!n)
+			return NULL;
+		ji->e = n;
+		ji->cap = cap;
+	}
+	if (index_grow(ji) < 0)
+		return NULL;
+	e = &ji->e[ji->n];
+	memset(e, 0, sizeof(*e));
+	e->key = strdup(key);
+	if (!e->key)
+		return NULL;
+	*key_slot(ji, key) = ++ji->n;
+	return e;
 }
 
 static int replace(char **dst, const char *v)
@@ -324,16 +534,8 @@ static int parse_record(struct pt_jinfo *ji, char *line, const char *boot)
 	if (!strcmp(line, "orig")) {
 		if (e && !e->restored)
 			return -EINVAL; /* a live key has one original */
-		if (!e) {
-			void *n = realloc(ji->e, (ji->n + 1) * sizeof(*ji->e));
-			if (!n)
-				return -ENOMEM;
-			ji->e = n;
-			e = &ji->e[ji->n++];
-			memset(e, 0, sizeof(*e));
-			if (replace(&e->key, arg) < 0)
-				return -ENOMEM;
-		}
+		if (!e && !(e = jinfo_add(ji, arg)))
+			return -ENOMEM;
 		free(e->written);
 		e->written = NULL;
 		e->restored = false;
@@ -399,7 +601,7 @@ int pt_journal_load_fd(struct perftune_ctx *ctx, const char *name, struct pt_jin
 {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
-	char boot[64], *save = NULL, *line;
+	char boot[64], *line, *nl;
 	size_t len = 0;
 	int r, lineno = 0;
 
@@ -422,8 +624,15 @@ int pt_journal_load_fd(struct perftune_ctx *ctx, const char *name, struct pt_jin
 		return pt_err(ctx, -EINVAL, "journal %s: corrupt (NUL byte)", name);
 	snprintf(ji->name, sizeof(ji->name), "%s", name);
 	boot_id(boot, sizeof(boot));
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	/*
+	 * Only records ended by their newline count: a last line without one is
+	 * an append cut short (a full /run, a kill), never a value to write back.
+	 */
+	for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
+		*nl = '\0';
 		lineno++;
+		if (!line[0])
+			continue; /* an empty line holds nothing */
 		if (strlen(line) > LINE_MAX_LEN)
 			r = -EINVAL;
 		else if (lineno == 1)
@@ -440,12 +649,20 @@ int pt_journal_load_fd(struct perftune_ctx *ctx, const char *name, struct pt_jin
 	}
 	if (lineno == 0)
 		return pt_err(ctx, -EINVAL, "journal %s: empty, refusing", name);
+	if (line[0])
+		pt_log(ctx, PERFTUNE_LOG_WARNING,
+		       "journal %s: last record cut short (no newline: an interrupted append), "
+		       "ignored",
+		       name);
 	if (ji->pid > 0 && ji->pid != getpid()) {
 		ji->held = holder_alive(ji->pid, ji->starttime);
 		ji->orphaned = !ji->held;
 	} else if (ji->pid == getpid()) {
 		ji->held = true;
 	}
+	if (jfd && line[0] && ftruncate(fd, line - buf) == 0) /* before appending to it */
+		pt_log(ctx, PERFTUNE_LOG_WARNING,
+		       "journal %s: dropped its last record, cut short by an interrupted append", name);
 	if (jfd) { /* handed over to the caller */
 		*jfd = fd;
 		fd = -1;
@@ -489,11 +706,23 @@ int pt_journal_names(struct perftune_ctx *ctx, char ***names)
 			close(dfd);
 		return dfd < 0 ? dfd : -errno;
 	}
+	/* the fd may share its offset with the one kept under the lock, read to its end
+	 * by an earlier listing (restore --orphans lists, then each restore lists again) */
+	rewinddir(d);
 	while ((de = readdir(d))) {
 		size_t l = strlen(de->d_name);
+		struct stat st;
 		char **nv;
 		if (l <= 8 || strcmp(de->d_name + l - 8, ".journal"))
 			continue;
+		/* a FIFO, socket, device or directory is no journal (a symlink is refused on load) */
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+			pt_log(ctx, PERFTUNE_LOG_WARNING,
+			       "journal directory %s: %s is not a regular file, skipped",
+			       perftune_ctx_get_journal_dir(ctx), de->d_name);
+			continue;
+		}
 		nv = realloc(v, (n + 2) * sizeof(char *));
 		if (!nv)
 			break;
@@ -530,12 +759,20 @@ static unsigned long long next_seq(void)
 /* one record per write(2), and workers of a parallel commit take turns */
 static pthread_mutex_t append_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * A short or failed append (a full /run) leaves no record cut short behind:
+ * the file is cut back to where it ended, and the caller fails before the
+ * kernel write the record was to protect.
+ */
 static int append_line(int fd, const char *line)
 {
 	size_t len = strlen(line), off = 0;
+	struct stat st;
 	int r = 0;
 
 	pthread_mutex_lock(&append_lock);
+	if (fstat(fd, &st) < 0)
+		st.st_size = -1;
 	while (off < len) {
 		ssize_t n = write(fd, line + off, len - off);
 		if (n < 0 && errno == EINTR)
@@ -546,6 +783,8 @@ static int append_line(int fd, const char *line)
 		}
 		off += (size_t)n;
 	}
+	if (r < 0 && off > 0 && st.st_size >= 0 && ftruncate(fd, st.st_size) < 0)
+		r = -errno;
 	pthread_mutex_unlock(&append_lock);
 	return r;
 }

@@ -149,6 +149,7 @@ const struct pt_tunable *pt_ctun_get(const struct pt_ctun *c, struct pt_tunable 
 	t->order = c->order;
 	t->id = c->id;
 	t->kind = c->kind;
+	t->read_only = false; /* a listing fact, not kept */
 	snprintf(t->note, sizeof(t->note), "%s", c->note ? c->note : "");
 	return t;
 }
@@ -191,6 +192,11 @@ int pt_resolve(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void 
 		goto out;
 	}
 	r = fam->resolve(ctx, kp, emit, ud);
+	if (r < 0 && pt_resolver_refused(ctx)) /* not "no such sysctl": the calls were refused */
+		r = pt_err(ctx, -pt_resolver_refused(ctx),
+			   "%s: cannot open kernel files: the kernel or a seccomp filter refuses "
+			   "openat2 and the calls of the user-space resolver (%s)",
+			   shown(key, sb, sizeof(sb)), strerror(pt_resolver_refused(ctx)));
 out:
 	free(kp);
 	return r;
@@ -256,6 +262,9 @@ static int file_errmsg(struct perftune_ctx *ctx, const struct pt_tunable *t, int
 {
 	if (r == -ENOENT)
 		return pt_err(ctx, -ENOENT, "%s: not present on this kernel (/%s)", t->key, t->path);
+	if (r == -EMEDIUMTYPE) /* from pt_attr_open() */
+		return pt_err(ctx, -EPERM, "%s: cannot %s /%s: not a regular file, refusing", t->key, op,
+			      t->path);
 	return pt_err(ctx, r, "%s: cannot %s /%s: %s", t->key, op, t->path, strerror(-r));
 }
 
@@ -365,18 +374,43 @@ int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	char raw[PT_VAL], buf[PT_VAL], reason[160];
 	int r = pt_attr_read_raw(ctx, t->path, raw, sizeof(raw));
 
-	if (r < 0)
+	/* gone since it resolved: an error; there but refusing reads
+	 * (stable_secret unset: EIO): described, as list shows it */
+	if (r == -ENOENT || r == -ENOMEM)
 		return file_errmsg(ctx, t, r, "read");
-	if (strchr(raw, '[') && strchr(raw, ']')) {
-		pt_choices(raw, buf, sizeof(buf));
-		pt_desc_set_choices(d, buf);
+	if (r < 0) {
+		pt_desc_set_unreadable(d, strerror(-r));
+	} else {
+		if (strchr(raw, '[') && strchr(raw, ']')) {
+			pt_choices(raw, buf, sizeof(buf));
+			pt_desc_set_choices(d, buf);
+		}
+		snprintf(buf, sizeof(buf), "%s", raw);
+		pt_normalize(buf);
+		pt_desc_set_value(d, buf);
 	}
-	snprintf(buf, sizeof(buf), "%s", raw);
-	pt_normalize(buf);
-	pt_desc_set_value(d, buf);
 	r = pt_attr_writable(ctx, t->path, reason, sizeof(reason));
 	pt_desc_set_writable(d, r > 0, r < 0 ? strerror(-r) : reason);
 	return 0;
+}
+
+void pt_file_export_names(struct perftune_ctx *ctx _unused_, const struct pt_tunable *t,
+			  const char *value _unused_, struct pt_xnames *x)
+{
+	const char *p = t->path + strlen("proc/sys/");
+	bool slash = false;
+	char *c;
+
+	if (strncmp(t->path, "proc/sys/", 9) || pt_snprintf(x->sysctl, sizeof(x->sysctl), "%s", p) < 0) {
+		x->sysctl[0] = '\0';
+		return;
+	}
+	/* sysctl.d(5): '.' or '/' separate; a name with a dot (eth0.100) needs '/' */
+	for (c = x->sysctl; *c && !slash; c++)
+		slash = *c == '.';
+	for (c = x->sysctl; *c && !slash; c++)
+		if (*c == '/')
+			*c = '.';
 }
 
 /* ---- read API ---- */
@@ -407,7 +441,7 @@ static int get_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *
 	return 0;
 }
 
-PERFTUNE_EXPORT int perftune_get(struct perftune_ctx *ctx, const char *key, char **value)
+static int get_impl(struct perftune_ctx *ctx, const char *key, char **value)
 {
 	struct get_state g = { .key = key };
 	int r;
@@ -429,15 +463,20 @@ PERFTUNE_EXPORT int perftune_get(struct perftune_ctx *ctx, const char *key, char
 	return r;
 }
 
+PERFTUNE_EXPORT int perftune_get(struct perftune_ctx *ctx, const char *key, char **value)
+{
+	return pt_api_ret(get_impl(ctx, key, value));
+}
+
 struct list_state {
-	struct perftune_iter *it;
+	struct pt_iter *it;
 	char **prefixes; /* NULL-terminated; NULL: everything */
 };
 
 static int list_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
 {
 	struct list_state *ls = ud;
-	struct perftune_iter *it = ls->it;
+	struct pt_iter *it = ls->it;
 	char buf[PT_VAL];
 	struct pt_item item = { .key = (char *)t->key };
 	bool match = !ls->prefixes;
@@ -448,6 +487,8 @@ static int list_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void 
 		return 0;
 	if (t->fam->read(ctx, t, buf, sizeof(buf)) == 0)
 		item.value = buf;
+	if (t->read_only)
+		item.flags |= PT_ITEM_READONLY; /* a fact of the kernel (kernel.ostype) */
 	item.note = (char *)t->note;
 	return pt_iter_add(it, &item);
 }
@@ -484,8 +525,8 @@ static int selector_prefixes(struct perftune_ctx *ctx, const char *prefix, char 
 	return n;
 }
 
-PERFTUNE_EXPORT int perftune_list(struct perftune_ctx *ctx, const char *prefix,
-				  struct perftune_iter **iterp)
+static int list_impl(struct perftune_ctx *ctx, const char *prefix,
+				  struct pt_iter **iterp)
 {
 	struct list_state ls = { 0 };
 	char *plain[2] = { (char *)prefix, NULL };
@@ -526,7 +567,7 @@ out:
 		pt_strv_free(ls.prefixes);
 	pt_unlock(ctx);
 	if (r < 0) {
-		perftune_iter_free(ls.it);
+		pt_iter_free(ls.it);
 		return r;
 	}
 	pt_iter_sort(ls.it);
@@ -534,7 +575,18 @@ out:
 	return 0;
 }
 
-PERFTUNE_EXPORT int perftune_describe(struct perftune_ctx *ctx, const char *key,
+PERFTUNE_EXPORT int perftune_list(struct perftune_ctx *ctx, const char *prefix,
+				  struct perftune_tunable_iter **iterp)
+{
+	struct pt_iter *it = NULL;
+	int r = list_impl(ctx, prefix, iterp ? &it : NULL);
+
+	if (r >= 0)
+		*iterp = pt_tunable_iter(it);
+	return pt_api_ret(r);
+}
+
+static int describe_impl(struct perftune_ctx *ctx, const char *key,
 				      struct perftune_desc **descp)
 {
 	struct pt_tunable t;
@@ -554,6 +606,9 @@ PERFTUNE_EXPORT int perftune_describe(struct perftune_ctx *ctx, const char *key,
 		goto out;
 	}
 	r = t.fam->describe(ctx, &t, d);
+	/* the default (openat2) goes unsaid: said where the fallback is in use */
+	if (r >= 0 && !strncmp(pt_resolver_name(ctx), "user-space", 10))
+		pt_desc_add_info(d, "paths resolved by %s", pt_resolver_name(ctx));
 	if (r < 0)
 		perftune_desc_free(d);
 	else
@@ -561,4 +616,10 @@ PERFTUNE_EXPORT int perftune_describe(struct perftune_ctx *ctx, const char *key,
 out:
 	pt_unlock(ctx);
 	return r < 0 ? r : 0;
+}
+
+PERFTUNE_EXPORT int perftune_describe(struct perftune_ctx *ctx, const char *key,
+				      struct perftune_desc **descp)
+{
+	return pt_api_ret(describe_impl(ctx, key, descp));
 }

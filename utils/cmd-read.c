@@ -1,14 +1,46 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* perftune list | get | describe */
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
 
+/* list's options: --json, --writable, --help; index of the first operand or -1 */
+static int parse_list(int argc, char **argv, bool *json, bool *writable)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "writable", no_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int o;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "+jwh", opts, NULL)) != -1) {
+		switch (o) {
+		case 'j':
+			*json = true;
+			break;
+		case 'w':
+			*writable = true;
+			break;
+		case 'h':
+			print_cmd_help(&cmd_list, stdout);
+			exit(0);
+		default:
+			return -1;
+		}
+	}
+	return optind;
+}
+
 static int run_list(struct perftune_ctx *ctx, int argc, char **argv)
 {
-	struct perftune_iter *it;
-	bool json = false, first = true;
-	int i = parse_simple(&cmd_list, argc, argv, &json), r;
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *e;
+	bool json = false, writable = false, first = true;
+	int i = parse_list(argc, argv, &json, &writable), r;
 
 	if (i < 0 || argc - i > 1)
 		return usage_error(&cmd_list, "list takes at most one PREFIX");
@@ -17,31 +49,38 @@ static int run_list(struct perftune_ctx *ctx, int argc, char **argv)
 		return lib_error(ctx, r, "list");
 	if (json)
 		fputs("[", stdout);
-	while (perftune_iter_next(it)) {
-		const char *v = perftune_iter_value(it);
+	while ((e = perftune_tunable_iter_next(it))) {
+		const char *v = perftune_tunable_value(e);
+		bool ro = perftune_tunable_flags(e) & PERFTUNE_TUNABLE_READONLY;
+		if (writable && ro)
+			continue;
 		if (json) {
 			bool f = true;
 			printf("%s\n  {", first ? "" : ",");
-			json_kv(stdout, &f, "key", perftune_iter_key(it));
+			json_kv(stdout, &f, "key", perftune_tunable_key(e));
 			json_kv(stdout, &f, "value", v);
-			if (perftune_iter_note(it))
-				json_kv(stdout, &f, "note", perftune_iter_note(it));
+			json_kb(stdout, &f, "read_only", ro);
+			if (perftune_tunable_note(e))
+				json_kv(stdout, &f, "note", perftune_tunable_note(e));
 			fputs("}", stdout);
 		} else {
-			printf("%s = %s\n", perftune_iter_key(it), v ? v : "(unreadable)");
+			printf("%s = %s%s\n", perftune_tunable_key(e), v ? v : "(unreadable)",
+			       ro ? " (read-only)" : "");
 		}
 		first = false;
 	}
 	if (json)
 		puts(first ? "]" : "\n]");
-	perftune_iter_free(it);
+	perftune_tunable_iter_free(it);
 	return 0;
 }
 
 const struct cmd cmd_list = {
-	"list", run_list, "list [--json] [PREFIX]",
+	"list", run_list, "list [--json] [--writable] [PREFIX]",
 	"List the tunables present on this machine with their values,\n"
-	"optionally only those whose key starts with PREFIX (block.sda, sysctl.vm).",
+	"optionally only those whose key starts with PREFIX (block.sda, sysctl.vm).\n"
+	"Read-only sysctls (kernel.ostype) are marked '(read-only)'; --writable\n"
+	"leaves them out.",
 };
 
 static int run_get(struct perftune_ctx *ctx, int argc, char **argv)
@@ -97,6 +136,7 @@ static int run_describe(struct perftune_ctx *ctx, int argc, char **argv)
 		fputs("{", stdout);
 		json_kv(stdout, &first, "key", perftune_desc_key(d));
 		json_kv(stdout, &first, "value", perftune_desc_value(d));
+		json_kv(stdout, &first, "unreadable", perftune_desc_unreadable(d));
 		json_kv(stdout, &first, "path", perftune_desc_path(d));
 		json_kv(stdout, &first, "choices", perftune_desc_choices(d));
 		if (range) {
@@ -110,9 +150,13 @@ static int run_describe(struct perftune_ctx *ctx, int argc, char **argv)
 		puts("}");
 	} else {
 		printf("key:      %s\n", perftune_desc_key(d));
-		printf("value:    %s%s%s\n", perftune_desc_value(d) ? perftune_desc_value(d) : "?",
-		       perftune_desc_unit(d) ? " " : "",
-		       perftune_desc_unit(d) ? perftune_desc_unit(d) : "");
+		if (perftune_desc_value(d))
+			printf("value:    %s%s%s\n", perftune_desc_value(d),
+			       perftune_desc_unit(d) ? " " : "",
+			       perftune_desc_unit(d) ? perftune_desc_unit(d) : "");
+		else
+			printf("value:    (unreadable: %s)\n",
+			       perftune_desc_unreadable(d) ? perftune_desc_unreadable(d) : "?");
 		if (perftune_desc_path(d))
 			printf("file:     %s\n", perftune_desc_path(d));
 		if (perftune_desc_choices(d))
@@ -132,5 +176,6 @@ static int run_describe(struct perftune_ctx *ctx, int argc, char **argv)
 const struct cmd cmd_describe = {
 	"describe", run_describe, "describe [--json] KEY",
 	"Show a tunable's value, file, allowed choices or range, unit, and whether\n"
-	"it can be written (and why not).",
+	"it can be written (and why not). A file that refuses reads (EIO, a\n"
+	"write-only trigger) shows as '(unreadable: REASON)'.",
 };

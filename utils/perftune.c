@@ -27,7 +27,7 @@ static void help(FILE *f)
 		   "                     or $PERFTUNE_JOURNAL_DIR)\n"
 		   "  -v, --verbose      log what is written\n"
 		   "  -h, --help         this help;  COMMAND --help for a command's\n"
-		   "  -V, --version      print the version\n\n"
+		   "  -V, --version      print the version (with -v: the path resolver in use)\n\n"
 		   "Exit status: 0 ok, 1 failed (and rolled back), 2 usage error.\n"
 		   "Keys: block.<dev>.scheduler, thp.enabled, sysctl.vm.dirty_ratio, ... "
 		   "see perftune(8).\n");
@@ -42,6 +42,26 @@ static void log_stderr(struct perftune_ctx *ctx, int prio, const char *msg, void
 		msg);
 }
 
+/* --version; with --verbose, how this machine's kernel files are reached */
+static int print_version(const char *root, int verbose)
+{
+	struct perftune_ctx *ctx;
+	int r;
+
+	printf("perftune %s\n", perftune_version());
+	if (!verbose)
+		return 0;
+	r = perftune_ctx_new(&ctx);
+	if (r < 0)
+		return lib_error(NULL, r, "cannot create context");
+	if (root && (r = perftune_ctx_set_root(ctx, root)) < 0)
+		return lib_error(ctx, r, "--root");
+	printf("root: %s\nresolver: %s\n", perftune_ctx_get_root(ctx),
+	       perftune_ctx_get_resolver(ctx));
+	perftune_ctx_unref(ctx);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -53,7 +73,7 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	const char *root = getenv("PERFTUNE_ROOT"), *jdir = NULL;
-	int o, verbose = 0, r;
+	int o, verbose = 0, version = 0, r;
 	struct perftune_ctx *ctx;
 
 	while ((o = getopt_long(argc, argv, "+vhV", opts, NULL)) != -1) {
@@ -71,13 +91,15 @@ int main(int argc, char **argv)
 			help(stdout);
 			return 0;
 		case 'V':
-			printf("perftune %s\n", perftune_version());
-			return 0;
+			version = 1;
+			break;
 		default:
 			help(stderr);
 			return EXIT_USAGE;
 		}
 	}
+	if (version)
+		return print_version(root, verbose);
 	if (optind >= argc) {
 		help(stderr);
 		return EXIT_USAGE;

@@ -179,6 +179,43 @@ func TestList(t *testing.T) {
 	}
 }
 
+func TestDescribeUnreadableSaysWhy(t *testing.T) {
+	ft := newFakeTree(t)
+	ft.write(t, "proc/sys/vm/drop_caches", "0\n")
+	if err := os.Chmod(ft.path("proc/sys/vm/drop_caches"), 0o200); err != nil { // a write-only trigger
+		t.Fatal(err)
+	}
+	d, err := ft.open(t).Describe("sysctl.vm.drop_caches")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Readable || d.Value != "" || d.Unreadable != "write-only trigger" {
+		t.Errorf("Describe(sysctl.vm.drop_caches) = %+v, want unreadable: write-only trigger", d)
+	}
+}
+
+func TestListFlagsReadOnlySysctls(t *testing.T) {
+	ft := newFakeTree(t)
+	ft.write(t, "proc/sys/kernel/ostype", "Linux\n")
+	if err := os.Chmod(ft.path("proc/sys/kernel/ostype"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	items, err := ft.open(t).List("sysctl.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro := map[string]bool{}
+	for _, it := range items {
+		ro[it.Key] = it.ReadOnly
+	}
+	if v, ok := ro["sysctl.kernel.ostype"]; !ok || !v {
+		t.Errorf("sysctl.kernel.ostype: listed %v, read-only %v; want both", ok, v)
+	}
+	if ro["sysctl.vm.swappiness"] {
+		t.Errorf("sysctl.vm.swappiness listed read-only")
+	}
+}
+
 func TestDescribe(t *testing.T) {
 	c := newFakeTree(t).open(t)
 	d, err := c.Describe(schedKey)

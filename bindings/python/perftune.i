@@ -22,6 +22,7 @@
 #define SWIG_FILE_WITH_INIT
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "perftune.h"
 
 /* append @obj (a new reference) to a function's result, making (rc, obj, ...) */
@@ -88,7 +89,11 @@ static void pt_log_trampoline(struct perftune_ctx *ctx, int priority, const char
 
 PT_OUT_HANDLE(struct perftune_ctx, ctxp)
 PT_OUT_HANDLE(struct perftune_tx, txp)
-PT_OUT_HANDLE(struct perftune_iter, iterp)
+PT_OUT_HANDLE(struct perftune_tunable_iter, iterp)
+PT_OUT_HANDLE(struct perftune_change_iter, iterp)
+PT_OUT_HANDLE(struct perftune_status_iter, iterp)
+PT_OUT_HANDLE(struct perftune_profile_item_iter, iterp)
+PT_OUT_HANDLE(struct perftune_profile_entry_iter, iterp)
 PT_OUT_HANDLE(struct perftune_desc, descp)
 PT_OUT_HANDLE(struct perftune_profile, pp)
 
@@ -134,9 +139,14 @@ PT_OUT_HANDLE(struct perftune_profile, pp)
 				SWIG_fail;
 			}
 			/* UTF-8 kept by the str object, which seq holds until freearg */
-			arr[i] = PyUnicode_AsUTF8(o);
+			Py_ssize_t len;
+			arr[i] = PyUnicode_AsUTF8AndSize(o, &len);
 			if (!arr[i])
 				SWIG_fail;
+			if (strlen(arr[i]) != (size_t)len) {
+				PyErr_Format(PyExc_ValueError, "argument $argnum: variable must not contain a NUL character: %R", o);
+				SWIG_fail;
+			}
 		}
 		$1 = ($1_ltype)arr;
 	}
@@ -153,6 +163,24 @@ PT_OUT_HANDLE(struct perftune_profile, pp)
 	$result = pt_append($result, PyLong_FromLongLong(*$1));
 	if (!$result)
 		SWIG_fail;
+}
+
+/* every string argument: a str with a NUL inside would be cut there by C
+ * ("44\x00; 0" would write 44), so it is a ValueError naming the argument */
+%typemap(in, noblock=1) const char * (int res, char *buf = 0, size_t size = 0, int alloc = 0) {
+	res = SWIG_AsCharPtrAndSize($input, &buf, &size, &alloc);
+	if (!SWIG_IsOK(res))
+		SWIG_exception_fail(SWIG_ArgError(res), "in method '$symname', argument $argnum of type '$type'");
+	if (buf && size > 0 && strlen(buf) != size - 1) {
+		PyErr_Format(PyExc_ValueError, "in method '$symname', $1_name must not contain a NUL character: %R",
+			     $input);
+		SWIG_fail;
+	}
+	$1 = buf;
+}
+%typemap(freearg, noblock=1) const char * {
+	if (alloc$argnum == SWIG_NEWOBJ)
+		free(buf$argnum);
 }
 
 /* keys and values are never NULL in C: None is a TypeError, not a crash */
@@ -185,8 +213,44 @@ static int pt_ctx_set_log_callback(struct perftune_ctx *ctx, PyObject *callback,
 }
 %}
 
-/* the enum and the function share a name: the constants are what Python needs */
-%rename("perftune_export_format_enum", %$isenum) "perftune_export_format";
+/* perftune_tx_set: a value with a NUL is refused naming its key (the key is
+ * checked by the typemap above, before this runs) */
+%ignore perftune_tx_set;
+%rename(perftune_tx_set) pt_tx_set_checked;
+%nothread pt_tx_set_checked; /* reads Python objects: releases the GIL itself */
+%inline %{
+static PyObject *pt_tx_set_checked(struct perftune_tx *tx, const char *key, PyObject *value)
+{
+	const char *v;
+	Py_ssize_t len;
+	int r;
+
+	if (value == Py_None || !PyUnicode_Check(value))
+		return PyErr_Format(PyExc_TypeError, "in method 'perftune_tx_set', value for %s must be str, not %s",
+				    key, Py_TYPE(value)->tp_name);
+	v = PyUnicode_AsUTF8AndSize(value, &len);
+	if (!v)
+		return NULL;
+	if (strlen(v) != (size_t)len)
+		return PyErr_Format(PyExc_ValueError,
+				    "in method 'perftune_tx_set', value for %s must not contain a NUL character: %R",
+				    key, value);
+	Py_BEGIN_ALLOW_THREADS
+	r = perftune_tx_set(tx, key, v);
+	Py_END_ALLOW_THREADS
+	return PyLong_FromLong(r);
+}
+%}
+
+/* perftune_export_format_from_name(name) -> (rc, format) */
+%typemap(in, numinputs=0) enum perftune_export_format *formatp (enum perftune_export_format tmp = 0) {
+	$1 = &tmp;
+}
+%typemap(argout) enum perftune_export_format *formatp {
+	$result = pt_append($result, PyLong_FromLong((long)*$1));
+	if (!$result)
+		SWIG_fail;
+}
 
 /* the whole public API, unchanged */
 %include "perftune.h"

@@ -241,7 +241,9 @@ static int select_disks(struct perftune_ctx *ctx, const struct pt_keyparts *kp, 
 		while (d && (de = readdir(d)))
 			if (de->d_name[0] != '.' && !fnmatch(sel->s, de->d_name, 0) &&
 			    (r = disks_add(out, de->d_name, NULL)) < 0)
-				return r;
+				return r == -E2BIG ? pt_err(ctx, r, "%s: '%s' matches more than %d devices",
+							    kp->text, sel->s, MAX_DISKS)
+						   : r;
 		if (!out->n)
 			return pt_err(ctx, -ENODEV, "%s: no block device matches '%s'", kp->text,
 				      sel->s);
@@ -500,6 +502,20 @@ static int block_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	return r;
 }
 
+/* udev: the rule's device and the attribute below it, in the order of a commit */
+static void block_export_names(struct perftune_ctx *ctx _unused_, const struct pt_tunable *t,
+			       const char *value _unused_, struct pt_xnames *x)
+{
+	size_t g = strlen(t->group), n = strlen("sys/block/") + g + 1;
+
+	/* emit_attr's paths: sys/block/<group>/<attribute> */
+	if (strncmp(t->path, "sys/block/", 10) || strncmp(t->path + 10, t->group, g) ||
+	    t->path[n - 1] != '/' || pt_snprintf(x->attr, sizeof(x->attr), "%s", t->path + n) < 0)
+		return;
+	snprintf(x->dev, sizeof(x->dev), "%s", t->group);
+	x->order = t->order;
+}
+
 const struct pt_family pt_block_family = {
 	.name = "block",
 	.resolve = block_resolve,
@@ -510,4 +526,5 @@ const struct pt_family pt_block_family = {
 	.write = pt_file_write,
 	.verify = block_verify,
 	.describe = block_describe,
+	.export_names = block_export_names,
 };

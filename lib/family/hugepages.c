@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 
@@ -219,6 +220,33 @@ static int hp_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	return r;
 }
 
+void pt_hugepages_boot(struct perftune_ctx *ctx, unsigned long kb, const char *value, char *buf,
+		       size_t size)
+{
+	char sz[32], info[8192], *p;
+
+	if (kb) {
+		size_name(kb, sz, sizeof(sz));
+		snprintf(buf, size, "hugepagesz=%s hugepages=%s", sz, value);
+		return;
+	}
+	kb = 2048;
+	if (pt_attr_read_raw(ctx, "proc/meminfo", info, sizeof(info)) >= 0 &&
+	    (p = strstr(info, "Hugepagesize:")))
+		kb = strtoul(p + 13, NULL, 10);
+	size_name(kb, sz, sizeof(sz));
+	snprintf(buf, size, "default_hugepagesz=%s hugepages=%s", sz, value);
+}
+
+static void hp_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			    const char *value, struct pt_xnames *x)
+{
+	pt_file_export_names(ctx, t, value, x); /* hugepages.nr: vm.nr_hugepages */
+	if (t->kind == HP_DEFAULT || t->kind == HP_NR) /* the kernel sets no node's pool at boot */
+		pt_hugepages_boot(ctx, t->kind == HP_NR ? strtoul(t->aux, NULL, 10) : 0, value,
+				  x->boot, sizeof(x->boot));
+}
+
 const struct pt_family pt_hugepages_family = {
 	.name = "hugepages",
 	.resolve = hp_resolve,
@@ -228,4 +256,5 @@ const struct pt_family pt_hugepages_family = {
 	.write = pt_file_write,
 	.verify = hp_verify,
 	.describe = hp_describe,
+	.export_names = hp_export_names,
 };

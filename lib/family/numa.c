@@ -78,6 +78,13 @@ static int numa_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	return r;
 }
 
+static void numa_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			      const char *value, struct pt_xnames *x)
+{
+	pt_file_export_names(ctx, t, value, x); /* kernel.numa_balancing */
+	snprintf(x->boot, sizeof(x->boot), "numa_balancing=%s", strcmp(value, "0") ? "enable" : "disable");
+}
+
 const struct pt_family pt_numa_family = {
 	.name = "numa",
 	.resolve = numa_resolve,
@@ -87,6 +94,7 @@ const struct pt_family pt_numa_family = {
 	.validate_cur = pt_file_validate_cur,
 	.write = pt_file_write,
 	.describe = numa_describe,
+	.export_names = numa_export_names,
 };
 
 /* ---- proc.<pid>.numa_nodes ---- */
@@ -388,7 +396,7 @@ const struct pt_family pt_proc_family = {
 	.flags = PT_FAM_SNAPSHOT,
 };
 
-PERFTUNE_EXPORT int perftune_numa_place_self(struct perftune_ctx *ctx, const char *nodes,
+static int numa_place_self_impl(struct perftune_ctx *ctx, const char *nodes,
 					     int mempolicy)
 {
 	struct pt_tunable t;
@@ -439,4 +447,10 @@ out:
 		numa_bitmask_free(mask);
 	pt_unlock(ctx);
 	return r;
+}
+
+PERFTUNE_EXPORT int perftune_numa_place_self(struct perftune_ctx *ctx, const char *nodes,
+					     int mempolicy)
+{
+	return pt_api_ret(numa_place_self_impl(ctx, nodes, mempolicy));
 }

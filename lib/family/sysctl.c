@@ -38,8 +38,20 @@ static int emit_sysctl(struct perftune_ctx *ctx, struct walk *w, const char *pat
 		return 0; /* too long to name: not listed */
 	/* write-only triggers (vm.drop_caches) are not readable tunables */
 	t.kind = (mode & 0444) ? SYSCTL_READABLE : SYSCTL_TRIGGER;
+	t.read_only = !(mode & 0222);
 	w->found++;
 	return w->emit(ctx, &t, w->ud);
+}
+
+/* listing: a readable file, writable or not (read-only ones are flagged by
+ * perftune_list); write-only triggers (vm.drop_caches) have no value to list */
+static int list_file(struct perftune_ctx *ctx, struct walk *w, const char *path, const char *name)
+{
+	struct stat st;
+
+	if (pt_attr_stat_file(ctx, path, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0444))
+		return 0;
+	return emit_sysctl(ctx, w, path, name, st.st_mode);
 }
 
 /* Walk proc/sys below @path matching components from @depth (all, if listing). */
@@ -84,8 +96,8 @@ static int walk(struct perftune_ctx *ctx, struct walk *w, const char *path, cons
 			continue;
 		if (de->d_type == DT_DIR)
 			r = walk(ctx, w, p, n, depth + 1);
-		else if (!w->kp && de->d_type == DT_REG && pt_attr_tunable(ctx, p))
-			r = emit_sysctl(ctx, w, p, n, 0444); /* pt_attr_tunable: readable */
+		else if (!w->kp && de->d_type == DT_REG)
+			r = list_file(ctx, w, p, n);
 		else if (w->kp)
 			r = walk(ctx, w, p, n, depth + 1);
 	}
@@ -130,6 +142,24 @@ static int sysctl_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable
 	return r;
 }
 
+static int sysctl_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			   struct perftune_desc *d)
+{
+	int r = pt_file_describe(ctx, t, d);
+
+	if (r == 0 && t->kind == SYSCTL_TRIGGER) /* as sysctl_read() says */
+		pt_desc_set_unreadable(d, "write-only trigger");
+	return r;
+}
+
+static void sysctl_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t,
+				const char *value, struct pt_xnames *x)
+{
+	pt_file_export_names(ctx, t, value, x);
+	if (!strcmp(x->sysctl, "vm.nr_hugepages")) /* the default size's pool, as hugepages.nr */
+		pt_hugepages_boot(ctx, 0, value, x->boot, sizeof(x->boot));
+}
+
 const struct pt_family pt_sysctl_family = {
 	.name = "sysctl",
 	.resolve = sysctl_resolve,
@@ -138,7 +168,8 @@ const struct pt_family pt_sysctl_family = {
 	.validate = pt_file_validate,
 	.validate_cur = sysctl_validate_cur,
 	.write = pt_file_write,
-	.describe = pt_file_describe,
+	.describe = sysctl_describe,
+	.export_names = sysctl_export_names,
 };
 
 /* ---- sysfs[<path>] ---- */

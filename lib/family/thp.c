@@ -68,6 +68,13 @@ static int thp_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 	return r < 0 ? r : thp_list_dir(ctx, "khugepaged", emit, ud);
 }
 
+static void thp_export_names(struct perftune_ctx *ctx _unused_, const struct pt_tunable *t,
+			     const char *value, struct pt_xnames *x)
+{
+	if (!strcmp(t->key, "thp.enabled")) /* kernel-parameters.txt: only the mode, not defrag */
+		snprintf(x->boot, sizeof(x->boot), "transparent_hugepage=%s", value);
+}
+
 const struct pt_family pt_thp_family = {
 	.name = "thp",
 	.resolve = thp_resolve,
@@ -77,4 +84,5 @@ const struct pt_family pt_thp_family = {
 	.validate_cur = pt_file_validate_cur,
 	.write = pt_file_write,
 	.describe = pt_file_describe,
+	.export_names = thp_export_names,
 };

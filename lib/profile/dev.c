@@ -38,7 +38,7 @@ static int devset_add(struct pt_devset *d, const char *name)
 }
 
 /* TuneD's DeviceMatcher: rules split on blanks or ",", "!" excludes, no positive rule = "*" */
-bool pt_devices_match(const char *rules, const char *name)
+static bool devices_match(const char *rules, const char *name)
 {
 	_cleanup_free_ char *dup = strdup(rules);
 	char *save = NULL;
@@ -175,7 +175,7 @@ static int select_devices(struct perftune_profile *p, struct pt_punit *u, const 
 		if (!strcmp(u->type, "cpu") &&
 		    (strncmp(n, "cpu", 3) || !n[3] || strspn(n + 3, "0123456789") != strlen(n + 3)))
 			continue;
-		if (!pt_devices_match(rules, n))
+		if (!devices_match(rules, n))
 			continue;
 		if (u->udev_regex && !udev_matches(p, u->type, n, u->udev_regex))
 			continue;

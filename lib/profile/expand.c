@@ -4,13 +4,18 @@
  * a stack of "${" positions; at each '}' the innermost function is evaluated
  * (func.c) and its text replaced by the result.  "\${" escapes; a
  * function that is not evaluated leaves its text, and says why.
+ *
+ * The text is built once, left to right, in one buffer: a result replaces
+ * its function's text at the end of the buffer and scanning goes on after the
+ * '}' (TuneD does not rescan a result), so the work is linear in what is
+ * written.  Every expansion stops at PT_PROFILE_VALUE_MAX bytes.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "profile-internal.h"
 
-static bool word(const char *s, size_t n)
+bool pt_is_word(const char *s, size_t n)
 {
 	if (!n)
 		return false;
@@ -21,37 +26,55 @@ static bool word(const char *s, size_t n)
 	return true;
 }
 
-/* split "${f:name:a\:b:c" on unescaped ':' into argv (in place) */
+int pt_expand_too_long(struct perftune_profile *p, const struct pt_popt *o)
+{
+	if (o)
+		return pt_err(p->ctx, -EINVAL,
+			      "%s:%d: %s: the value expands to more than %d bytes (the profile "
+			      "value limit)",
+			      o->file, o->line, o->name, PT_PROFILE_VALUE_MAX);
+	return pt_err(p->ctx, -EINVAL,
+		      "profile %s: a unit attribute expands to more than %d bytes (the profile "
+		      "value limit)",
+		      p->path ? p->path : "?", PT_PROFILE_VALUE_MAX);
+}
+
+/* split "${f:name:a\:b:c" on unescaped ':' into argv (in place), "\:" -> ":" */
 static int split_args(char *s, char **argv, int max)
 {
 	int n = 0;
+	char *w = s;
 
 	argv[n++] = s;
-	for (char *c = s; *c && n < max; c++) {
-		if (*c == ':' && (c == s || c[-1] != '\\')) {
-			*c = '\0';
-			argv[n++] = c + 1;
+	for (char *c = s; *c; c++) {
+		if (*c == '\\' && c[1] == ':') {
+			*w++ = *++c;
+		} else if (*c == ':' && n < max) {
+			*w++ = '\0';
+			argv[n++] = w;
+		} else {
+			*w++ = *c;
 		}
 	}
-	for (int i = 0; i < n; i++) /* "\:" -> ":" */
-		for (char *c = argv[i]; (c = strstr(c, "\\:"));)
-			memmove(c, c + 1, strlen(c));
+	*w = '\0';
 	return n;
 }
 
-/* Evaluate the function text @s[from..to) ("${f:...", without the '}'). */
-static int call(struct perftune_profile *p, const struct pt_popt *o, const char *s, size_t from,
-		size_t to, char **out, struct pt_buf *why)
+/* Evaluate the function text @s[0..n) ("${f:...", without the '}'). */
+static int call(struct perftune_profile *p, const struct pt_popt *o, const char *s, size_t n,
+		char **out, struct pt_buf *why)
 {
-	_cleanup_free_ char *text = strndup(s + from, to - from);
+	_cleanup_free_ char *text = strndup(s, n);
 	char *argv[64], *reason = NULL;
 	int argc, r;
 
 	*out = NULL;
 	if (!text)
 		return -ENOMEM;
+	if (strncmp(text, "${f:", 4))
+		return 0;
 	argc = split_args(text, argv, (int)ARRAY_SIZE(argv));
-	if (argc < 2 || strcmp(argv[0], "${f") || !word(argv[1], strlen(argv[1])))
+	if (argc < 2 || !pt_is_word(argv[1], strlen(argv[1])))
 		return 0;
 	for (int i = 2; i < argc; i++)
 		if (strstr(argv[i], "${f:")) { /* an inner function was not evaluated */
@@ -66,56 +89,87 @@ static int call(struct perftune_profile *p, const struct pt_popt *o, const char 
 	return r;
 }
 
-static char *substitute(char *s, size_t from, size_t to, const char *res)
+/* "\${f:" -> "${f:" in place, in one pass */
+static void unescape(char *s)
 {
-	size_t rl = strlen(res), len = strlen(s);
-	char *ns = malloc(len - (to - from + 1) + rl + 1);
+	char *w = s;
 
-	if (ns) {
-		memcpy(ns, s, from);
-		memcpy(ns + from, res, rl);
-		strcpy(ns + from + rl, s + to + 1);
-	}
-	free(s);
-	return ns;
+	for (const char *c = s; *c; c++)
+		if (!(c[0] == '\\' && !strncmp(c + 1, "${f:", 4)))
+			*w++ = *c;
+	*w = '\0';
 }
 
-/* Pass 2: TuneD's Functions._process, a stack of "${" positions. */
-char *pt_expand_functions(struct perftune_profile *p, const char *in, const struct pt_popt *o,
-			      struct pt_buf *why, int *err)
+/* Pass 2: TuneD's Functions._process, a stack of "${" positions in the output. */
+static int expand_functions(struct perftune_profile *p, const char *in, const struct pt_popt *o,
+			    struct pt_buf *why, char **out)
 {
 	size_t stack[64], depth = 0;
-	bool escs[64], esc = false;
-	char *s = strdup(in);
+	bool escs[64];
+	struct pt_buf b = { 0 };
 
-	for (ssize_t i = 0; s && i < (ssize_t)strlen(s); i++) {
-		if (s[i] == '}' && depth) {
+	*out = NULL;
+	for (const char *c = in; *c && !b.oom; c++) {
+		bool esc = b.len && b.s[b.len - 1] == '\\';
+		if (*c == '}' && depth) {
 			size_t from = stack[--depth];
-			char *res = NULL;
-			int r = escs[depth] ? 0 : call(p, o, s, from, (size_t)i, &res, why);
+			_cleanup_free_ char *res = NULL;
+			int r = escs[depth] ? 0 : call(p, o, b.s + from, b.len - from, &res, why);
 			if (r < 0) {
-				*err = r;
-				free(s);
-				return NULL;
+				free(b.s);
+				return r;
 			}
-			if (res) { /* go on right after the result */
-				s = substitute(s, from, (size_t)i, res);
-				i = (ssize_t)(from + strlen(res)) - 1;
-				free(res);
-				esc = s && i >= 0 && s[i] == '\\';
-				continue;
+			if (res) { /* the result replaces the text; go on right after it */
+				b.len = from;
+				pt_buf_puts(&b, res);
+			} else {
+				pt_buf_add(&b, c, 1);
 			}
-		} else if (s[i] == '$' && s[i + 1] == '{' && depth < ARRAY_SIZE(stack)) {
-			escs[depth] = esc;
-			stack[depth++] = (size_t)i;
+		} else {
+			if (c[0] == '$' && c[1] == '{' && depth < ARRAY_SIZE(stack)) {
+				escs[depth] = esc;
+				stack[depth++] = b.len;
+			}
+			pt_buf_add(&b, c, 1);
 		}
-		esc = s[i] == '\\';
+		if (b.len > PT_PROFILE_VALUE_MAX) {
+			free(b.s);
+			return pt_expand_too_long(p, o);
+		}
 	}
-	if (!s) {
-		*err = -ENOMEM;
-		return NULL;
+	*out = pt_buf_steal(&b);
+	if (!*out)
+		return -ENOMEM;
+	unescape(*out);
+	return 0;
+}
+
+int pt_expand_rest(struct perftune_profile *p, const char *in, const struct pt_popt *o,
+		   struct pt_buf *why, char **out, char **unresolved)
+{
+	int r = expand_functions(p, in, o, why, out);
+
+	*unresolved = NULL;
+	if (r >= 0 && (why->len || why->oom)) {
+		*unresolved = pt_buf_steal(why);
+		r = *unresolved ? 0 : -ENOMEM;
 	}
-	for (char *c = s; (c = strstr(c, "\\${f:"));) /* unescape "\${f:" */
-		memmove(c, c + 1, strlen(c));
-	return s;
+	if (r < 0) {
+		free(why->s);
+		free(*out);
+		*out = NULL;
+	}
+	return r;
+}
+
+int pt_func_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
+		   char **out, char **unresolved)
+{
+	struct pt_buf why = { 0 };
+
+	*out = NULL;
+	*unresolved = NULL;
+	if (strlen(in) > PT_PROFILE_VALUE_MAX)
+		return pt_expand_too_long(p, o);
+	return pt_expand_rest(p, in, o, &why, out, unresolved);
 }

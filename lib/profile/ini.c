@@ -78,6 +78,7 @@ struct parse {
 	struct pt_popt **cur; /* options of the current section */
 	size_t *curn;
 	struct pt_popt *last; /* for continuation lines */
+	size_t lastlen;	      /* strlen(last->value) */
 	int indent;
 	bool headerless; /* a variables file: no [section], lines without '=' ignored */
 };
@@ -102,6 +103,9 @@ static int section(struct parse *ps, char *s, int line)
 			ps->curn = &ps->c->u[i].n;
 			return 0;
 		}
+	if (ps->c->n >= PT_PROFILE_SECTIONS_MAX)
+		return pt_err(ps->ctx, -EINVAL, "%s:%d: more than %d sections in one file", ps->path,
+			      line, PT_PROFILE_SECTIONS_MAX);
 	u = realloc(ps->c->u, (ps->c->n + 1) * sizeof(*u));
 	if (!u)
 		return -ENOMEM;
@@ -135,24 +139,29 @@ static int option(struct parse *ps, char *s, int line)
 	value = strip(eq + 1);
 	if (!*name)
 		return pt_err(ps->ctx, -EINVAL, "%s:%d: option without a name", ps->path, line);
+	if (*ps->curn >= PT_PROFILE_OPTIONS_MAX && !pt_popt_find(*ps->cur, *ps->curn, name))
+		return pt_err(ps->ctx, -EINVAL, "%s:%d: more than %d options in one section",
+			      ps->path, line, PT_PROFILE_OPTIONS_MAX);
 	o = (struct pt_popt){ name, value, ps->file_id, line };
 	r = pt_popt_set(ps->cur, ps->curn, &o);
 	if (r < 0)
 		return r;
 	ps->last = pt_popt_find(*ps->cur, *ps->curn, name);
+	ps->lastlen = strlen(value);
 	return 0;
 }
 
 static int continuation(struct parse *ps, const char *s)
 {
-	size_t n = strlen(ps->last->value);
-	char *v = realloc(ps->last->value, n + strlen(s) + 2);
+	size_t n = ps->lastlen, add = strlen(s);
+	char *v = realloc(ps->last->value, n + add + 2);
 
 	if (!v)
 		return -ENOMEM;
 	v[n] = ' '; /* ConfigParser keeps '\n'; a kernel file takes blanks */
-	strcpy(v + n + 1, s);
+	memcpy(v + n + 1, s, add + 1);
 	ps->last->value = v;
+	ps->lastlen = n + 1 + add;
 	return 0;
 }
 

@@ -3,6 +3,7 @@
  * Profile items: each option becomes a key and a value validated on the
  * profile's scratch transaction, or a skip with its reason.  What counts as
  * "absent on this machine" (a skip) and what is an error in the profile.
+ * Also the sysfs mapping every plugin shares (a path becomes a sysfs[] key).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -30,7 +31,7 @@ void pt_pitems_free(struct perftune_profile *p)
 	p->nitems = 0;
 }
 
-static struct pt_pitem *vadd(struct perftune_profile *p, const struct pt_punit *u,
+static _printf_(7, 0) struct pt_pitem *vadd(struct perftune_profile *p, const struct pt_punit *u,
 			     const struct pt_popt *o, const char *key, const char *value,
 			     unsigned flags, const char *fmt, va_list ap)
 {
@@ -83,7 +84,7 @@ void pt_pitem_skip(struct perftune_profile *p, const struct pt_punit *u, const s
 	va_list ap;
 
 	va_start(ap, fmt);
-	vadd(p, u, o, NULL, NULL, PERFTUNE_ITEM_SKIPPED, fmt, ap);
+	vadd(p, u, o, NULL, NULL, PT_ITEM_SKIPPED, fmt, ap);
 	va_end(ap);
 }
 
@@ -107,19 +108,20 @@ static bool absent(int r)
 /* the value the library resolved for a concrete key ("deadline" -> "mq-deadline") */
 static void resolved_value(struct perftune_profile *p, struct pt_pitem *it)
 {
-	struct perftune_iter *ch;
+	struct perftune_change_iter *ch;
+	const struct perftune_change *c;
 
 	if (perftune_tx_changes(p->check, &ch) < 0)
 		return;
-	while (perftune_iter_next(ch))
-		if (!strcmp(perftune_iter_key(ch), it->key)) {
-			char *v = strdup(perftune_iter_value(ch));
+	while ((c = perftune_change_iter_next(ch)))
+		if (!strcmp(perftune_change_key(c), it->key)) {
+			char *v = strdup(perftune_change_new_value(c));
 			if (v) {
 				free(it->value);
 				it->value = v;
 			}
 		}
-	perftune_iter_free(ch);
+	perftune_change_iter_free(ch);
 }
 
 int pt_pmap_key(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
@@ -136,7 +138,7 @@ int pt_pmap_key(struct perftune_profile *p, const struct pt_punit *u, const stru
 		if (it)
 			resolved_value(p, it);
 	} else if (absent(r) || (first_offered && (r == -EINVAL || r == -ERANGE))) {
-		it = pt_pitem_add(p, u, o, key, value, PERFTUNE_ITEM_SKIPPED, "%s", msg);
+		it = pt_pitem_add(p, u, o, key, value, PT_ITEM_SKIPPED, "%s", msg);
 		r = 0;
 	} else if (r == -EACCES) { /* checked again when staged for real */
 		it = pt_pitem_add(p, u, o, key, value, 0, "not validated: %s", msg);
@@ -150,7 +152,7 @@ int pt_pmap_key(struct perftune_profile *p, const struct pt_punit *u, const stru
 		return -ENOMEM;
 	if (out)
 		*out = it;
-	return r < 0 ? 0 : it->flags & PERFTUNE_ITEM_SKIPPED ? 0 : 1;
+	return r < 0 ? 0 : it->flags & PT_ITEM_SKIPPED ? 0 : 1;
 }
 
 int pt_pmap_cond(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
@@ -167,18 +169,79 @@ int pt_pmap_cond(struct perftune_profile *p, const struct pt_punit *u, const str
 		if (!absent(r) && r != -EACCES && r != -ENOTUNIQ)
 			return pt_err_prefix(p->ctx, r, "%s:%d: [%s] %s", o->file, o->line, u->name,
 					     o->name);
-		return pt_pitem_add(p, u, o, key, value + 1, PERFTUNE_ITEM_SKIPPED, "%s",
+		return pt_pitem_add(p, u, o, key, value + 1, PT_ITEM_SKIPPED, "%s",
 				    perftune_ctx_last_error(p->ctx)) ? 1 : -ENOMEM;
 	}
 	if (pt_parse_ll(value + 1, &want) < 0 || pt_parse_ll(cur, &now) < 0)
-		return pt_pitem_add(p, u, o, key, value + 1, PERFTUNE_ITEM_SKIPPED,
+		return pt_pitem_add(p, u, o, key, value + 1, PT_ITEM_SKIPPED,
 				    "cannot compare '%s' with the current value '%s'", value, cur)
 			       ? 1 : -ENOMEM;
 	if (value[0] == '>' ? want > now : want < now) {
 		r = pt_pmap_key(p, u, o, key, value + 1, false, NULL);
 		return r < 0 ? r : 1;
 	}
-	return pt_pitem_add(p, u, o, key, cur, PERFTUNE_ITEM_UNCHANGED,
+	return pt_pitem_add(p, u, o, key, cur, PT_ITEM_UNCHANGED,
 			    "the current value %lld is already %s %lld", now,
 			    value[0] == '>' ? ">=" : "<=", want) ? 1 : -ENOMEM;
+}
+
+static bool hexmask(const char *s)
+{
+	return *s && strspn(s, "0123456789abcdefABCDEF,") == strlen(s);
+}
+
+/*
+ * TuneD writes CPU masks as 8-digit groups ("00000001"); the kernel prints
+ * them as wide as nr_cpu_ids needs ("1", "00,00000001").  Write the width the
+ * file reads back in, so that the read-back compares.
+ */
+static void cpumask_width(struct perftune_ctx *ctx, const char *path, const char *in, char *out,
+			  size_t size)
+{
+	char cur[512], digits[512] = "";
+	size_t nd = 0, width = 0, o = 0;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	snprintf(out, size, "%s", in);
+	if ((!strstr(base, "mask") && !strstr(base, "cpumap") && !strstr(base, "affinity") &&
+	     !strstr(base, "_cpus")) ||
+	    !hexmask(in) || pt_attr_read(ctx, path, cur, sizeof(cur)) < 0 ||
+	    !hexmask(cur))
+		return;
+	for (const char *c = in; *c && nd + 1 < sizeof(digits); c++)
+		if (*c != ',')
+			digits[nd++] = *c;
+	for (const char *c = cur; *c; c++)
+		width += *c != ',';
+	size_t lead = 0;
+	while (nd - lead > width && digits[lead] == '0')
+		lead++;
+	memmove(digits, digits + lead, nd - lead + 1);
+	nd -= lead;
+	if (nd > width || size < width + width / 8 + 1)
+		return; /* more CPUs than this machine has: leave it to the kernel */
+	for (size_t i = 0; i < width; i++) { /* right-align, commas where the kernel has them */
+		size_t from_right = width - i;
+		out[o++] = i + nd >= width ? digits[i + nd - width] : '0';
+		if (from_right > 1 && (from_right - 1) % 8 == 0)
+			out[o++] = ',';
+	}
+	out[o] = '\0';
+}
+
+/* @path is relative to the root ("sys/..."): the sysfs[] key confines it */
+int pt_pmap_sysfs(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
+		  const char *path, const char *in)
+{
+	char key[PERFTUNE_KEY_MAX], value[PT_VAL];
+	int r;
+
+	cpumask_width(p->ctx, path, in, value, sizeof(value));
+
+	if (pt_snprintf(key, sizeof(key), "sysfs[/%s]", path) < 0) {
+		pt_pitem_skip(p, u, o, "/%s: path too long", path);
+		return 0;
+	}
+	r = pt_pmap_cond(p, u, o, key, value);
+	return r ? r : pt_pmap_key(p, u, o, key, value, false, NULL);
 }

@@ -1,147 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Finding a profile by name on the search path, reading it with its
- * include= chain and merging the chain the way TuneD's loader and merger do:
+ * Reading a profile (found by path.c) with its include= chain and merging the chain the way TuneD's loader and merger do:
  * includes first, later files override options of the same section,
  * replace=true replaces a whole section, drop= removes inherited options.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "profile-internal.h"
-
-static const char *const default_path[] = {
-	"/etc/perftune/profiles",
-	PERFTUNE_PROFILES_DIR,
-	"/etc/tuned",
-	"/usr/lib/tuned",
-};
-
-char **pt_profile_path(void)
-{
-	const char *env = getenv("PERFTUNE_PROFILE_PATH");
-	char **v = calloc(ARRAY_SIZE(default_path) + 1, sizeof(*v)), *dup, *save = NULL;
-	size_t n = 0;
-
-	if (!v)
-		return NULL;
-	if (!env || !*env) {
-		for (size_t i = 0; i < ARRAY_SIZE(default_path); i++)
-			if (!(v[n++] = strdup(default_path[i])))
-				goto oom;
-		return v;
-	}
-	if (!(dup = strdup(env)))
-		goto oom;
-	for (char *d = strtok_r(dup, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		char **nv = realloc(v, (n + 2) * sizeof(*v));
-		if (!nv || !(nv[n] = strdup(d))) {
-			v = nv ? nv : v;
-			v[n] = NULL;
-			free(dup);
-			goto oom;
-		}
-		v = nv;
-		v[++n] = NULL;
-	}
-	free(dup);
-	return v;
-oom:
-	pt_strv_free(v);
-	return NULL;
-}
-
-/* TuneD's Loader.safe_name: a profile name is never a path */
-static bool name_ok(const char *name)
-{
-	if (!*name || !strcmp(name, ".") || !strcmp(name, "..") || strlen(name) > 128)
-		return false;
-	for (const char *c = name; *c; c++)
-		if (!isalnum((unsigned char)*c) && !strchr("_.-", *c))
-			return false;
-	return true;
-}
-
-static bool in_list(char **const list, const char *s)
-{
-	for (size_t i = 0; list && list[i]; i++)
-		if (!strcmp(list[i], s))
-			return true;
-	return false;
-}
-
-static bool is_file(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static bool tuned_dir(const char *dir)
-{
-	return !strcmp(dir, "/etc/tuned") || !strcmp(dir, "/usr/lib/tuned");
-}
-
-/* a file of TuneD's own directories */
-static bool in_tuned_dir(const char *file)
-{
-	char dir[PATH_MAX];
-	const char *slash;
-
-	snprintf(dir, sizeof(dir), "%s", file);
-	for (int up = 0; up < 2 && (slash = strrchr(dir, '/')); up++)
-		dir[slash - dir] = '\0'; /* <dir>/<name>/tuned.conf -> <dir> */
-	return tuned_dir(dir);
-}
-
-/*
- * 0 and *path, or 0 and *path NULL (only files already read), or -ENOENT.
- * @tuned_only: a TuneD profile includes as TuneD would, from TuneD's directories
- * only, so that perftune's profiles of the same name do not change it.
- */
-int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const skip, bool tuned_only,
-		      char **path)
-{
-	_cleanup_(pt_strv_freep) char **dirs = pt_profile_path();
-	bool skipped = false;
-
-	*path = NULL;
-	if (!dirs)
-		return -ENOMEM;
-	if (!name_ok(name))
-		return pt_err(ctx, -EINVAL, "'%s' is not a profile name ([A-Za-z0-9_.-])", name);
-	for (size_t i = 0; dirs[i]; i++) {
-		char p[PATH_MAX];
-		if (tuned_only && !tuned_dir(dirs[i]))
-			continue;
-		if (pt_snprintf(p, sizeof(p), "%s/%s/tuned.conf", dirs[i], name) < 0)
-			continue;
-		if (in_list(skip, p)) {
-			skipped = true;
-			continue;
-		}
-		if (is_file(p))
-			return (*path = strdup(p)) ? 0 : -ENOMEM;
-	}
-	if (skipped)
-		return 0;
-	return -ENOENT;
-}
-
-static int not_found(struct perftune_ctx *ctx, const char *name, const char *from, int line)
-{
-	_cleanup_(pt_strv_freep) char **dirs = pt_profile_path();
-	char list[1024] = "";
-
-	for (size_t i = 0; dirs && dirs[i]; i++)
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ":" : "",
-			 dirs[i]);
-	if (from)
-		return pt_err(ctx, -ENOENT, "%s:%d: included profile '%s' not found in %s", from,
-			      line, name, list);
-	return pt_err(ctx, -ENOENT, "profile '%s' not found in %s", name, list);
-}
 
 struct chain {
 	struct pt_pconf *c;
@@ -181,13 +48,13 @@ static int load_includes(struct perftune_profile *p, struct pt_popt *inc, struct
 		_cleanup_free_ char *path = NULL;
 		if (optional)
 			n++;
-		r = pt_profile_locate(p->ctx, n, p->files, in_tuned_dir(inc->file), &path);
+		r = pt_profile_locate(p->ctx, n, p->files, pt_profile_in_tuned_dir(inc->file), &path);
 		if (r == -ENOENT && optional) {
 			r = 0;
 			continue;
 		}
 		if (r == -ENOENT)
-			return not_found(p->ctx, n, inc->file, inc->line);
+			return pt_profile_not_found(p->ctx, n, inc->file, inc->line);
 		if (r < 0)
 			return pt_err_prefix(p->ctx, r, "%s:%d", inc->file, inc->line);
 		if (path) /* NULL: every candidate was read already (a loop) */
@@ -265,10 +132,12 @@ int pt_profile_read(struct perftune_profile *p, const char *name_or_path)
 			r = asprintf(&path, "%s/tuned.conf", name_or_path) < 0 ? -ENOMEM : 0;
 		else
 			path = strdup(name_or_path);
+		if (path)
+			pt_profile_warn_unsafe(p->ctx, path);
 	} else {
 		r = pt_profile_locate(p->ctx, name_or_path, NULL, false, &path);
 		if (r == -ENOENT)
-			return not_found(p->ctx, name_or_path, NULL, 0);
+			return pt_profile_not_found(p->ctx, name_or_path, NULL, 0);
 	}
 	if (r < 0 || !path)
 		return r < 0 ? r : -ENOMEM;

@@ -20,9 +20,12 @@ struct pt_var {
 	bool overridden;
 };
 
+/* definitions in order, and an open-addressing index of them (slot = index + 1) */
 struct pt_vars {
 	struct pt_var *v;
-	size_t n;
+	size_t n, cap;
+	size_t *slot;
+	size_t nslot; /* a power of two, more than twice n */
 };
 
 struct pt_vars *pt_vars_new(void)
@@ -40,25 +43,63 @@ void pt_vars_free(struct pt_vars *v)
 		free(v->v[i].why);
 	}
 	free(v->v);
+	free(v->slot);
 	free(v);
 }
 
-static bool word(const char *s, size_t n)
+static size_t hash(const char *s, size_t n)
 {
-	if (!n)
-		return false;
+	size_t h = 2166136261u; /* FNV-1a */
+
 	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
-			return false;
-	return true;
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+/* the slot of @name: its variable's, or the empty one where it would go */
+static size_t *find_slot(struct pt_vars *vs, const char *name, size_t n)
+{
+	size_t mask = vs->nslot - 1;
+
+	for (size_t i = hash(name, n) & mask;; i = (i + 1) & mask) {
+		size_t *sl = &vs->slot[i];
+		if (!*sl || (strlen(vs->v[*sl - 1].name) == n && !strncmp(vs->v[*sl - 1].name, name, n)))
+			return sl;
+	}
 }
 
 static struct pt_var *lookup(struct pt_vars *vs, const char *name, size_t n)
 {
+	size_t *sl = vs->nslot ? find_slot(vs, name, n) : NULL;
+
+	return sl && *sl ? &vs->v[*sl - 1] : NULL;
+}
+
+/* room for one more variable, in the array and in the index */
+static int grow(struct pt_vars *vs)
+{
+	size_t nslot, *old = vs->slot;
+
+	if (vs->n == vs->cap) {
+		size_t cap = vs->cap ? vs->cap * 2 : 16;
+		struct pt_var *a = realloc(vs->v, cap * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		vs->v = a;
+		vs->cap = cap;
+	}
+	if ((vs->n + 1) * 2 < vs->nslot)
+		return 0;
+	nslot = vs->nslot ? vs->nslot * 2 : 32;
+	if (!(vs->slot = calloc(nslot, sizeof(*vs->slot)))) {
+		vs->slot = old;
+		return -ENOMEM;
+	}
+	vs->nslot = nslot;
 	for (size_t i = 0; i < vs->n; i++)
-		if (strlen(vs->v[i].name) == n && !strncmp(vs->v[i].name, name, n))
-			return &vs->v[i];
-	return NULL;
+		*find_slot(vs, vs->v[i].name, strlen(vs->v[i].name)) = i + 1;
+	free(old);
+	return 0;
 }
 
 static int set_var(struct pt_vars *vs, const char *name, const char *value, const char *why,
@@ -66,23 +107,18 @@ static int set_var(struct pt_vars *vs, const char *name, const char *value, cons
 {
 	struct pt_var *v = lookup(vs, name, strlen(name));
 	char *nv = strdup(value), *nw = why ? strdup(why) : NULL;
+	char *nn = v ? NULL : strdup(name);
 
-	if (!nv || (why && !nw)) {
+	if (!nv || (why && !nw) || (!v && (!nn || grow(vs) < 0))) {
 		free(nv);
 		free(nw);
+		free(nn);
 		return -ENOMEM;
 	}
 	if (!v) {
-		struct pt_var *a = realloc(vs->v, (vs->n + 1) * sizeof(*a));
-		if (!a || !(name = strdup(name))) {
-			vs->v = a ? a : vs->v;
-			free(nv);
-			free(nw);
-			return -ENOMEM;
-		}
-		vs->v = a;
-		v = &a[vs->n++];
-		*v = (struct pt_var){ .name = (char *)name };
+		v = &vs->v[vs->n++];
+		*v = (struct pt_var){ .name = nn };
+		*find_slot(vs, nn, strlen(nn)) = vs->n;
 	}
 	free(v->value);
 	free(v->why);
@@ -97,78 +133,95 @@ int pt_vars_override(struct perftune_profile *p, const char *const *defs)
 	for (size_t i = 0; defs && defs[i]; i++) {
 		const char *eq = strchr(defs[i], '=');
 		_cleanup_free_ char *name = eq ? strndup(defs[i], (size_t)(eq - defs[i])) : NULL;
-		if (!eq || !word(defs[i], (size_t)(eq - defs[i])))
+		if (!eq || !pt_is_word(defs[i], (size_t)(eq - defs[i])))
 			return pt_err(p->ctx, -EINVAL,
 				      "variable '%s': expected NAME=VALUE, NAME of [A-Za-z0-9_]",
 				      defs[i]);
+		if (strlen(eq + 1) > PT_PROFILE_VALUE_MAX)
+			return pt_err(p->ctx, -EINVAL,
+				      "variable %s (-v): the value is longer than %d bytes (the profile "
+				      "value limit)",
+				      name ? name : "?", PT_PROFILE_VALUE_MAX);
 		if (!name || set_var(p->vars, name, eq + 1, NULL, true) < 0)
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-/* Pass 1: ${name} -> value, "\${name}" -> "${name}". */
-static char *expand_static(struct perftune_profile *p, const char *in, struct pt_buf *why,
-			   bool strict)
+/* the length of "${name}" at @s, 0 if @s does not start one */
+static size_t reference(const char *s)
+{
+	size_t n = 0;
+
+	if (s[0] != '$' || s[1] != '{')
+		return 0;
+	while (pt_is_word(s + 2 + n, 1))
+		n++;
+	return n && s[2 + n] == '}' ? n + 3 : 0;
+}
+
+/*
+ * Pass 1: ${name} -> value, "\${name}" -> "${name}".  Values were expanded
+ * when they were defined, so one pass, linear in its output; -E2BIG past
+ * PT_PROFILE_VALUE_MAX.
+ */
+static int expand_static(struct perftune_profile *p, const char *in, struct pt_buf *why,
+			 bool strict, char **out)
 {
 	struct pt_buf b = { 0 };
 
-	for (const char *s = in; *s;) {
-		const char *end = s[0] == '$' && s[1] == '{' ? strchr(s + 2, '}') : NULL;
-		bool esc = s > in && s[-1] == '\\';
-		if (!end || !word(s + 2, (size_t)(end - s - 2))) {
+	*out = NULL;
+	for (const char *s = in; *s && b.len <= PT_PROFILE_VALUE_MAX;) {
+		size_t n = reference(s);
+		struct pt_var *v = n ? lookup(p->vars, s + 2, n - 3) : NULL;
+		if (!n) {
 			pt_buf_add(&b, s++, 1);
 			continue;
 		}
-		struct pt_var *v = lookup(p->vars, s + 2, (size_t)(end - s - 2));
-		if (esc) {
+		if (s > in && s[-1] == '\\') {
 			b.len--; /* drop the backslash: an escaped literal */
-			pt_buf_add(&b, s, (size_t)(end - s + 1));
+			pt_buf_add(&b, s, n);
 		} else if (v) {
 			pt_buf_puts(&b, v->value);
 			if (v->why && !why->len)
 				pt_buf_printf(why, "${%s} is not evaluated: %s", v->name, v->why);
 		} else {
-			pt_buf_add(&b, s, (size_t)(end - s + 1));
+			pt_buf_add(&b, s, n);
 			if (strict && !why->len)
-				pt_buf_printf(why, "variable ${%.*s} is not defined", (int)(end - s - 2),
-					      s + 2);
+				pt_buf_printf(why, "variable ${%.*s} is not defined", (int)(n - 3), s + 2);
 		}
-		s = end + 1;
+		s += n;
 	}
-	return pt_buf_steal(&b);
+	if (b.len > PT_PROFILE_VALUE_MAX) {
+		free(b.s);
+		return -E2BIG;
+	}
+	*out = pt_buf_steal(&b);
+	return *out ? 0 : -ENOMEM;
 }
 
 static int expand(struct perftune_profile *p, const char *in, const struct pt_popt *o, char **out,
-		  char **unresolved, bool vars, bool strict)
+		  char **unresolved, bool strict)
 {
 	struct pt_buf why = { 0 };
-	_cleanup_free_ char *st = vars ? expand_static(p, in, &why, strict) : strdup(in);
-	int err = 0;
+	_cleanup_free_ char *st = NULL;
+	int r = expand_static(p, in, &why, strict, &st);
 
 	*out = NULL;
 	*unresolved = NULL;
-	if (st)
-		*out = pt_expand_functions(p, st, o, &why, &err);
-	if (!*out) {
+	if (r == -E2BIG)
+		r = pt_expand_too_long(p, o);
+	if (r < 0) {
 		free(why.s);
-		return err < 0 ? err : -ENOMEM;
+		return r;
 	}
-	if (why.len || why.oom)
-		*unresolved = pt_buf_steal(&why);
-	return 0;
+	return pt_expand_rest(p, st, o, &why, out, unresolved);
 }
 
 int pt_vars_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
 		   char **out, char **unresolved)
 {
-	return expand(p, in, o, out, unresolved, true, true);
-}
-
-int pt_func_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
-		   char **out, char **unresolved)
-{
-	return expand(p, in, o, out, unresolved, false, true);
+	return expand(p, in, o, out, unresolved, true);
 }
 
 static int define(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o)
@@ -176,39 +229,18 @@ static int define(struct perftune_profile *p, const struct pt_punit *u, const st
 	_cleanup_free_ char *why = NULL, *v = NULL;
 	struct pt_var *old = lookup(p->vars, o->name, strlen(o->name));
 
-	if (!word(o->name, strlen(o->name))) {
+	if (!pt_is_word(o->name, strlen(o->name))) {
 		pt_pitem_skip(p, u, o, "variable name '%s' is not [A-Za-z0-9_]", o->name);
 		return 0;
 	}
 	if (old && old->overridden)
 		return 0; /* -v NAME=VALUE wins */
-	int r = expand(p, o->value, o, &v, &why, true, false);
+	int r = expand(p, o->value, o, &v, &why, false);
 	if (r < 0)
 		return r;
 	if (why)
 		pt_pitem_skip(p, u, o, "not evaluated: %s", why);
 	return set_var(p->vars, o->name, v, why, false);
-}
-
-/* Variables files live with the profiles; nothing else is read. */
-static bool file_allowed(struct perftune_profile *p, const char *real)
-{
-	_cleanup_(pt_strv_freep) char **dirs = pt_profile_path();
-	static const char *const fixed[] = { "/etc/tuned", "/etc/perftune", "/usr/lib/tuned",
-					     PERFTUNE_PROFILES_DIR };
-	char dir[PATH_MAX];
-
-	for (size_t i = 0; i < ARRAY_SIZE(fixed) + (dirs ? 1 : 0) * 64; i++) {
-		const char *d = i < ARRAY_SIZE(fixed) ? fixed[i] : dirs[i - ARRAY_SIZE(fixed)];
-		if (!d)
-			break;
-		if (!realpath(d, dir))
-			continue;
-		size_t n = strlen(dir);
-		if (!strncmp(real, dir, n) && real[n] == '/')
-			return true;
-	}
-	return false;
 }
 
 static int include_file(struct perftune_profile *p, const struct pt_punit *u,
@@ -223,9 +255,13 @@ static int include_file(struct perftune_profile *p, const struct pt_punit *u,
 		pt_pitem_skip(p, u, o, "variables file %s: %s", o->value, strerror(errno));
 		return 0;
 	}
-	if (!file_allowed(p, real)) {
+	if (!pt_profile_dir_holds(real)) {
 		pt_pitem_skip(p, u, o, "variables file %s is outside the profile directories",
 			      real);
+		return 0;
+	}
+	if (!pt_profile_trusted(p->ctx, real, NULL)) {
+		pt_pitem_skip(p, u, o, "variables file %s: others than root can change it", real);
 		return 0;
 	}
 	for (size_t i = 0; i < p->nfiles && !id; i++)

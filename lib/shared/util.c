@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* String helpers shared by the families: value normalization, choices, cpu lists. */
+/* String helpers shared by the families: value normalization, choices, numbers. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -102,65 +102,6 @@ int pt_parse_ll(const char *s, long long *v)
 	if (errno || *end)
 		return -EINVAL;
 	return 0;
-}
-
-/* "0-3,8" -> bits; "all" is handled by callers. */
-int pt_parse_cpulist(const char *s, unsigned char *mask, int nbits)
-{
-	const char *p = s;
-
-	memset(mask, 0, (size_t)(nbits + 7) / 8);
-	if (!*s)
-		return -EINVAL;
-	while (*p) {
-		char *end;
-		long a, b;
-
-		if (!isdigit((unsigned char)*p))
-			return -EINVAL;
-		a = strtol(p, &end, 10);
-		b = a;
-		p = end;
-		if (*p == '-') {
-			p++;
-			if (!isdigit((unsigned char)*p))
-				return -EINVAL;
-			b = strtol(p, &end, 10);
-			p = end;
-		}
-		if (a > b || a < 0 || b >= nbits)
-			return -ERANGE;
-		for (long i = a; i <= b; i++)
-			mask[i / 8] |= (unsigned char)(1u << (i % 8));
-		if (*p == ',') {
-			p++;
-			if (!*p)
-				return -EINVAL;
-		} else if (*p) {
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-void pt_format_cpulist(const unsigned char *mask, int nbits, char *out, size_t size)
-{
-	size_t o = 0;
-
-	out[0] = '\0';
-	for (int i = 0; i < nbits; i++) {
-		int j = i;
-		if (!(mask[i / 8] & (1u << (i % 8))))
-			continue;
-		while (j + 1 < nbits && (mask[(j + 1) / 8] & (1u << ((j + 1) % 8))))
-			j++;
-		int n = j > i ? snprintf(out + o, size - o, "%s%d-%d", o ? "," : "", i, j)
-			      : snprintf(out + o, size - o, "%s%d", o ? "," : "", i);
-		if (n < 0 || (size_t)n >= size - o)
-			return;
-		o += (size_t)n;
-		i = j;
-	}
 }
 
 bool pt_value_ok(const char *v)

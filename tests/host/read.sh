@@ -59,4 +59,15 @@ check "list --json is an array" bash -c "$P list --json thp | python3 -c 'import
 check "get --json" bash -c "$P get --json thp.enabled | python3 -c 'import json,sys; assert json.load(sys.stdin)[\"thp.enabled\"]'"
 check "describe shows choices" bash -c "$P describe thp.enabled | grep -q 'choices:  always madvise never'"
 check "--version" bash -c "$P --version | grep -q '^perftune [0-9]'"
+
+# read-only sysctls are listed, marked; --writable leaves them out
+check "list marks kernel.ostype read-only" grep -qx "sysctl.kernel.ostype = $(cat /proc/sys/kernel/ostype) (read-only)" <<<"$list"
+check "list --writable leaves it out" bash -c "! $P list --writable sysctl.kernel | grep -q ostype"
+# a sysctl the kernel refuses to read (an unset stable_secret: EIO) is described, exit 0
+ss=/proc/sys/net/ipv6/conf/lo/stable_secret
+if [ -e $ss ] && ! cat $ss >/dev/null 2>&1; then
+	out=$($P describe sysctl.net.ipv6.conf.lo.stable_secret 2>&1); rc=$?
+	eq "describe of an unreadable sysctl exits 0" "$rc" 0
+	check "describe says why it is unreadable" grep -qx 'value:    (unreadable: Input/output error)' <<<"$out"
+fi
 finish

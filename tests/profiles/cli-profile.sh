@@ -56,6 +56,26 @@ for cmd in "list sysctl.vm" "get sysctl.vm.swappiness thp.enabled" "describe blo
 	"${P[@]}" "$verb" --json $args >"$TMP/j" 2>"$TMP/err" || fail "$cmd --json: $(cat "$TMP/err")"
 	python3 -m json.tool "$TMP/j" >/dev/null || fail "$cmd --json is not JSON: $(cat "$TMP/j")"
 done
+# read-only sysctls are listed, marked; --writable leaves them out
+expect 0 "" "${P[@]}" list sysctl.kernel
+grep -qx 'sysctl.kernel.ostype = Linux (read-only)' "$TMP/out" || fail "list read-only: $(cat "$TMP/out")"
+grep -qx 'sysctl.kernel.printk = 4 4 1 7' "$TMP/out" || fail "list writable: $(cat "$TMP/out")"
+expect 0 "" "${P[@]}" list --writable sysctl.kernel
+! grep -q ostype "$TMP/out" || fail "list --writable shows a read-only sysctl: $(cat "$TMP/out")"
+grep -q '^sysctl.kernel.printk = ' "$TMP/out" || fail "list --writable lost printk: $(cat "$TMP/out")"
+expect 0 "" "${P[@]}" list --json sysctl.kernel
+[ "$(json "$TMP/out" '{i["key"]: i["read_only"] for i in d}["sysctl.kernel.ostype"]')" = True ] ||
+	fail "list --json read_only: $(cat "$TMP/out")"
+expect 0 "" "${P[@]}" list --json --writable sysctl.kernel
+[ "$(json "$TMP/out" 'all(not i["read_only"] for i in d) and len(d) > 0')" = True ] ||
+	fail "list --json --writable: $(cat "$TMP/out")"
+
+# a key whose file refuses reads is described as unreadable, with the reason, exit 0
+expect 0 "" "${P[@]}" describe sysctl.vm.drop_caches
+grep -qx 'value:    (unreadable: write-only trigger)' "$TMP/out" || fail "describe unreadable: $(cat "$TMP/out")"
+expect 0 "" "${P[@]}" describe --json sysctl.vm.drop_caches
+[ "$(json "$TMP/out" '(d["value"], d["unreadable"])')" = "(None, 'write-only trigger')" ] ||
+	fail "describe --json unreadable: $(cat "$TMP/out")"
 expect 0 "" "${P[@]}" list-profiles --json
 for n in throughput latency database ssd virtual-guest; do
 	json "$TMP/out" "[p['summary'] for p in d if p['name'] == '$n'][0]" | grep -q . ||

@@ -54,6 +54,9 @@ check_not "apply la" throughput
 check "get sysctl.vm.sw" sysctl.vm.swappiness
 check "describe block.sda.sch" block.sda.scheduler
 check "set thp.en" thp.enabled=
+check "list --w" --writable
+check "describe sysctl.kernel.os" sysctl.kernel.ostype
+check_not "set sysctl.kernel.os" sysctl.kernel.ostype= # read-only: listed, not offered to set
 check "list-profiles --" --json
 check "exec --n" --nodes
 check "exec --nodes 0 -- tru" true

@@ -42,7 +42,9 @@ udev_test() {
 "$PERFTUNE" export --format sysctl -o "$TMP/ex.conf" ex
 "$PERFTUNE" restore ex >/dev/null
 [ "$(scheduler)" = "$sched0" ] && [ "$(cat "$Q/read_ahead_kb")" = "$ra0" ] || fail "restore ex"
-grep -qx "ACTION==\"add|change\", SUBSYSTEM==\"block\", KERNEL==\"$DEV\", ATTR{queue/scheduler}=\"mq-deadline\", ATTR{queue/read_ahead_kb}=\"512\"" \
+grep -qx "ACTION==\"add|change\", SUBSYSTEM==\"block\", KERNEL==\"$DEV\", TEST==\"queue/scheduler\", ATTR{queue/scheduler}=\"mq-deadline\"" \
+	"$TMP/ex.rules" || fail "rules: $(cat "$TMP/ex.rules")"
+grep -qx "ACTION==\"add|change\", SUBSYSTEM==\"block\", KERNEL==\"$DEV\", TEST==\"queue/read_ahead_kb\", ATTR{queue/read_ahead_kb}=\"512\"" \
 	"$TMP/ex.rules" || fail "rules: $(cat "$TMP/ex.rules")"
 udev_test "$TMP/ex.rules"
 [ "$(scheduler)" = mq-deadline ] || fail "udev did not set the scheduler: $(cat "$Q/scheduler")"
@@ -56,7 +58,7 @@ mkdir -p "$TMP/p/rot" "$TMP/p/other"
 printf '[disk-x]\ntype=disk\ndevices=loop*\nrotational=%s\nelevator=kyber\n' "$rot" >"$TMP/p/rot/tuned.conf"
 printf '[disk-x]\ntype=disk\ndevices=loop*\nrotational=%s\nelevator=kyber\n' $((1 - rot)) >"$TMP/p/other/tuned.conf"
 "$PERFTUNE" export --format udev -o "$TMP/rot.rules" "$TMP/p/rot"
-grep -q "KERNEL==\"loop\*\", ATTR{queue/rotational}==\"$rot\", ATTR{queue/scheduler}=\"kyber\"" "$TMP/rot.rules" ||
+grep -q "KERNEL==\"loop\*\", ATTR{queue/rotational}==\"$rot\", TEST==\"queue/scheduler\", ATTR{queue/scheduler}=\"kyber\"" "$TMP/rot.rules" ||
 	fail "pattern rule: $(cat "$TMP/rot.rules")"
 sed "s/rotational}==\"$rot\"/rotational}==\"$((1 - rot))\"/" "$TMP/rot.rules" >"$TMP/other.rules"
 udev_test "$TMP/other.rules"
@@ -64,4 +66,15 @@ udev_test "$TMP/other.rules"
 udev_test "$TMP/rot.rules"
 [ "$(scheduler)" = kyber ] || fail "the rotational=$rot rule did not set kyber: $(cat "$Q/scheduler")"
 echo "$sched0" >"$Q/scheduler"
+
+# 3. the guard: a pattern also meets devices without the attribute (zram has no
+# scheduler); the rule's TEST keeps udev from failing on them at every event
+sed 's|queue/scheduler|queue/nosuch|g' "$TMP/rot.rules" >"$TMP/guarded.rules"
+sed 's|, TEST=="queue/nosuch"||' "$TMP/guarded.rules" >"$TMP/unguarded.rules"
+udev_test "$TMP/unguarded.rules"
+grep -i 'nosuch' "$TMP/udev.log" | grep -qi 'fail\|error' ||
+	fail "udev did not complain about a missing attribute: the check below proves nothing: $(cat "$TMP/udev.log")"
+udev_test "$TMP/guarded.rules"
+! grep -i 'nosuch' "$TMP/udev.log" | grep -qi 'fail\|error' ||
+	fail "a guarded rule still failed on a missing attribute: $(grep -i nosuch "$TMP/udev.log")"
 echo "udev rules from export apply as written"

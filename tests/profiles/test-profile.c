@@ -51,6 +51,7 @@ static void put(const char *name, const char *text)
 	ck_assert_ptr_nonnull(fp);
 	fputs(text, fp);
 	fclose(fp);
+	ck_assert_int_eq(chmod(p, 0644), 0); /* whatever the umask: others cannot write it */
 }
 
 static struct perftune_profile *load(const char *name, const char *const *vars)
@@ -66,18 +67,19 @@ static struct perftune_profile *load(const char *name, const char *const *vars)
 static const char *item(struct perftune_profile *p, const char *key, unsigned *flags)
 {
 	static char v[PERFTUNE_VALUE_MAX];
-	struct perftune_iter *it;
+	struct perftune_profile_item_iter *it;
+	const struct perftune_profile_item *e;
 	const char *res = NULL;
 
 	ck_assert_int_eq(perftune_profile_items(p, &it), 0);
-	while (perftune_iter_next(it))
-		if (perftune_iter_key(it) && !strcmp(perftune_iter_key(it), key)) {
-			snprintf(v, sizeof(v), "%s", perftune_iter_value(it) ? perftune_iter_value(it) : "");
+	while ((e = perftune_profile_item_iter_next(it)))
+		if (perftune_profile_item_key(e) && !strcmp(perftune_profile_item_key(e), key)) {
+			snprintf(v, sizeof(v), "%s", perftune_profile_item_value(e) ? perftune_profile_item_value(e) : "");
 			if (flags)
-				*flags = perftune_iter_flags(it);
+				*flags = perftune_profile_item_flags(e);
 			res = v;
 		}
-	perftune_iter_free(it);
+	perftune_profile_item_iter_free(it);
 	return res;
 }
 
@@ -85,17 +87,18 @@ static const char *item(struct perftune_profile *p, const char *key, unsigned *f
 static const char *skipped(struct perftune_profile *p, const char *option)
 {
 	static char v[1024];
-	struct perftune_iter *it;
+	struct perftune_profile_item_iter *it;
+	const struct perftune_profile_item *e;
 	const char *res = NULL;
 
 	ck_assert_int_eq(perftune_profile_items(p, &it), 0);
-	while (perftune_iter_next(it))
-		if ((perftune_iter_flags(it) & PERFTUNE_ITEM_SKIPPED) &&
-		    !strcmp(perftune_iter_name(it), option)) {
-			snprintf(v, sizeof(v), "%s", perftune_iter_note(it) ? perftune_iter_note(it) : "");
+	while ((e = perftune_profile_item_iter_next(it)))
+		if ((perftune_profile_item_flags(e) & PERFTUNE_PROFILE_ITEM_SKIPPED) &&
+		    !strcmp(perftune_profile_item_option(e), option)) {
+			snprintf(v, sizeof(v), "%s", perftune_profile_item_skip_reason(e) ? perftune_profile_item_skip_reason(e) : "");
 			res = v;
 		}
-	perftune_iter_free(it);
+	perftune_profile_item_iter_free(it);
 	return res;
 }
 
@@ -316,12 +319,12 @@ START_TEST(conditional_and_sector_values)
 		  "[sysctl]\nvm.swappiness=<70\nvm.dirty_ratio=<10\n");
 	p = load("ra", NULL);
 	ck_assert_str_eq(item(p, "block.sda.read_ahead_kb", &fl), "128");
-	ck_assert_uint_eq(fl, PERFTUNE_ITEM_UNCHANGED);
+	ck_assert_uint_eq(fl, PERFTUNE_PROFILE_ITEM_UNCHANGED);
 	ck_assert_str_eq(item(p, "block.sdb.read_ahead_kb", &fl), "4096");
 	ck_assert_uint_eq(fl, 0);
 	ck_assert_str_eq(item(p, "block.sdc.read_ahead_kb", NULL), "4096");
 	ck_assert_str_eq(item(p, "sysctl.vm.swappiness", &fl), "60");
-	ck_assert_uint_eq(fl, PERFTUNE_ITEM_UNCHANGED);
+	ck_assert_uint_eq(fl, PERFTUNE_PROFILE_ITEM_UNCHANGED);
 	ck_assert_str_eq(item(p, "sysctl.vm.dirty_ratio", NULL), "10");
 	perftune_profile_free(p);
 }
@@ -348,7 +351,7 @@ START_TEST(plugins_map_or_skip_with_reason)
 	ck_assert_str_eq(item(p, "thp.defrag", NULL), "never");
 	ck_assert_str_eq(item(p, "block.sda.scheduler", NULL), "mq-deadline");
 	ck_assert_ptr_nonnull(item(p, "block.sda.iosched.quantum", &fl));
-	ck_assert_uint_eq(fl, PERFTUNE_ITEM_SKIPPED); /* mq-deadline has no quantum */
+	ck_assert_uint_eq(fl, PERFTUNE_PROFILE_ITEM_SKIPPED); /* mq-deadline has no quantum */
 	ck_assert_ptr_nonnull(strstr(skipped(p, "[cpu] energy_perf_bias"), "energy_perf_bias"));
 	ck_assert_ptr_nonnull(strstr(skipped(p, "[cpu] load_threshold"), "daemon"));
 	ck_assert_ptr_nonnull(strstr(skipped(p, "[disk] apm"), "hdparm"));
@@ -390,13 +393,14 @@ static struct perftune_tx *tx_new(const char *name, unsigned flags)
 
 static int staged(struct perftune_tx *tx)
 {
-	struct perftune_iter *it;
+	struct perftune_change_iter *it;
+	const struct perftune_change *e;
 	int n = 0;
 
 	ck_assert_int_eq(perftune_tx_changes(tx, &it), 0);
-	while (perftune_iter_next(it))
+	while ((e = perftune_change_iter_next(it)))
 		n++;
-	perftune_iter_free(it);
+	perftune_change_iter_free(it);
 	return n;
 }
 
@@ -503,7 +507,8 @@ START_TEST(export_formats_of_a_profile)
 	put("ex", "[disk]\ndevices=${disks}\nelevator=deadline\nreadahead=256\n"
 		  "[disk-ssd]\ntype=disk\ndevices=nvme*\nrotational=0\nelevator=none\n"
 		  "[sysctl]\nvm.swappiness=10\nvm.nr_hugepages=64\nnet/ipv4/conf/eth0.100/rp_filter=0\n"
-		  "[vm]\ntransparent_hugepages=never\n[selinux]\navc_cache_threshold=8192\n");
+		  "[vm]\ntransparent_hugepages=never\n[selinux]\navc_cache_threshold=8192\n"
+		  "[script]\nscript=/bin/true\n");
 	p = load("ex", vars);
 	t = export_p(p, PERFTUNE_EXPORT_SYSCTL);
 	ck_assert_ptr_nonnull(strstr(t, "\nvm.swappiness = 10\n"));
@@ -512,15 +517,27 @@ START_TEST(export_formats_of_a_profile)
 	ck_assert_ptr_nonnull(strstr(t, "# not a sysctl: thp.enabled = never"));
 	free(t);
 	t = export_p(p, PERFTUNE_EXPORT_UDEV);
+	/* one rule per attribute, each guarded by its file, the scheduler first */
 	ck_assert_ptr_nonnull(strstr(t, "ACTION==\"add|change\", SUBSYSTEM==\"block\", "
 					"ENV{DEVTYPE}==\"disk\", KERNEL==\"sd*\", "
-					"ATTR{queue/scheduler}=\"mq-deadline\", "
-					"ATTR{queue/read_ahead_kb}=\"256\"\n"));
+					"TEST==\"queue/scheduler\", ATTR{queue/scheduler}=\"mq-deadline\"\n"
+					"ACTION==\"add|change\", SUBSYSTEM==\"block\", "
+					"ENV{DEVTYPE}==\"disk\", KERNEL==\"sd*\", "
+					"TEST==\"queue/read_ahead_kb\", ATTR{queue/read_ahead_kb}=\"256\"\n"));
 	ck_assert_ptr_nonnull(strstr(t, "KERNEL==\"nvme*\", ATTR{queue/rotational}==\"0\", "
-					"ATTR{queue/scheduler}=\"none\"\n"));
+					"TEST==\"queue/scheduler\", ATTR{queue/scheduler}=\"none\"\n"));
+	for (const char *l = strstr(t, "ACTION=="); l; l = strstr(l + 1, "ACTION==")) {
+		const char *end = strchr(l, '\n');
+		int assigned = 0; /* ATTR{x}="v" (a match is ATTR{x}=="v") */
+		for (const char *a = strstr(l, "}=\""); a && a < end; a = strstr(a + 1, "}=\""))
+			assigned++;
+		ck_assert_msg(assigned == 1, "not one assignment: %.*s", (int)(end - l), l);
+	}
 	free(t);
 	t = export_p(p, PERFTUNE_EXPORT_CMDLINE);
-	ck_assert_str_eq(t, "default_hugepagesz=2M hugepages=64 transparent_hugepage=never\n");
+	ck_assert_str_eq(t, "default_hugepagesz=2M hugepages=64 transparent_hugepage=never\n"
+			    "# skipped here: [script] script = /bin/true: runs a program: a profile "
+			    "never executes anything\n");
 	free(t);
 	/* the TuneD export loads again to the same keys */
 	t = export_p(p, PERFTUNE_EXPORT_TUNED);
@@ -562,16 +579,63 @@ START_TEST(export_of_a_transaction)
 	ck_assert_ptr_nonnull(strstr(t, "\nvm.swappiness = 7\n"));
 	free(t);
 	ck_assert_int_eq(perftune_export_transaction(f.ctx, "ext", PERFTUNE_EXPORT_UDEV, &t), 1);
-	ck_assert_ptr_nonnull(strstr(t, "KERNEL==\"sda\", ATTR{queue/scheduler}=\"none\"\n"));
+	ck_assert_ptr_nonnull(strstr(t, "KERNEL==\"sda\", TEST==\"queue/scheduler\", "
+					"ATTR{queue/scheduler}=\"none\"\n"));
 	free(t);
 	perftune_tx_unref(tx);
 	ck_assert_int_eq(perftune_restore(f.ctx, "ext", 0), 2);
 }
 END_TEST
 
+/* a pattern rule meets devices without the attribute: zram0 has no iosched */
+START_TEST(export_udev_guards_each_rule_by_its_attribute)
+{
+	struct perftune_profile *p;
+	char *t;
+
+	put("flash", "[disk-flash]\ntype=disk\nrotational=0\nelevator=none\n");
+	p = load("flash", NULL);
+	t = export_p(p, PERFTUNE_EXPORT_UDEV);
+	ck_assert_ptr_nonnull(strstr(t, "ENV{DEVTYPE}==\"disk\", ATTR{queue/rotational}==\"0\", "
+					"TEST==\"queue/scheduler\", ATTR{queue/scheduler}=\"none\"\n"));
+	free(t);
+	perftune_profile_free(p);
+}
+END_TEST
+
+/* what this machine skips stays in every format, with the reason */
+START_TEST(export_keeps_skipped_options_as_comments)
+{
+	struct perftune_profile *p;
+	char cmd[PATH_MAX + 64];
+	const int fmts[] = { PERFTUNE_EXPORT_SYSCTL, PERFTUNE_EXPORT_UDEV, PERFTUNE_EXPORT_CMDLINE,
+			     PERFTUNE_EXPORT_TUNED };
+
+	/* a build host: no cpufreq driver, SELinux off */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/sys/fs/selinux %s/sys/devices/system/cpu/cpu*/cpufreq",
+		 f.root, f.root);
+	ck_assert_int_eq(system(cmd), 0);
+	put("build", "[cpu]\ngovernor=performance\n[selinux]\navc_cache_threshold=8192\n"
+		     "[sysctl]\nvm.swappiness=10\n");
+	p = load("build", NULL);
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		char *t = export_p(p, fmts[i]);
+		const char *gov = strstr(t, "\n# skipped here: [cpu] governor = performance: ");
+		const char *se = strstr(t, "\n# skipped here: [selinux] avc_cache_threshold = 8192: ");
+		ck_assert_msg(gov, "format %d lost [cpu] governor:\n%s", fmts[i], t);
+		ck_assert_msg(se, "format %d lost [selinux]:\n%s", fmts[i], t);
+		ck_assert_ptr_nonnull(strstr(gov, "no cpufreq driver"));
+		ck_assert_ptr_nonnull(strstr(se, "SELinux is not enabled"));
+		free(t);
+	}
+	perftune_profile_free(p);
+}
+END_TEST
+
 START_TEST(list_sorted_first_directory_wins)
 {
-	struct perftune_iter *it;
+	struct perftune_profile_entry_iter *it;
+	const struct perftune_profile_entry *e;
 	char two[PATH_MAX], env[2 * PATH_MAX + 2], p[PATH_MAX + 32];
 	const char *names[3] = { 0 };
 	int n = 0;
@@ -588,18 +652,160 @@ START_TEST(list_sorted_first_directory_wins)
 	snprintf(env, sizeof(env), "%s:%s", dir, two);
 	setenv("PERFTUNE_PROFILE_PATH", env, 1);
 	ck_assert_int_eq(perftune_profile_list(f.ctx, &it), 0);
-	while (perftune_iter_next(it)) {
+	while ((e = perftune_profile_entry_iter_next(it))) {
 		ck_assert_int_lt(n, 2);
-		names[n++] = strdup(perftune_iter_name(it));
-		if (!strcmp(perftune_iter_name(it), "alpha"))
-			ck_assert_str_eq(perftune_iter_value(it), "first");
+		names[n++] = strdup(perftune_profile_entry_name(e));
+		if (!strcmp(perftune_profile_entry_name(e), "alpha"))
+			ck_assert_str_eq(perftune_profile_entry_summary(e), "first");
 	}
-	perftune_iter_free(it);
+	perftune_profile_entry_iter_free(it);
 	ck_assert_int_eq(n, 2);
 	ck_assert_str_eq(names[0], "alpha");
 	ck_assert_str_eq(names[1], "zeta");
 	free((void *)names[0]);
 	free((void *)names[1]);
+}
+END_TEST
+
+/* ---- whom a profile is trusted from ---- */
+
+static char warnings[4096];
+
+static void keep_warning(struct perftune_ctx *ctx, int prio, const char *msg, void *ud)
+{
+	(void)ctx;
+	(void)ud;
+	if (prio <= PERFTUNE_LOG_WARNING)
+		snprintf(warnings + strlen(warnings), sizeof(warnings) - strlen(warnings), "%s\n",
+			 msg);
+}
+
+/* load @name: its errno, warnings in warnings[] */
+static int load_warned(const char *name)
+{
+	struct perftune_profile *p = NULL;
+	int r;
+
+	warnings[0] = '\0';
+	perftune_ctx_set_log_fn(f.ctx, keep_warning, PERFTUNE_LOG_WARNING, NULL);
+	r = perftune_profile_load(f.ctx, name, NULL, &p);
+	perftune_profile_free(p);
+	return r;
+}
+
+static void assert_warned(const char *what)
+{
+	ck_assert_msg(strstr(warnings, what), "warnings lack '%s': '%s'", what, warnings);
+}
+
+START_TEST(profile_others_can_write_is_refused_by_name_read_by_path)
+{
+	char conf[PATH_MAX], pdir[PATH_MAX], inc[PATH_MAX], path[PATH_MAX + 16];
+
+	put("trusted", "[sysctl]\nvm.swappiness=5\n");
+	put("child", "[main]\ninclude=trusted\n[sysctl]\nvm.dirty_ratio=7\n");
+	snprintf(pdir, sizeof(pdir), "%s/trusted", dir);
+	snprintf(conf, sizeof(conf), "%s/trusted/tuned.conf", dir);
+	snprintf(inc, sizeof(inc), "%s/child/tuned.conf", dir);
+	ck_assert_int_eq(load_warned("trusted"), 0);
+	ck_assert_str_eq(warnings, "");
+
+	/* the file writable by others, by its group, the directory, the search directory */
+	static const struct {
+		const char *what;
+		mode_t file, pdir, sdir;
+		const char *why;
+	} modes[] = {
+		{ "file o+w", 0646, 0755, 0755, "tuned.conf is writable by others (mode 0646)" },
+		{ "file g+w", 0664, 0755, 0755, "tuned.conf is writable by its group (mode 0664)" },
+		{ "dir o+w", 0644, 0757, 0755, "/trusted is writable by others (mode 0757)" },
+		{ "dir o+w sticky", 0644, 01777, 0755, "/trusted is writable by others (mode 1777)" },
+		{ "search dir o+w", 0644, 0755, 0777, "/profiles is writable by others (mode 0777)" },
+	};
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		bool grp = modes[i].file & S_IWGRP;
+		ck_assert_int_eq(chmod(conf, modes[i].file) | chmod(pdir, modes[i].pdir) |
+					 chmod(dir, modes[i].sdir),
+				 0);
+		/* group write is fine for root's group: make the file's group another one */
+		if (grp && getuid() == 0)
+			ck_assert_int_eq(chown(conf, 0, 65534), 0);
+		if (grp && getuid() != 0 && getgid() == 0)
+			continue; /* cannot give the file another group than root's */
+		ck_assert_msg(load_warned("trusted") == -ENOENT, "%s: accepted", modes[i].what);
+		assert_warned("trusted/tuned.conf refused: ");
+		assert_warned(modes[i].why);
+		ck_assert_msg(strstr(perftune_ctx_last_error(f.ctx), "profile 'trusted' not found"),
+			      "%s: %s", modes[i].what, perftune_ctx_last_error(f.ctx));
+		/* found by name through include=: refused too, the includer names the line */
+		ck_assert_msg(load_warned("child") == -ENOENT, "%s: include accepted", modes[i].what);
+		assert_warned(modes[i].why);
+		ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx),
+					     modes[i].sdir == 0755
+						     ? "child/tuned.conf:2: included profile 'trusted' not found"
+						     : "profile 'child' not found"));
+		/* given by path: read, with a warning */
+		ck_assert_int_eq(load_warned(conf), 0);
+		assert_warned("can be changed by others than root: ");
+		assert_warned(modes[i].why);
+		snprintf(path, sizeof(path), "%s", pdir);
+		ck_assert_int_eq(load_warned(path), 0);
+		assert_warned(modes[i].why);
+		if (grp && getuid() == 0)
+			ck_assert_int_eq(chown(conf, 0, 0), 0);
+	}
+	ck_assert_int_eq(chmod(conf, 0644) | chmod(pdir, 0755) | chmod(dir, 0755), 0);
+	ck_assert_int_eq(load_warned("child"), 0);
+	ck_assert_str_eq(warnings, "");
+	/* group root may write (as sudo allows), a sticky o+w directory above the search path too */
+	if (getgid() == 0 || getuid() == 0) {
+		ck_assert_int_eq(chown(conf, getuid(), 0), 0);
+		ck_assert_int_eq(chmod(conf, 0664), 0);
+		ck_assert_int_eq(load_warned("trusted"), 0);
+		ck_assert_str_eq(warnings, "");
+		ck_assert_int_eq(chmod(conf, 0644), 0);
+	}
+	ck_assert_int_eq(chmod(f.root, 01777), 0);
+	ck_assert_int_eq(load_warned("child"), 0);
+	ck_assert_str_eq(warnings, "");
+	ck_assert_int_eq(chmod(f.root, 0777), 0);
+	ck_assert_int_eq(load_warned("child"), -ENOENT);
+	assert_warned(" is writable by others (mode 0777)");
+	ck_assert_int_eq(chmod(f.root, 0700), 0);
+
+	/* owned by another user (root only: chown) */
+	if (getuid() == 0) {
+		ck_assert_int_eq(chown(conf, 65534, 0), 0);
+		ck_assert_int_eq(load_warned("trusted"), -ENOENT);
+		assert_warned("tuned.conf is owned by another user than root (mode 0644)");
+		ck_assert_int_eq(load_warned(conf), 0);
+		assert_warned("owned by another user than root");
+		ck_assert_int_eq(chown(conf, 0, 0), 0);
+	}
+}
+END_TEST
+
+START_TEST(list_leaves_out_profiles_others_can_write)
+{
+	struct perftune_profile_entry_iter *it;
+	const struct perftune_profile_entry *e;
+	char conf[PATH_MAX];
+	int n = 0;
+
+	put("kept", "[main]\nsummary=kept\n");
+	put("open", "[main]\nsummary=open\n");
+	snprintf(conf, sizeof(conf), "%s/open/tuned.conf", dir);
+	ck_assert_int_eq(chmod(conf, 0666), 0);
+	warnings[0] = '\0';
+	perftune_ctx_set_log_fn(f.ctx, keep_warning, PERFTUNE_LOG_WARNING, NULL);
+	ck_assert_int_eq(perftune_profile_list(f.ctx, &it), 0);
+	while ((e = perftune_profile_entry_iter_next(it))) {
+		ck_assert_str_eq(perftune_profile_entry_name(e), "kept");
+		n++;
+	}
+	perftune_profile_entry_iter_free(it);
+	ck_assert_int_eq(n, 1);
+	assert_warned("open/tuned.conf refused: ");
 }
 END_TEST
 
@@ -628,7 +834,11 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, force_latency_holds_pmqos_only_with_a_hold);
 	tcase_add_test(tc, export_formats_of_a_profile);
 	tcase_add_test(tc, export_of_a_transaction);
+	tcase_add_test(tc, export_udev_guards_each_rule_by_its_attribute);
+	tcase_add_test(tc, export_keeps_skipped_options_as_comments);
 	tcase_add_test(tc, list_sorted_first_directory_wins);
+	tcase_add_test(tc, profile_others_can_write_is_refused_by_name_read_by_path);
+	tcase_add_test(tc, list_leaves_out_profiles_others_can_write);
 	suite_add_tcase(s, tc);
 	return s;
 }

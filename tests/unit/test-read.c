@@ -2,6 +2,10 @@
 /* The read path of every family on the fake machine: get, list, describe. */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/capability.h>
 #include "harness.h"
 
 static struct fx f;
@@ -62,14 +66,21 @@ END_TEST
 
 START_TEST(list_has_every_family_and_only_tunables)
 {
-	struct perftune_iter *it;
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *e;
 	const char *want[] = { "block.", "cpu.", "hugepages.", "numa.", "pmqos.", "selinux.",
 			       "sysctl.", "thp." };
-	int seen[ARRAY_SIZE(want)] = { 0 }, n = 0;
+	int seen[ARRAY_SIZE(want)] = { 0 }, n = 0, ro = 0;
 
 	ck_assert_int_eq(perftune_list(f.ctx, NULL, &it), 0);
-	while (perftune_iter_next(it)) {
-		const char *k = perftune_iter_key(it);
+	while ((e = perftune_tunable_iter_next(it))) {
+		const char *k = perftune_tunable_key(e);
+		/* a read-only sysctl is listed as what it is; nothing else is read-only */
+		if (perftune_tunable_flags(e) & PERFTUNE_TUNABLE_READONLY) {
+			ck_assert_str_eq(k, "sysctl.kernel.ostype");
+			ck_assert_str_eq(perftune_tunable_value(e), "Linux");
+			ro++;
+		}
 		for (size_t i = 0; i < ARRAY_SIZE(want); i++)
 			seen[i] += !strncmp(k, want[i], strlen(want[i]));
 		ck_assert_msg(strcmp(k, "block.sda.hw_sector_size"), "read-only fact listed");
@@ -78,49 +89,52 @@ START_TEST(list_has_every_family_and_only_tunables)
 		ck_assert_msg(strncmp(k, "block.dm-0.scheduler", 20), "bio-based scheduler listed");
 		n++;
 	}
-	perftune_iter_free(it);
+	perftune_tunable_iter_free(it);
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
 		ck_assert_msg(seen[i] > 0, "no %s key listed", want[i]);
 	ck_assert_int_gt(n, 100);
+	ck_assert_int_eq(ro, 1);
 }
 END_TEST
 
 START_TEST(list_prefix_filters)
 {
-	struct perftune_iter *it;
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *e;
 	int n = 0;
 
 	ck_assert_int_eq(perftune_list(f.ctx, "block.sda.", &it), 0);
-	while (perftune_iter_next(it)) {
-		ck_assert(!strncmp(perftune_iter_key(it), "block.sda.", 10));
+	while ((e = perftune_tunable_iter_next(it))) {
+		ck_assert(!strncmp(perftune_tunable_key(e), "block.sda.", 10));
 		n++;
 	}
-	perftune_iter_free(it);
+	perftune_tunable_iter_free(it);
 	ck_assert_int_eq(n, 13); /* 9 writable queue attributes, 4 iosched parameters */
 	ck_assert_int_eq(perftune_list(f.ctx, "nosuch", &it), 0);
-	ck_assert_int_eq(perftune_iter_next(it), 0);
-	perftune_iter_free(it);
+	ck_assert(!(e = perftune_tunable_iter_next(it)));
+	perftune_tunable_iter_free(it);
 }
 END_TEST
 
 START_TEST(list_selector_reaches_its_disks)
 {
-	struct perftune_iter *it;
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *e;
 	int n = 0;
 
 	ck_assert_int_eq(perftune_list(f.ctx, "block[/dev/mapper/lin]", &it), 0);
-	while (perftune_iter_next(it)) {
-		const char *k = perftune_iter_key(it);
+	while ((e = perftune_tunable_iter_next(it))) {
+		const char *k = perftune_tunable_key(e);
 		ck_assert_msg(!strncmp(k, "block.sdb.", 10) || !strncmp(k, "block.sdc.", 10),
 			      "bio-based lin listed %s", k);
 		n++;
 	}
-	perftune_iter_free(it);
+	perftune_tunable_iter_free(it);
 	ck_assert_int_eq(n, 26);
 	ck_assert_int_eq(perftune_list(f.ctx, "block[/var/lib/mysql].iosched", &it), 0);
-	for (n = 0; perftune_iter_next(it); n++)
-		ck_assert(!strncmp(perftune_iter_key(it), "block.sda.iosched.", 18));
-	perftune_iter_free(it);
+	for (n = 0; (e = perftune_tunable_iter_next(it)); n++)
+		ck_assert(!strncmp(perftune_tunable_key(e), "block.sda.iosched.", 18));
+	perftune_tunable_iter_free(it);
 	ck_assert_int_eq(n, 4);
 	ck_assert_int_eq(perftune_list(f.ctx, "block[/dev/nosuch]", &it), -ENODEV);
 	ck_assert_int_eq(perftune_list(f.ctx, "thp[x]", &it), -EINVAL);
@@ -150,6 +164,64 @@ START_TEST(describe_read_only_says_why)
 	ck_assert(!perftune_desc_writable(d));
 	ck_assert_ptr_nonnull(strstr(perftune_desc_reason(d), "read-only"));
 	perftune_desc_free(d);
+}
+END_TEST
+
+START_TEST(describe_unreadable_says_why)
+{
+	struct perftune_desc *d;
+
+	/* a write-only trigger: list leaves it out, describe says why there is no value */
+	ck_assert_int_eq(perftune_describe(f.ctx, "sysctl.vm.drop_caches", &d), 0);
+	ck_assert_ptr_null(perftune_desc_value(d));
+	ck_assert_str_eq(perftune_desc_unreadable(d), "write-only trigger");
+	ck_assert(perftune_desc_writable(d));
+	perftune_desc_free(d);
+	ck_assert_int_eq(perftune_describe(f.ctx, "sysctl.vm.swappiness", &d), 0);
+	ck_assert_str_eq(perftune_desc_value(d), "60");
+	ck_assert_ptr_null(perftune_desc_unreadable(d));
+	perftune_desc_free(d);
+}
+END_TEST
+
+/* without CAP_DAC_OVERRIDE/CAP_DAC_READ_SEARCH, root meets the mode bits as the kernel's
+ * own refusals (EIO of an unset stable_secret) meet every reader */
+static void drop_dac_caps(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct c[2];
+
+	ck_assert_int_eq(syscall(SYS_capget, &h, c), 0);
+	c[0].effective &= ~((1u << CAP_DAC_OVERRIDE) | (1u << CAP_DAC_READ_SEARCH));
+	ck_assert_int_eq(syscall(SYS_capset, &h, c), 0);
+}
+
+START_TEST(describe_of_a_refused_read_is_unreadable_with_the_reason)
+{
+	struct perftune_desc *d;
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *e;
+	char p[PATH_MAX];
+	bool listed = false;
+
+	snprintf(p, sizeof(p), "%s/sys/block/sda/queue/wbt_lat_usec", f.root);
+	ck_assert_int_eq(chown(p, 65534, 65534), 0); /* another user's, as lo's stable_secret */
+	ck_assert_int_eq(chmod(p, 0600), 0);
+	drop_dac_caps();
+	ck_assert_int_eq(perftune_describe(f.ctx, "block.sda.wbt_lat_usec", &d), 0);
+	ck_assert_ptr_null(perftune_desc_value(d));
+	ck_assert_str_eq(perftune_desc_unreadable(d), strerror(EACCES));
+	ck_assert_ptr_nonnull(strstr(perftune_desc_path(d), "/queue/wbt_lat_usec"));
+	perftune_desc_free(d);
+	/* as list shows it: there, without a value */
+	ck_assert_int_eq(perftune_list(f.ctx, "block.sda.wbt", &it), 0);
+	while ((e = perftune_tunable_iter_next(it)))
+		if (!strcmp(perftune_tunable_key(e), "block.sda.wbt_lat_usec")) {
+			listed = true;
+			ck_assert_ptr_null(perftune_tunable_value(e));
+		}
+	perftune_tunable_iter_free(it);
+	ck_assert(listed);
 }
 END_TEST
 
@@ -265,6 +337,7 @@ static Suite *read_suite(void)
 	tcase_add_test(tc, list_selector_reaches_its_disks);
 	tcase_add_test(tc, describe_scheduler_has_choices);
 	tcase_add_test(tc, describe_read_only_says_why);
+	tcase_add_test(tc, describe_unreadable_says_why);
 	tcase_add_test(tc, describe_ranges_and_units);
 	tcase_add_test(tc, describe_numa_has_node_facts);
 	tcase_add_test(tc, describe_needs_one_tunable);
@@ -275,6 +348,7 @@ static Suite *read_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, get_follows_the_file);
 	tcase_add_test(tc, missing_families_say_why);
+	tcase_add_test(tc, describe_of_a_refused_read_is_unreadable_with_the_reason);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -84,10 +84,20 @@ def test_list_prefix(ctx: perftune.Context) -> None:
     assert list(ctx.list("hugepages.")) == []  # no such files in the fake tree
 
 
+def test_list_flags_read_only_sysctls(ctx: perftune.Context, tree: FakeTree) -> None:
+    tree.path("proc/sys/kernel").mkdir()
+    tree.write("proc/sys/kernel/ostype", "Linux\n")
+    os.chmod(tree.path("proc/sys/kernel/ostype"), 0o444)
+    items = {t.key: t for t in ctx.list("sysctl.")}
+    assert items["sysctl.kernel.ostype"].value == "Linux"
+    assert items["sysctl.kernel.ostype"].read_only
+    assert not items["sysctl.vm.swappiness"].read_only
+
+
 def test_list_is_an_iterator(ctx: perftune.Context) -> None:
     it = ctx.list("sysctl.")
     assert iter(it) is it
-    key, value, _note = next(it)
+    key, value, _note, _ro = next(it)
     assert (key, value) == ("sysctl.vm.swappiness", "60")
     with pytest.raises(StopIteration):
         next(it)
@@ -118,6 +128,14 @@ def test_describe_read_only_file(ctx: perftune.Context, tree: FakeTree) -> None:
     d = ctx.describe("sysctl.vm.swappiness")
     assert d.writable is False
     assert d.reason  # says why
+
+
+def test_describe_unreadable_says_why(ctx: perftune.Context, tree: FakeTree) -> None:
+    tree.write("proc/sys/vm/drop_caches", "0\n")
+    tree.path("proc/sys/vm/drop_caches").chmod(0o200)  # a write-only trigger
+    d = ctx.describe("sysctl.vm.drop_caches")
+    assert (d.value, d.unreadable) == (None, "write-only trigger")
+    assert ctx.describe("sysctl.vm.swappiness").unreadable is None
 
 
 # ---- errors ------------------------------------------------------------------
@@ -606,7 +624,48 @@ def test_low_level_module(tree: FakeTree) -> None:
         assert isinstance(ok, bool) and isinstance(lo, int) and isinstance(hi, int)
         lib.perftune_desc_free(d)
         assert lib.perftune_get(None, "thp.enabled") == (-errno.EINVAL, None)
-        assert lib.PERFTUNE_TX_HOLD == 2 and lib.PERFTUNE_ITEM_DRIFT == 1
+        assert lib.PERFTUNE_TX_HOLD == 2 and lib.PERFTUNE_STATUS_DRIFT == 1
+    finally:
+        lib.perftune_ctx_unref(c)
+
+
+def test_low_level_module_refuses_nul(tree: FakeTree, journal_dir) -> None:
+    """C would cut "44\0; 0" at the NUL and write 44: the raw module refuses it."""
+    rc, c = lib.perftune_ctx_new()
+    assert rc == 0
+    try:
+        assert lib.perftune_ctx_set_root(c, str(tree.root)) == 0
+        assert lib.perftune_ctx_set_journal_dir(c, str(journal_dir)) == 0
+        with pytest.raises(ValueError, match="key must not contain a NUL"):
+            lib.perftune_get(c, "thp.enabled\0x")
+        with pytest.raises(ValueError, match="key must not contain a NUL"):
+            lib.perftune_describe(c, "thp.enabled\0x")
+        with pytest.raises(ValueError, match="prefix must not contain a NUL"):
+            lib.perftune_list(c, "thp\0")
+        with pytest.raises(ValueError, match="root must not contain a NUL"):
+            lib.perftune_ctx_set_root(c, str(tree.root) + "\0/etc")
+        with pytest.raises(ValueError, match="NUL"):
+            lib.perftune_profile_load(c, "x", ["a=b\0c"])
+        rc, tx = lib.perftune_tx_new(c, "nul", 0)
+        assert rc == 0
+        try:
+            with pytest.raises(ValueError, match=r"value for thp.enabled must not contain a NUL"):
+                lib.perftune_tx_set(tx, "thp.enabled", "never\0; always")
+            with pytest.raises(ValueError, match="key must not contain a NUL"):
+                lib.perftune_tx_set(tx, "thp.enabled\0x", "never")
+            with pytest.raises(TypeError, match="value for thp.enabled must be str"):
+                lib.perftune_tx_set(tx, "thp.enabled", None)  # type: ignore[arg-type]
+            rc, it = lib.perftune_tx_changes(tx)
+            assert rc == 0
+            assert lib.perftune_change_iter_next(it) is None  # nothing was staged
+            lib.perftune_change_iter_free(it)
+            assert lib.perftune_tx_set(tx, "thp.enabled", "never") >= 0
+            assert lib.perftune_tx_commit(tx) >= 0
+            assert tree.read(THP) == "never"  # the fake file keeps what was written
+        finally:
+            lib.perftune_restore(c, "nul", 0)
+            lib.perftune_tx_unref(tx)
+        assert tree.read(THP) == "madvise"
     finally:
         lib.perftune_ctx_unref(c)
 

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Export as a TuneD profile: a section per plugin, a disk section per disk
+ * (elevator, readahead), sysctl names in [sysctl], and the file of any other
+ * key below /sys in [sysfs].
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "xlist.h"
+
+/* perftune keys with a TuneD plugin option of their own */
+static const struct {
+	const char *key, *section, *option;
+} tuned_opts[] = {
+	{ "thp.enabled", "vm", "transparent_hugepages" },
+	{ "thp.defrag", "vm", "transparent_hugepage.defrag" },
+	{ "selinux.avc.cache_threshold", "selinux", "avc_cache_threshold" },
+	{ "cpu.all.governor", "cpu", "governor" },
+	{ "cpu.all.epp", "cpu", "energy_performance_preference" },
+	{ "cpu.all.resume_latency_us", "cpu", "pm_qos_resume_latency_us" },
+	{ "cpu.all.idle.max_latency_us", "cpu", "force_latency" },
+	{ "pmqos.cpu_dma_latency_us", "cpu", "force_latency" },
+	{ "hugepages.nr", "sysctl", "vm.nr_hugepages" },
+	{ "numa.balancing", "sysctl", "kernel.numa_balancing" },
+};
+
+/* a disk section's option for @e ("elevator", "readahead"), or NULL */
+static const char *disk_option(const struct xent *e)
+{
+	if (!strcmp(e->nm.attr, "queue/scheduler"))
+		return "elevator";
+	if (!strcmp(e->nm.attr, "queue/read_ahead_kb"))
+		return "readahead";
+	return NULL;
+}
+
+/* @e's line in TuneD section @section, if it has its place there */
+static bool tuned_line(const struct xent *e, const char *section, struct pt_buf *b)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(tuned_opts); i++)
+		if (!strcmp(e->key, tuned_opts[i].key)) {
+			if (strcmp(section, tuned_opts[i].section))
+				return false;
+			pt_buf_printf(b, "%s=%s\n", tuned_opts[i].option, e->value);
+			return true;
+		}
+	if (!strcmp(section, "sysctl") && e->nm.sysctl[0]) {
+		pt_buf_printf(b, "%s=%s\n", e->nm.sysctl, e->value);
+		return true;
+	}
+	if (disk_option(e))
+		return false; /* in a disk section */
+	if (!strcmp(section, "sysfs") && e->path && !strncmp(e->path, "sys/", 4)) {
+		pt_buf_printf(b, "/%s=%s\n", e->path, e->value);
+		return true;
+	}
+	return false;
+}
+
+/* one disk section per device, from its first key on; number of keys */
+static int disk_sections(const struct xlist *l, bool *done, struct pt_buf *b)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const char *dev = l->e[i].nm.dev;
+		if (done[i] || !disk_option(&l->e[i]))
+			continue;
+		pt_buf_printf(b, "\n[disk_%s]\ntype=disk\ndevices=%s\n", dev, dev);
+		for (size_t k = i; k < l->n; k++) {
+			if (done[k] || !disk_option(&l->e[k]) || strcmp(l->e[k].nm.dev, dev))
+				continue;
+			pt_buf_printf(b, "%s=%s\n", disk_option(&l->e[k]), l->e[k].value);
+			done[k] = true;
+			n++;
+		}
+	}
+	return n;
+}
+
+int pt_export_tuned(struct perftune_ctx *ctx, const struct xlist *l, struct pt_buf *b)
+{
+	static const char *const sections[] = { "sysctl", "vm", "selinux", "cpu", "sysfs" };
+	bool *done = calloc(l->n + 1, sizeof(*done));
+	int n = 0;
+
+	if (!done)
+		return -ENOMEM;
+	pt_export_header(b, l, "Install as /etc/tuned/<name>/tuned.conf; perftune apply reads it too.");
+	pt_buf_printf(b, "[main]\nsummary=%s\n", l->summary ? l->summary : l->title);
+	for (size_t s = 0; s < ARRAY_SIZE(sections); s++) {
+		bool open = false;
+		for (size_t i = 0; i < l->n; i++) {
+			struct pt_buf line = { 0 };
+			if (done[i] || !tuned_line(&l->e[i], sections[s], &line)) {
+				free(line.s);
+				continue;
+			}
+			if (!open)
+				pt_buf_printf(b, "\n[%s]\n", sections[s]);
+			open = done[i] = true;
+			pt_buf_puts(b, line.s);
+			free(line.s);
+			n++;
+		}
+	}
+	n += disk_sections(l, done, b);
+	for (size_t i = 0; i < l->n; i++)
+		if (!done[i]) {
+			pt_buf_printf(b, "# no TuneD option: %s = %s\n", l->e[i].key, l->e[i].value);
+			pt_log(ctx, PERFTUNE_LOG_INFO, "tuned export: %s has no TuneD option",
+			       l->e[i].key);
+		}
+	pt_export_skipped(b, l);
+	free(done);
+	return n;
+}

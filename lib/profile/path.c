@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Where profiles come from: the search path, a profile found by name on it
+ * (TuneD's Loader.safe_name: a name is never a path), the directories a
+ * variables file may come from, and whom a file is trusted from.  As sudo
+ * treats its configuration, a profile found by name is refused, with a
+ * warning naming it, when its file, its directory or the search directory can
+ * be written by anyone but root (or the caller): owned by another user,
+ * group-writable (a group other than root's) or other-writable; a directory
+ * above the search directory may be other-writable only with the sticky bit
+ * (/tmp).  A profile given by path is read, with a warning.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "profile-internal.h"
+
+static const char *const default_path[] = {
+	"/etc/perftune/profiles",
+	PERFTUNE_PROFILES_DIR,
+	"/etc/tuned",
+	"/usr/lib/tuned",
+};
+
+char **pt_profile_path(void)
+{
+	const char *env = getenv("PERFTUNE_PROFILE_PATH");
+	char **v = calloc(ARRAY_SIZE(default_path) + 1, sizeof(*v)), *dup, *save = NULL;
+	size_t n = 0;
+
+	if (!v)
+		return NULL;
+	if (!env || !*env) {
+		for (size_t i = 0; i < ARRAY_SIZE(default_path); i++)
+			if (!(v[n++] = strdup(default_path[i])))
+				goto oom;
+		return v;
+	}
+	if (!(dup = strdup(env)))
+		goto oom;
+	for (char *d = strtok_r(dup, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		char **nv = realloc(v, (n + 2) * sizeof(*v));
+		if (!nv || !(nv[n] = strdup(d))) {
+			v = nv ? nv : v;
+			v[n] = NULL;
+			free(dup);
+			goto oom;
+		}
+		v = nv;
+		v[++n] = NULL;
+	}
+	free(dup);
+	return v;
+oom:
+	pt_strv_free(v);
+	return NULL;
+}
+
+/* ---- whom a file is trusted from ---- */
+
+/* "" if @st may be trusted, else why not; @sticky_ok: o+w with the sticky bit is fine */
+static const char *unsafe_stat(const struct stat *st, bool sticky_ok)
+{
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		return "owned by another user than root";
+	if ((st->st_mode & S_IWOTH) && !(sticky_ok && S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX)))
+		return "writable by others";
+	if ((st->st_mode & S_IWGRP) && st->st_gid != 0)
+		return "writable by its group";
+	return "";
+}
+
+/*
+ * Check @file and the directories above it (after resolving links): the file
+ * and every directory up to @top (NULL: the file's own directory) strictly,
+ * those above with sticky directories allowed.  0 if trusted, else -EPERM
+ * with @why "PATH is REASON".
+ */
+static int check_chain(const char *file, const char *top, char *why, size_t size)
+{
+	char real[PATH_MAX], rtop[PATH_MAX] = "";
+	bool strict = true;
+
+	if (!realpath(file, real))
+		return 0; /* not there: the open fails with its own message */
+	if (top && !realpath(top, rtop))
+		return 0;
+	if (!top) {
+		snprintf(rtop, sizeof(rtop), "%s", real);
+		*(strrchr(rtop, '/') == rtop ? rtop + 1 : strrchr(rtop, '/')) = '\0';
+	}
+	for (;;) {
+		struct stat st;
+		const char *r;
+		char *slash;
+		if (stat(real, &st) < 0)
+			return 0;
+		r = unsafe_stat(&st, !strict);
+		if (*r) {
+			snprintf(why, size, "%s is %s (mode %04o)", real, r, (unsigned)(st.st_mode & 07777));
+			return -EPERM;
+		}
+		if (!strcmp(real, rtop))
+			strict = false; /* from here up: above the search directory */
+		if (!strcmp(real, "/"))
+			return 0;
+		slash = strrchr(real, '/');
+		*(slash == real ? slash + 1 : slash) = '\0';
+	}
+}
+
+/* A profile given by path: read, with a warning when others can write it. */
+void pt_profile_warn_unsafe(struct perftune_ctx *ctx, const char *file)
+{
+	char why[PATH_MAX + 128];
+
+	if (check_chain(file, NULL, why, sizeof(why)) < 0)
+		pt_log(ctx, PERFTUNE_LOG_WARNING, "profile %s can be changed by others than root: %s",
+		       file, why);
+}
+
+/* A profile found by name in @dir: false (and a warning naming it) if it cannot be trusted. */
+bool pt_profile_trusted(struct perftune_ctx *ctx, const char *file, const char *dir)
+{
+	char why[PATH_MAX + 128];
+
+	if (check_chain(file, dir, why, sizeof(why)) == 0)
+		return true;
+	pt_log(ctx, PERFTUNE_LOG_WARNING, "profile %s refused: %s", file, why);
+	return false;
+}
+
+/* ---- finding a profile by name ---- */
+
+static bool name_ok(const char *name)
+{
+	if (!*name || !strcmp(name, ".") || !strcmp(name, "..") || strlen(name) > 128)
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("_.-", *c))
+			return false;
+	return true;
+}
+
+static bool in_list(char **const list, const char *s)
+{
+	for (size_t i = 0; list && list[i]; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool tuned_dir(const char *dir)
+{
+	return !strcmp(dir, "/etc/tuned") || !strcmp(dir, "/usr/lib/tuned");
+}
+
+bool pt_profile_in_tuned_dir(const char *file)
+{
+	char dir[PATH_MAX];
+	const char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", file);
+	for (int up = 0; up < 2 && (slash = strrchr(dir, '/')); up++)
+		dir[slash - dir] = '\0'; /* <dir>/<name>/tuned.conf -> <dir> */
+	return tuned_dir(dir);
+}
+
+int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const skip, bool tuned_only,
+		      char **path)
+{
+	_cleanup_(pt_strv_freep) char **dirs = pt_profile_path();
+	bool skipped = false;
+
+	*path = NULL;
+	if (!dirs)
+		return -ENOMEM;
+	if (!name_ok(name))
+		return pt_err(ctx, -EINVAL, "'%s' is not a profile name ([A-Za-z0-9_.-])", name);
+	for (size_t i = 0; dirs[i]; i++) {
+		char p[PATH_MAX];
+		if (tuned_only && !tuned_dir(dirs[i]))
+			continue;
+		if (pt_snprintf(p, sizeof(p), "%s/%s/tuned.conf", dirs[i], name) < 0)
+			continue;
+		if (in_list(skip, p)) {
+			skipped = true;
+			continue;
+		}
+		if (is_file(p) && pt_profile_trusted(ctx, p, dirs[i]))
+			return (*path = strdup(p)) ? 0 : -ENOMEM;
+	}
+	if (skipped)
+		return 0;
+	return -ENOENT;
+}
+
+int pt_profile_not_found(struct perftune_ctx *ctx, const char *name, const char *from, int line)
+{
+	_cleanup_(pt_strv_freep) char **dirs = pt_profile_path();
+	char list[1024] = "";
+
+	for (size_t i = 0; dirs && dirs[i]; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ":" : "",
+			 dirs[i]);
+	if (from)
+		return pt_err(ctx, -ENOENT, "%s:%d: included profile '%s' not found in %s", from,
+			      line, name, list);
+	return pt_err(ctx, -ENOENT, "profile '%s' not found in %s", name, list);
+}
+
+/* Variables files live with the profiles (or in TuneD's /etc/tuned); nothing else is read. */
+bool pt_profile_dir_holds(const char *real)
+{
+	_cleanup_(pt_strv_freep) char **dirs = pt_profile_path();
+	static const char *const fixed[] = { "/etc/tuned", "/etc/perftune", "/usr/lib/tuned",
+					     PERFTUNE_PROFILES_DIR };
+	size_t nfixed = ARRAY_SIZE(fixed);
+	char dir[PATH_MAX];
+
+	for (size_t i = 0; i < nfixed || (dirs && dirs[i - nfixed]); i++) {
+		const char *d = i < nfixed ? fixed[i] : dirs[i - nfixed];
+		size_t n;
+		if (!realpath(d, dir))
+			continue;
+		n = strlen(dir);
+		if (!strncmp(real, dir, n) && real[n] == '/')
+			return true;
+	}
+	return false;
+}

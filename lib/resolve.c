@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * How pt_attr_open() reaches a file below a top directory (sys/, proc/, dev/
+ * of the context root) without leaving it.  The kernel's way where it has
+ * one: openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) (Linux 5.6).  Where it
+ * answers ENOSYS (older kernels: RHEL 8 is 4.18; systemd's RestrictSUIDSGID=
+ * filter on every kernel) or EPERM (older systemd, nspawn, container
+ * runtimes' seccomp profiles), the same walk in user space, the way systemd's
+ * chase() and libpathrs's fallback do it: one component at a time with
+ * O_PATH|O_NOFOLLOW, so that the kernel never follows a link itself; links
+ * read with readlinkat() and spliced into the rest of the path; ".." taken
+ * lexically, never above the top; absolute links refused (they leave the top,
+ * as openat2 answers EXDEV); procfs's magic links (/proc/<pid>/fd/N, exe,
+ * cwd, root, ns/...) refused with ELOOP like RESOLVE_NO_MAGICLINKS; at most
+ * 40 links (ELOOP).  The final O_PATH fd is then checked where it really is
+ * (its /proc/self/fd link below the top's, its file system a kernel one
+ * where the top is the real /sys or /proc) and reopened for I/O through
+ * /proc/self/fd/N, which opens that very file and no other.  The probe runs
+ * once per context; PERFTUNE_NO_OPENAT2=1 forces the user-space walk.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "internal.h"
+#include "missing/missing-openat2.h"
+
+#define OPEN_TRIES 64
+#define LINKS_MAX 40	  /* the kernel's MAXSYMLINKS */
+#define DEPTH_MAX 256	  /* directories deep below the top */
+#define TODO_MAX (4 * PATH_MAX) /* the rest of the path, links spliced in */
+
+/* file system types (linux/magic.h; spelled out: 4.18's headers lack some) */
+#define FS_SYSFS 0x62656572
+#define FS_PROC 0x9fa0
+#define FS_BINFMT 0x42494e4d
+#define FS_SELINUX 0xf97cff8c
+#define FS_SECURITY 0x73636673
+#define FS_DEBUG 0x64626720
+#define FS_TRACE 0x74726163
+#define FS_CGROUP 0x27e0eb
+#define FS_CGROUP2 0x63677270
+#define FS_CONFIG 0x62656570
+#define FS_BPF 0xcafe4a11
+#define FS_PSTORE 0x6165676c
+#define FS_EFIVAR 0xde5e81e4
+#define FS_FUSECTL 0x65735543
+#define PROC_ROOT_INO 1
+
+enum { MODE_UNKNOWN, MODE_OPENAT2, MODE_USER };
+
+/* ENOSYS or EPERM answered to a call of the walk itself: a filter refusing it */
+static __thread int walk_refused;
+
+static int sys_err(void)
+{
+	if (errno == ENOSYS || errno == EPERM)
+		walk_refused = errno;
+	return -errno;
+}
+
+static int open_kernel(int top, const char *rest, int flags)
+{
+	struct open_how how = {
+		/* openat2 takes only these flags with O_PATH */
+		.flags = (unsigned)flags | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = -1;
+
+	/*
+	 * EAGAIN: a rename or mount somewhere on the system raced a ".." of the
+	 * lookup (sysfs links are relative: ../devices/...), and the kernel could
+	 * not prove it stayed beneath; it asks for a retry (udev renames files
+	 * all the time while devices come and go).
+	 */
+	for (int tries = 0; tries < OPEN_TRIES; tries++) {
+		fd = (int)syscall(SYS_openat2, top, rest, &how, sizeof(how));
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+/* openat2 refused as such (not a file): ENOSYS, or EPERM from a filter */
+static bool refused(int r)
+{
+	return r == -ENOSYS || r == -EPERM;
+}
+
+static int probe(struct pt_resolver_state *s, int top)
+{
+	const char *env = getenv("PERFTUNE_NO_OPENAT2");
+	int fd, mode, why = 0;
+
+	if (env && env[0] && strcmp(env, "0")) {
+		mode = MODE_USER;
+	} else {
+		fd = open_kernel(top, ".", O_PATH | O_DIRECTORY);
+		if (fd >= 0) {
+			close(fd);
+			mode = MODE_OPENAT2;
+		} else if (refused(fd) || fd == -EINVAL || fd == -E2BIG) {
+			mode = MODE_USER;
+			why = -fd;
+		} else {
+			return fd; /* EMFILE and the like: try again next time */
+		}
+	}
+	__atomic_store_n(&s->why, why, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->mode, mode, __ATOMIC_RELEASE);
+	return mode;
+}
+
+/* readlink of /proc/self/fd/@fd: where the file really is */
+static int fd_path(int fd, char *buf, size_t size)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, size);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= size)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	return 0;
+}
+
+static bool fs_in(long type, const long *set, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (type == set[i])
+			return true;
+	return false;
+}
+
+/* the file systems that live below /sys and /proc */
+static const long sys_fs[] = { FS_SYSFS, FS_SELINUX, FS_SECURITY, FS_DEBUG, FS_TRACE,
+			       FS_CGROUP, FS_CGROUP2, FS_CONFIG, FS_BPF, FS_PSTORE,
+			       FS_EFIVAR, FS_FUSECTL };
+static const long proc_fs[] = { FS_PROC, FS_BINFMT };
+
+/*
+ * @fd is where it should be: below the top (its path, as the kernel knows
+ * it), and on one of the kernel's file systems if the top is sysfs or procfs.
+ */
+static int check_final(int top, int fd)
+{
+	char tp[PATH_MAX], fp[PATH_MAX];
+	struct statfs ts, fs;
+	size_t n;
+	int r;
+
+	if (fstatfs(top, &ts) < 0 || fstatfs(fd, &fs) < 0)
+		return sys_err();
+	if ((long)ts.f_type == FS_SYSFS &&
+	    !fs_in((long)fs.f_type, sys_fs, ARRAY_SIZE(sys_fs)))
+		return -EPERM;
+	if ((long)ts.f_type == FS_PROC &&
+	    !fs_in((long)fs.f_type, proc_fs, ARRAY_SIZE(proc_fs)))
+		return -EPERM;
+	r = fd_path(top, tp, sizeof(tp));
+	if (r == 0)
+		r = fd_path(fd, fp, sizeof(fp));
+	if (r < 0)
+		return r == -ENOENT ? -ENOSYS : r; /* no /proc: the walk cannot be checked */
+	n = strlen(tp);
+	if (n == 1) /* the top is "/" of this mount namespace */
+		return 0;
+	if (strncmp(fp, tp, n) || (fp[n] && fp[n] != '/'))
+		return -EPERM;
+	return 0;
+}
+
+/* a procfs link that is not one of its root's plain ones (self, thread-self, mounts, net) */
+static bool magic_link(int link, int dir)
+{
+	struct statfs fs;
+	struct stat st;
+
+	if (fstatfs(link, &fs) < 0 || (long)fs.f_type != FS_PROC)
+		return false;
+	return fstat(dir, &st) < 0 || st.st_ino != PROC_ROOT_INO;
+}
+
+struct walk {
+	int top;
+	int fd[DEPTH_MAX + 1]; /* fd[0] is the top (not ours), fd[n] where we are */
+	size_t n;
+	int links;
+	char todo[TODO_MAX];
+};
+
+static void walk_close(struct walk *w)
+{
+	for (; w->n > 0; w->n--)
+		close(w->fd[w->n]);
+}
+
+/*
+ * Replace the walk's remaining path with @target + @rest (@rest is "" or
+ * starts with its "/": a link last in the path stays last, and a trailing
+ * slash stays where it was).
+ */
+static int splice_link(struct walk *w, const char *target, const char *rest)
+{
+	size_t tl = strlen(target), rl = strlen(rest);
+
+	if (tl + rl + 1 > sizeof(w->todo))
+		return -ENAMETOOLONG;
+	memmove(w->todo + tl, rest, rl + 1);
+	memcpy(w->todo, target, tl);
+	return 0;
+}
+
+/* Follow the link @fd (opened O_PATH|O_NOFOLLOW) found in the current directory. */
+static int follow(struct walk *w, int fd, const char *rest)
+{
+	char target[PATH_MAX];
+	ssize_t n;
+
+	if (++w->links > LINKS_MAX)
+		return -ELOOP;
+	if (magic_link(fd, w->fd[w->n]))
+		return -ELOOP; /* as RESOLVE_NO_MAGICLINKS */
+	n = readlinkat(fd, "", target, sizeof(target));
+	if (n < 0)
+		return sys_err();
+	if ((size_t)n >= sizeof(target))
+		return -ENAMETOOLONG;
+	target[n] = '\0';
+	if (target[0] == '/' || n == 0)
+		return -EPERM; /* absolute: out of the top (openat2: EXDEV) */
+	return splice_link(w, target, rest);
+}
+
+/*
+ * One component @name of the walk: "." stays, ".." goes up (never above
+ * the top), a directory is entered, a link spliced in.  *@final is set when
+ * @name is the last component and a link kept as it is (O_NOFOLLOW).
+ * Returns 1 when a link was spliced into w->todo (the walk goes on from its
+ * start), 0 or -errno.
+ */
+static int step(struct walk *w, const char *name, const char *rest, bool last, int flags,
+		bool *final)
+{
+	struct stat st;
+	int fd, r;
+
+	if (!strcmp(name, "."))
+		return 0;
+	if (!strcmp(name, "..")) {
+		if (w->n == 0)
+			return -EPERM; /* above the top (openat2: EXDEV) */
+		close(w->fd[w->n--]);
+		return 0;
+	}
+	fd = openat(w->fd[w->n], name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return sys_err();
+	if (fstat(fd, &st) < 0) {
+		r = sys_err();
+		close(fd);
+		return r;
+	}
+	if (S_ISLNK(st.st_mode) && !(last && (flags & O_NOFOLLOW))) {
+		r = follow(w, fd, rest);
+		close(fd);
+		return r < 0 ? r : 1;
+	}
+	if (!last && !S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -ENOTDIR;
+	}
+	if (w->n >= DEPTH_MAX) {
+		close(fd);
+		return -ENAMETOOLONG;
+	}
+	w->fd[++w->n] = fd;
+	*final = S_ISLNK(st.st_mode);
+	return 0;
+}
+
+/* Walk w->todo down from the top; w->fd[w->n] is where it ends. */
+static int walk(struct walk *w, int flags, bool *dir_wanted, bool *is_link)
+{
+	char name[NAME_MAX + 1];
+	char *p = w->todo;
+	int r;
+
+	for (;;) {
+		size_t len;
+		bool last;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			return 0;
+		len = strcspn(p, "/");
+		if (len > NAME_MAX)
+			return -ENAMETOOLONG;
+		memcpy(name, p, len);
+		name[len] = '\0';
+		p += len;
+		last = !p[strspn(p, "/")];
+		*dir_wanted = last && *p == '/';
+		*is_link = false;
+		r = step(w, name, p, last && !*dir_wanted, flags, is_link);
+		if (r < 0)
+			return r;
+		if (r > 0) /* a link spliced in: go on from its target */
+			p = w->todo;
+	}
+}
+
+/* Take the final fd out of the walk: the top itself is dup'ed. */
+static int walk_take(struct walk *w)
+{
+	int fd;
+
+	if (w->n == 0) {
+		fd = fcntl(w->top, F_DUPFD_CLOEXEC, 3);
+		return fd < 0 ? -errno : fd;
+	}
+	return w->fd[w->n--];
+}
+
+/*
+ * An fd of the file the O_PATH @fd is, opened with @flags: through its
+ * /proc/self/fd link, which leads to that very file whatever was renamed
+ * since (a lookup of its name could find another).
+ */
+static int reopen(int fd, int flags)
+{
+	char link[64];
+	int r;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	r = open(link, (flags & ~O_NOFOLLOW) | O_CLOEXEC | O_NOCTTY);
+	return r < 0 ? sys_err() : r;
+}
+
+int pt_resolve_user(int top, const char *rest, int flags)
+{
+	struct walk *w;
+	bool dir_wanted = false, is_link = false;
+	struct stat st;
+	int fd, r;
+
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
+		return -EINVAL;
+	w = malloc(sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->top = top;
+	w->fd[0] = top;
+	w->n = 0;
+	w->links = 0;
+	if (strlen(rest) >= PATH_MAX) { /* as the kernel's getname() */
+		free(w);
+		return -ENAMETOOLONG;
+	}
+	strcpy(w->todo, rest);
+	r = walk(w, flags, &dir_wanted, &is_link);
+	fd = r < 0 ? r : walk_take(w);
+	walk_close(w);
+	free(w);
+	if (fd < 0)
+		return fd;
+	r = fstat(fd, &st) < 0 ? -errno : 0;
+	if (r == 0 && !S_ISDIR(st.st_mode) && (dir_wanted || (flags & O_DIRECTORY)))
+		r = -ENOTDIR;
+	if (r == 0)
+		r = check_final(top, fd);
+	if (r == 0 && !(flags & O_PATH) && is_link)
+		r = -ELOOP; /* O_NOFOLLOW on a link */
+	if (r < 0 || (flags & O_PATH)) {
+		if (r < 0)
+			close(fd);
+		return r < 0 ? r : fd;
+	}
+	r = reopen(fd, flags);
+	close(fd);
+	return r;
+}
+
+static struct pt_resolver_state *state(struct perftune_ctx *ctx)
+{
+	return pt_ctx_resolver(ctx);
+}
+
+/* the user-space walk, noting in the context a refusal of the calls it makes */
+static int open_user(struct perftune_ctx *ctx, int top, const char *rest, int flags)
+{
+	int fd;
+
+	walk_refused = 0;
+	fd = pt_resolve_user(top, rest, flags);
+	if (fd < 0 && walk_refused)
+		__atomic_store_n(&state(ctx)->refused, walk_refused, __ATOMIC_RELAXED);
+	return fd;
+}
+
+int pt_resolve_open(struct perftune_ctx *ctx, int top, const char *rest, int flags)
+{
+	struct pt_resolver_state *s = state(ctx);
+	int mode = __atomic_load_n(&s->mode, __ATOMIC_ACQUIRE), fd;
+
+	if (mode == MODE_UNKNOWN)
+		mode = probe(s, top);
+	if (mode < 0)
+		return mode;
+	if (mode == MODE_USER)
+		return open_user(ctx, top, rest, flags);
+	fd = open_kernel(top, rest, flags);
+	/*
+	 * A filter installed since the probe (a seccomp filter can be added to a
+	 * running process, never removed): ENOSYS, or EPERM for "." as well.
+	 */
+	if (fd == -ENOSYS || (fd == -EPERM && probe(s, top) == MODE_USER)) {
+		__atomic_store_n(&s->why, -fd, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->mode, MODE_USER, __ATOMIC_RELEASE);
+		return open_user(ctx, top, rest, flags);
+	}
+	return fd == -EXDEV ? -EPERM : fd; /* EXDEV: an escape attempt */
+}
+
+void pt_resolve_force(struct perftune_ctx *ctx, bool user)
+{
+	struct pt_resolver_state *s = state(ctx);
+
+	s->why = 0;
+	__atomic_store_n(&s->mode, user ? MODE_USER : MODE_OPENAT2, __ATOMIC_RELEASE);
+}
+
+const char *pt_resolver_name(struct perftune_ctx *ctx)
+{
+	struct pt_resolver_state *s = state(ctx);
+	int mode = __atomic_load_n(&s->mode, __ATOMIC_ACQUIRE), why;
+
+	if (mode == MODE_UNKNOWN) {
+		int top = pt_top_fd(ctx, 0, "sys");
+		if (top < 0)
+			top = pt_top_fd(ctx, 1, "proc");
+		mode = top < 0 ? top : probe(s, top);
+	}
+	why = __atomic_load_n(&s->why, __ATOMIC_RELAXED);
+	if (mode == MODE_OPENAT2)
+		return "openat2 (RESOLVE_BENEATH)";
+	if (mode != MODE_USER)
+		return "not probed yet (no sys/ or proc/ below the root)";
+	switch (why) {
+	case 0:
+		return "user-space (forced: PERFTUNE_NO_OPENAT2)";
+	case ENOSYS:
+		return "user-space (openat2: ENOSYS, kernel older than 5.6 or a seccomp filter)";
+	case EPERM:
+		return "user-space (openat2: EPERM, a seccomp filter)";
+	default:
+		return "user-space (openat2 refused the probe)";
+	}
+}
+
+PERFTUNE_EXPORT const char *perftune_ctx_get_resolver(struct perftune_ctx *ctx)
+{
+	return ctx ? pt_resolver_name(ctx) : NULL;
+}
+
+int pt_resolver_refused(struct perftune_ctx *ctx)
+{
+	return __atomic_load_n(&state(ctx)->refused, __ATOMIC_RELAXED);
+}
