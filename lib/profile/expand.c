@@ -144,26 +144,16 @@ static int expand_functions(struct perftune_profile *p, const char *in, const st
 	return 0;
 }
 
-/* why -> *unresolved (NULL when everything was evaluated) */
-static int expand_reasons(struct pt_buf *why, char **unresolved)
-{
-	*unresolved = NULL;
-	if (!why->len && !why->oom) {
-		free(why->s);
-		return 0;
-	}
-	*unresolved = pt_buf_steal(why);
-	return *unresolved ? 0 : -ENOMEM;
-}
-
-int pt_expand_finish(struct perftune_profile *p, const char *in, const struct pt_popt *o,
-		     struct pt_buf *why, char **out, char **unresolved)
+int pt_expand_rest(struct perftune_profile *p, const char *in, const struct pt_popt *o,
+		   struct pt_buf *why, char **out, char **unresolved)
 {
 	int r = expand_functions(p, in, o, why, out);
 
 	*unresolved = NULL;
-	if (r >= 0)
-		r = expand_reasons(why, unresolved);
+	if (r >= 0 && (why->len || why->oom)) {
+		*unresolved = pt_buf_steal(why);
+		r = *unresolved ? 0 : -ENOMEM;
+	}
 	if (r < 0) {
 		free(why->s);
 		free(*out);
@@ -177,10 +167,9 @@ int pt_func_expand(struct perftune_profile *p, const char *in, const struct pt_p
 {
 	struct pt_buf why = { 0 };
 
-	if (strlen(in) > PT_PROFILE_VALUE_MAX) {
-		*out = NULL;
-		*unresolved = NULL;
+	*out = NULL;
+	*unresolved = NULL;
+	if (strlen(in) > PT_PROFILE_VALUE_MAX)
 		return pt_expand_too_long(p, o);
-	}
-	return pt_expand_finish(p, in, o, &why, out, unresolved);
+	return pt_expand_rest(p, in, o, &why, out, unresolved);
 }

@@ -201,13 +201,15 @@ static int expand(struct perftune_profile *p, const char *in, const struct pt_po
 	_cleanup_free_ char *st = NULL;
 	int r = expand_static(p, in, &why, strict, &st);
 
+	*out = NULL;
+	*unresolved = NULL;
+	if (r == -E2BIG)
+		r = pt_expand_too_long(p, o);
 	if (r < 0) {
 		free(why.s);
-		*out = NULL;
-		*unresolved = NULL;
-		return r == -E2BIG ? pt_expand_too_long(p, o) : r;
+		return r;
 	}
-	return pt_expand_finish(p, st, o, &why, out, unresolved);
+	return pt_expand_rest(p, st, o, &why, out, unresolved);
 }
 
 int pt_vars_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
