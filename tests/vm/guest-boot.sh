@@ -176,15 +176,45 @@ write_devices_env() {
 }
 
 teardown() {
+	[[ ${VM_INIT:-shell} != systemd ]] || return 0
 	umount /mnt/lin 2>/dev/null || true
 	dmsetup remove --noudevsync mpatha 2>/dev/null || true
 	dmsetup remove --noudevsync lin 2>/dev/null || true
 }
 
-setup_modules
-setup_disks
-setup_selinux
-write_devices_env
+# setup_scsi_only: the scsi_debug disks alone, for the tests under systemd
+# (VM_INIT=systemd), where udevd probes every new device and the full setup
+# takes a minute more under TCG.
+setup_scsi_only() {
+	local i disks=()
+	mkdir -p /run/vm-modprobe.d
+	load sd_mod
+	load scsi_debug add_host=2 num_tgts=1 max_luns=1 per_host_store=1 \
+		submit_queues=2 dev_size_mb=8 delay=0
+	load kyber-iosched
+	load bfq
+	for ((i = 0; i < 100; i++)); do
+		mapfile -t disks < <(scsi_debug_disks)
+		((${#disks[@]} >= 2)) && break
+		sleep 0.1
+	done
+	((${#disks[@]} >= 2)) || die "expected 2 scsi_debug disks, found: ${disks[*]:-none}"
+	for i in "${disks[@]}"; do wait_for "/dev/$i"; done
+	cat >/run/vm-devices.env <<-EOF
+		# Test devices of the perftune VM under systemd, written by tests/vm/guest-boot.sh.
+		SCSI_DISKS="${disks[*]}"
+	EOF
+}
+
+say "started after $(cut -d' ' -f1 /proc/uptime)s of guest uptime (PID 1: $(</proc/1/comm))"
+if [[ ${VM_INIT:-shell} == systemd ]]; then
+	setup_scsi_only
+else
+	setup_modules
+	setup_disks
+	setup_selinux
+	write_devices_env
+fi
 # From here on only panics reach the console: the script's output stays readable.
 dmesg -n 1 || true
 

@@ -41,72 +41,9 @@ echo "# guest kernel: $(uname -r)"
 echo "# NUMA nodes: $(find $NODE -maxdepth 1 -name 'node[0-9]*' | wc -l)"
 echo "# perftune: $PT ($("$PT" --version 2>&1 || true))"
 
-# ------------------------------------------------------------------ helpers
-# Each test runs in a subshell with its transcript in $WORK/log; helpers
-# print what they do, and fail() ends the test.
-
-# (stderr: the message must show even from inside a command substitution)
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-# show FILE PREFIX MAX: print up to MAX lines of FILE, indented.
-show() {
-	local n
-	n=$(wc -l <"$1")
-	head -n "$3" "$1" | sed "s/^/$2/"
-	((n <= $3)) || echo "$2... ($((n - $3)) more lines)"
-}
-
-# pt ARGS...: run perftune; OUT = stdout, ERR = stderr, RC = exit status.
-pt() {
-	local t0=$EPOCHREALTIME
-	echo "\$ perftune $*"
-	# (an expected failure must not trip set -e or the ERR trap)
-	"$PT" "$@" >"$WORK/out" 2>"$WORK/err" && RC=0 || RC=$?
-	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { if (b - a > 2) printf "    (slow: %.1fs)\n", b - a }'
-	OUT=$(<"$WORK/out")
-	ERR=$(<"$WORK/err")
-	show "$WORK/out" '    ' 40
-	show "$WORK/err" '    stderr: ' 20
-	((RC == 0)) || echo "    [exit $RC]"
-}
-pt_ok() {
-	pt "$@"
-	((RC == 0)) || fail "perftune $* exited with $RC, expected 0"
-}
-# pt_fails ARGS...: perftune must fail cleanly (exit 1) and say why.
-pt_fails() {
-	pt "$@"
-	((RC == 1)) || fail "perftune $* exited with $RC, expected 1 (failed, rolled back)"
-	[[ -n $ERR ]] || fail "perftune $* failed without a message"
-}
-
-eq() {
-	[[ $2 == "$3" ]] || fail "$1: got '$2', expected '$3'"
-	echo "    ok: $1 = $3"
-}
-
-# sched DISK: the active scheduler (the bracketed choice), or the file as is.
-sched() {
-	local s
-	s=$(<"/sys/block/$1/queue/scheduler")
-	if [[ $s =~ \[([^]]+)\] ]]; then echo "${BASH_REMATCH[1]}"; else echo "$s"; fi
-}
-# other_sched DISK: an offered scheduler that is not the active one.
-other_sched() {
-	local cur s offered
-	cur=$(sched "$1")
-	offered=$(tr -d '[]' <"/sys/block/$1/queue/scheduler")
-	for s in mq-deadline kyber bfq none; do
-		[[ $s != "$cur" && " $offered " == *" $s "* ]] && {
-			echo "$s"
-			return
-		}
-	done
-	fail "$1 offers no second scheduler ($offered)"
-}
+# The helpers (pt, eq, fail, run_test...) are in guest-lib.sh.
+# shellcheck source=guest-lib.sh source-path=SCRIPTDIR
+source "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
 
 # too_many N: more 2 MiB pages than node N has memory (a few more than its
 # whole MemTotal, so that the doomed allocation attempts stay few under TCG).
@@ -115,9 +52,6 @@ too_many() {
 	kb=$(awk '/MemTotal/ { print $4 }' "$NODE/node$1/meminfo")
 	echo $((kb / 2048 + 32))
 }
-
-# The current PM QoS CPU latency target, read from the kernel directly.
-pmqos_now() { od -An -td4 -N4 /dev/cpu_dma_latency | tr -d ' '; }
 
 # snapshot: every value any test may change, as "name=value" lines.
 snapshot() {
@@ -134,52 +68,6 @@ snapshot() {
 		echo "$n/$HP2M=$(<"$n/$HP2M")"
 	done
 	echo "pmqos=$(pmqos_now)"
-}
-
-# no_transactions: the journal directory holds nothing any more.
-no_transactions() {
-	pt_ok status --json
-	eq "transactions left" "$(tr -d ' \n' <<<"$OUT")" "[]"
-	if compgen -G "$JOURNAL_DIR/*.journal" >/dev/null; then
-		fail "journal files left: $(ls "$JOURNAL_DIR")"
-	fi
-}
-
-# wait_output FILE TEXT PID: wait until FILE has TEXT while PID lives.
-wait_output() {
-	local i
-	for ((i = 0; i < 600; i++)); do
-		grep -q "$2" "$1" && return 0
-		kill -0 "$3" 2>/dev/null || {
-			sed 's/^/    | /' "$1"
-			fail "process $3 ended before printing '$2'"
-		}
-		sleep 0.1
-	done
-	fail "no '$2' from process $3 after 60s"
-}
-
-TESTS=0 PASSED=0 FAILED=0
-run_test() {
-	local name=$1 fn=$2 rc t0=$EPOCHREALTIME
-	TESTS=$((TESTS + 1))
-	set +e
-	(
-		set -eE
-		trap 'echo "FAIL: status $? from: $BASH_COMMAND (line $LINENO)"' ERR
-		"$fn"
-	) >"$WORK/log" 2>&1
-	rc=$?
-	set -e
-	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "(%.1fs)\n", b - a }' >>"$WORK/log"
-	if ((rc == 0)); then
-		PASSED=$((PASSED + 1))
-		echo "ok $TESTS - $name"
-	else
-		FAILED=$((FAILED + 1))
-		echo "not ok $TESTS - $name"
-	fi
-	sed 's/^/#   /' "$WORK/log"
 }
 
 # ------------------------------------------------------------------ tests
