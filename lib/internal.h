@@ -13,6 +13,8 @@
 
 #define PT_READ_MAX 65536 /* bounded reads of kernel files */
 #define PT_VAL PERFTUNE_VALUE_MAX
+#define PT_TX_NAME_MAX 64 /* bytes of a transaction (journal) name, without the NUL */
+#define PT_KEY_SHOWN 96	  /* bytes of a key quoted in an error message, then "..." */
 
 /* ---- ctx.c ---- */
 int pt_root_fd(struct perftune_ctx *ctx);
@@ -40,7 +42,9 @@ void pt_err_clear(struct perftune_ctx *ctx);
 const char *pt_errmsg(struct perftune_ctx *ctx);
 /* Send this thread's messages to @buf (NULL: back to the context). */
 void pt_err_redirect(char *buf, size_t size);
-/* Run fn(i, ud) for i in [0, n) on up to @max threads; returns when all are done. */
+/* Run fn(i, ud) for i in [0, n) on up to @max threads (at most PT_THREADS_MAX);
+ * returns when all are done. */
+#define PT_THREADS_MAX 256 /* a thread per device: a scheduler switch on 256 disks at once */
 int pt_parallel(size_t n, size_t max, void (*fn)(size_t i, void *ud), void *ud);
 /*
  * uring.c: write iov[i] to fds[i] at offset 0, all at once, in the kernel's
@@ -398,7 +402,7 @@ struct pt_jentry {
 	unsigned long long seq; /* when the original was taken: orders stacked transactions */
 };
 struct pt_jinfo {
-	char name[80];
+	char name[PT_TX_NAME_MAX + 1];
 	unsigned long long seq;
 	pid_t pid;
 	unsigned long long starttime;

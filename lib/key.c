@@ -29,7 +29,7 @@ static const char *shown(const char *key, char *buf, size_t size)
 {
 	size_t i;
 
-	for (i = 0; key[i] && i + 4 < size && i < 96; i++)
+	for (i = 0; key[i] && i + 4 < size && i < PT_KEY_SHOWN; i++)
 		buf[i] = isprint((unsigned char)key[i]) ? key[i] : '?';
 	buf[i] = '\0';
 	if (key[i])
@@ -44,7 +44,7 @@ static bool plain_char(char c)
 
 int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *kp)
 {
-	char sb[128];
+	char sb[PT_KEY_SHOWN + 4];
 	const char *p = key;
 	size_t len;
 
@@ -175,7 +175,7 @@ int pt_resolve(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void 
 {
 	struct pt_keyparts *kp = malloc(sizeof(*kp));
 	const struct pt_family *fam;
-	char sb[128];
+	char sb[PT_KEY_SHOWN + 4];
 	int r;
 
 	if (!kp)
@@ -223,7 +223,7 @@ static int collect_emit(struct perftune_ctx *ctx _unused_, const struct pt_tunab
 int pt_resolve_all(struct perftune_ctx *ctx, const char *key, struct pt_tunable **out)
 {
 	struct collect c = { 0 };
-	char sb[128];
+	char sb[PT_KEY_SHOWN + 4];
 	int r = pt_resolve(ctx, key, collect_emit, &c);
 
 	if (r >= 0 && c.n == 0)
