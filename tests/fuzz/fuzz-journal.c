@@ -221,13 +221,14 @@ static void check_cut(const char *top, const char *jdir, const char *text, size_
 
 static void read_side(struct perftune_ctx *ctx)
 {
-	struct perftune_iter *it;
+	struct perftune_status_iter *it;
+	const struct perftune_status_entry *e;
 
 	if (perftune_status(ctx, &it) == 0) {
-		while (perftune_iter_next(it) == 1)
-			if (!perftune_iter_name(it) || !perftune_iter_key(it))
+		while ((e = perftune_status_iter_next(it)))
+			if (!perftune_status_entry_tx_name(e) || !perftune_status_entry_key(e))
 				fz_fail("status item without name or key");
-		perftune_iter_free(it);
+		perftune_status_iter_free(it);
 	}
 	for (int f = PERFTUNE_EXPORT_SYSCTL; f <= PERFTUNE_EXPORT_TUNED; f++) {
 		char *text = NULL;

@@ -400,7 +400,8 @@ END_TEST
 
 START_TEST(journal_from_another_boot_is_dropped_not_written)
 {
-	struct perftune_iter *it;
+	struct perftune_status_iter *it;
+	const struct perftune_status_entry *e;
 	char *j;
 
 	commit_two();
@@ -410,9 +411,9 @@ START_TEST(journal_from_another_boot_is_dropped_not_written)
 	spill(jfile, j, O_TRUNC);
 	free(j);
 	ck_assert_int_eq(perftune_status(f.ctx, &it), 0);
-	ck_assert(perftune_iter_next(it));
-	ck_assert_str_eq(perftune_iter_note(it), "journal from another boot");
-	perftune_iter_free(it);
+	ck_assert((e = perftune_status_iter_next(it)));
+	ck_assert_str_eq(perftune_status_entry_note(e), "journal from another boot");
+	perftune_status_iter_free(it);
 	perftune_ctx_set_log_fn(f.ctx, keep_log, PERFTUNE_LOG_DEBUG, NULL);
 	ck_assert_int_eq(perftune_restore(f.ctx, "j", 0), 0);
 	ck_assert_msg(strstr(logged, "'j' is from another boot: its values were reset then"),
