@@ -59,7 +59,7 @@ struct pt_pitem {
 	char *key;    /* NULL when skipped before a key was known */
 	char *value;
 	char *note;
-	unsigned flags; /* PERFTUNE_ITEM_SKIPPED, PERFTUNE_ITEM_UNCHANGED */
+	unsigned flags; /* PT_ITEM_SKIPPED, PT_ITEM_UNCHANGED */
 	bool unvalidated; /* validation needs root: checked again when staged */
 	/* export hint: the value holds for every disk the unit selects */
 	char *udev_match; /* e.g. KERNEL=="sd*", ATTR{queue/rotational}=="0" */
