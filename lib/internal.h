@@ -177,6 +177,21 @@ void pt_buf_puts(struct pt_buf *b, const char *s);
 void pt_buf_printf(struct pt_buf *b, const char *fmt, ...) _printf_(2, 3);
 char *pt_buf_steal(struct pt_buf *b); /* NULL if out of memory; "" if nothing was added */
 
+/* ---- shared/array.c: growable arrays, string vectors ---- */
+/*
+ * Room for @need elements in the array *@v of *@cap allocated ones: it grows by
+ * doubling, from @first.  0, or -ENOMEM with *@v and *@cap unchanged.
+ */
+int pt_grow_(void **v, size_t *cap, size_t need, size_t size, size_t first);
+#define pt_grow(v, cap, need, first) pt_grow_((void **)(v), (cap), (need), sizeof(**(v)), (first))
+/* a copy of @s, NULL for NULL; a failed copy sets *@oom (many copies, one check) */
+char *pt_strdup_or_null(const char *s, bool *oom);
+/*
+ * Append a copy of @s to the NULL-terminated vector *@v of *@n strings: the
+ * copy, or NULL when out of memory (the vector is then still terminated).
+ */
+char *pt_strv_add(char ***v, size_t *n, const char *s);
+
 /* ---- shared/cpulist.c: CPU and node lists and masks (bit i in byte i / 8) ---- */
 #define PT_CPUS_MAX 8192
 #define PT_CPUS_BYTES (PT_CPUS_MAX / 8)

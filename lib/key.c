@@ -214,14 +214,8 @@ static int collect_emit(struct perftune_ctx *ctx _unused_, const struct pt_tunab
 	for (size_t i = 0; i < c->n; i++)
 		if (strcmp(c->v[i].key, t->key) == 0)
 			return 0;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 8;
-		struct pt_tunable *n = realloc(c->v, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		c->v = n;
-		c->cap = cap;
-	}
+	if (pt_grow(&c->v, &c->cap, c->n + 1, 8) < 0)
+		return -ENOMEM;
 	c->v[c->n++] = *t;
 	return 0;
 }
