@@ -606,7 +606,8 @@ static int describe_impl(struct perftune_ctx *ctx, const char *key,
 		goto out;
 	}
 	r = t.fam->describe(ctx, &t, d);
-	if (r >= 0)
+	/* the default (openat2) goes unsaid: said where the fallback is in use */
+	if (r >= 0 && !strncmp(pt_resolver_name(ctx), "user-space", 10))
 		pt_desc_add_info(d, "paths resolved by %s", pt_resolver_name(ctx));
 	if (r < 0)
 		perftune_desc_free(d);

@@ -708,6 +708,24 @@ static void drop_empty_journal(struct perftune_ctx *ctx, const char *name)
 	pt_jinfo_free(&now);
 }
 
+/*
+ * A failed re-apply under the name of an existing transaction: its rollback
+ * gave every key back to the value it had under that transaction; the holder
+ * goes back too (its "pid" record as it was, "pid 0 0" when it had none), so
+ * that the journal reads as before: applied or held, never an orphan of this
+ * process.
+ */
+static void give_holder_back(struct perftune_ctx *ctx, int jfd, const struct pt_jinfo *ji)
+{
+	char pid[64];
+
+	snprintf(pid, sizeof(pid), "%d %llu", ji->pid > 0 ? ji->pid : 0,
+		 ji->pid > 0 ? ji->starttime : 0ULL);
+	if (pt_journal_append(ctx, jfd, "pid", NULL, pid) < 0)
+		pt_log(ctx, PERFTUNE_LOG_ERR, "transaction '%s': holder not given back: %s",
+		       ji->name, pt_errmsg(ctx));
+}
+
 static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 {
 	struct pt_jinfo ji;
@@ -747,6 +765,8 @@ static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 		undo_range(&c, &c.rg[0]);
 		if (!existed)
 			drop_empty_journal(ctx, tx->name);
+		else
+			give_holder_back(ctx, c.jfd, &ji);
 		r = pt_err(ctx, bad->r, "%s (rolled back)", bad->err);
 		goto out;
 	}

@@ -373,3 +373,64 @@ func TestHostDryRunWritesNothing(t *testing.T) {
 		t.Errorf("dry run left journals %v", j)
 	}
 }
+
+// Issue 27 A: a re-apply under the name of a committed transaction that the
+// kernel refuses leaves it as it was: its value, applied (no holder), not an
+// orphan for RestoreOrphans.
+func TestHostFailedReapplyLeavesTransactionApplied(t *testing.T) {
+	c, _, loops := hostSetup(t)
+	l, m := loops[0], loops[1]
+	first := otherReadAhead(l.orig["read_ahead_kb"])
+	commit := func(ra string, poll bool) error {
+		tx, err := c.Begin("go-host-reapply", perftune.TxOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Close()
+		if _, err := tx.Set(l.key("read_ahead_kb"), ra); err != nil {
+			t.Fatal(err)
+		}
+		if poll { // loop devices cannot poll: only the kernel knows, it says EINVAL
+			if _, err := tx.Set(m.key("io_poll"), "1"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err = tx.Commit()
+		return err
+	}
+	if err := commit(first, false); err != nil {
+		t.Fatal(err)
+	}
+	err := commit(otherReadAhead(first), true)
+	wantErrno(t, err, syscall.EINVAL, m.key("io_poll"))
+	if got := l.sysRead(t, "read_ahead_kb"); got != first {
+		t.Errorf("read_ahead_kb after the failed re-apply = %q, want %q kept", got, first)
+	}
+	st, err := c.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, e := range st {
+		if e.Name != "go-host-reapply" {
+			continue
+		}
+		seen++
+		if !e.Flags.Has(perftune.ItemCommitted) || e.Flags&(perftune.ItemOrphaned|perftune.ItemHeld) != 0 ||
+			e.PID != 0 {
+			t.Errorf("status after a failed re-apply: %+v, want applied with no holder", e)
+		}
+	}
+	if seen != 1 {
+		t.Errorf("status lists %d keys of go-host-reapply, want 1", seen)
+	}
+	if n, err := c.RestoreOrphans(); err != nil || n != 0 {
+		t.Errorf("RestoreOrphans = %d, %v; want 0, nil", n, err)
+	}
+	if got := l.sysRead(t, "read_ahead_kb"); got != first {
+		t.Errorf("read_ahead_kb after RestoreOrphans = %q, want %q", got, first)
+	}
+	if n, err := c.Restore("go-host-reapply"); err != nil || n != 1 {
+		t.Errorf("Restore = %d, %v", n, err)
+	}
+}

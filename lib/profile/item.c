@@ -31,7 +31,7 @@ void pt_pitems_free(struct perftune_profile *p)
 	p->nitems = 0;
 }
 
-static struct pt_pitem *vadd(struct perftune_profile *p, const struct pt_punit *u,
+static _printf_(7, 0) struct pt_pitem *vadd(struct perftune_profile *p, const struct pt_punit *u,
 			     const struct pt_popt *o, const char *key, const char *value,
 			     unsigned flags, const char *fmt, va_list ap)
 {

@@ -157,6 +157,31 @@ check "re-apply: unchanged key reported" grep -q "swappiness: 15 -> 15 (unchange
 $P restore r >/dev/null
 eq "re-apply restored to the first original" "$(cat /proc/sys/vm/dirty_ratio)" 20
 
+# issue 27 A: a failed re-apply under an existing name leaves the transaction as it was
+# (values, no holder, applied), untouched by restore --orphans; serial, waves, threads
+for mode in serial io_uring threads; do
+[ $mode = threads ] && export PERFTUNE_NO_IO_URING=1
+if [ $mode = serial ]; then
+	$P set --name probe block.$A.read_ahead_kb=256 >/dev/null
+	out=$($P set --name probe block.$A.nr_requests=100000 2>&1); rc=$?
+else
+	$P set --name probe block.$A.read_ahead_kb=256 block.$B.read_ahead_kb=256 >/dev/null
+	out=$($P set --name probe block.$A.read_ahead_kb=512 block.$B.read_ahead_kb=512 \
+		block.$B.nr_requests=100000 2>&1); rc=$?
+fi
+eq "re-apply refused by the kernel ($mode) exits 1" "$rc" 1
+check "re-apply ($mode): rolled back" grep -q "rolled back" <<<"$out"
+eq "re-apply ($mode): A keeps the applied value" "$(cat $QA/read_ahead_kb)" 256
+check "re-apply ($mode): status applied, not orphaned" bash -c \
+	"$P status | grep -q '^probe' && ! $P status | grep -qi orphan"
+$P restore --orphans >/dev/null 2>&1
+eq "re-apply ($mode): restore --orphans leaves it" "$(cat $QA/read_ahead_kb)" 256
+$P restore probe >/dev/null
+eq "re-apply ($mode): restore gives back the original" "$(cat $QA/read_ahead_kb)" "$ra0"
+eq "re-apply ($mode): B's original too" "$(cat $QB/read_ahead_kb)" "$ra0"
+done
+unset PERFTUNE_NO_IO_URING
+
 # NUMA placement (one node here: moves between nodes are in the VM tier)
 sleep 300 & sp=$!
 nodes=$(cat /sys/devices/system/node/online)

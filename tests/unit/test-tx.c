@@ -821,6 +821,238 @@ START_TEST(empty_transaction_commits_nothing)
 }
 END_TEST
 
+/*
+ * Issue 27 hole A: a failed re-apply under the name of a committed
+ * transaction leaves it as it was: its values, its holder (none), status
+ * applied, untouched by restore --orphans.
+ */
+static const char *const keep1[][2] = { /* the committed transaction: 3 writes */
+	{ "sysctl.vm.swappiness", "10" },
+	{ "block.sda.scheduler", "bfq" },
+	{ "block.sdb.nr_requests", "128" },
+};
+static const char *const keep2[][2] = { /* its re-apply: 2 keys of it, 3 new ones */
+	{ "sysctl.vm.swappiness", "20" },
+	{ "sysctl.vm.dirty_ratio", "40" },
+	{ "block.sda.scheduler", "kyber" },
+	{ "block.sda.read_ahead_kb", "512" },
+	{ "block.sdb.nr_requests", "64" },
+};
+#define REAPPLY_WRITES 5
+
+static int commit_kv(const char *name, const char *const (*kv)[2], size_t n, unsigned flags,
+		     struct perftune_tx **keep)
+{
+	struct perftune_tx *tx;
+	int r;
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, name, flags, &tx), 0);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(perftune_tx_set(tx, kv[i][0], kv[i][1]) >= 1, "%s: %s", kv[i][0],
+			      perftune_ctx_last_error(f.ctx));
+	r = perftune_tx_commit(tx);
+	if (keep)
+		*keep = tx;
+	else
+		perftune_tx_unref(tx);
+	return r;
+}
+
+/* flags common to every live key of @name in status, ~0u if it has none; *npid its holder */
+static unsigned status_flags(const char *name, int *npid)
+{
+	struct perftune_iter *it;
+	unsigned all = ~0u;
+
+	*npid = -1;
+	ck_assert_int_eq(perftune_status(f.ctx, &it), 0);
+	while (perftune_iter_next(it))
+		if (!strcmp(perftune_iter_name(it), name)) {
+			all &= perftune_iter_flags(it);
+			*npid = perftune_iter_pid(it);
+		}
+	perftune_iter_free(it);
+	return all;
+}
+
+static void assert_applied(const char *name)
+{
+	int pid;
+	unsigned fl = status_flags(name, &pid);
+
+	ck_assert_msg(fl != ~0u, "%s: not in status", name);
+	ck_assert_msg(fl & PERFTUNE_ITEM_COMMITTED, "%s: not committed (0x%x)", name, fl);
+	ck_assert_msg(!(fl & (PERFTUNE_ITEM_ORPHANED | PERFTUNE_ITEM_HELD)),
+		      "%s: orphaned or held (0x%x, pid %d) after a failed re-apply", name, fl, pid);
+	ck_assert_int_eq(pid, 0);
+}
+
+/* run @fn in a child (a second perftune process); its exit status */
+static int in_child(void (*fn)(int), int arg)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		fn(arg);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void reapply_faulty(int at)
+{
+	f.sim.writes = 0;
+	f.sim.fault_at = at;
+	_exit(commit_kv("keep", keep2, ARRAY_SIZE(keep2), 0, NULL) == -EIO ? 3 : 4);
+}
+
+static void reapply_crash(int at)
+{
+	f.sim.writes = 0;
+	f.sim.crash_at = at;
+	commit_kv("keep", keep2, ARRAY_SIZE(keep2), 0, NULL);
+}
+
+/* in another process (the CLI's `perftune set --name keep ...` run again) */
+START_TEST(failed_reapply_by_another_process_keeps_the_transaction)
+{
+	struct snap *before = snap_take(f.root), *applied;
+
+	ck_assert_int_eq(commit_kv("keep", keep1, ARRAY_SIZE(keep1), 0, NULL), 3);
+	applied = snap_take(f.root);
+	ck_assert_int_eq(in_child(reapply_faulty, _i), 3);
+	assert_same(applied);
+	assert_applied("keep");
+	ck_assert_int_eq(perftune_restore(f.ctx, NULL, PERFTUNE_RESTORE_ORPHANS), 0);
+	assert_same(applied);
+	ck_assert_int_eq(fx_journals(&f), 1);
+	/* and it still gives back the originals from before its first commit */
+	ck_assert_msg(perftune_restore(f.ctx, "keep", 0) >= 3, "%s", perftune_ctx_last_error(f.ctx));
+	assert_same(before);
+	ck_assert_int_eq(fx_journals(&f), 0);
+	snap_free(applied);
+	snap_free(before);
+}
+END_TEST
+
+/* in the same process, through the library */
+START_TEST(failed_reapply_in_process_keeps_the_transaction)
+{
+	struct snap *applied;
+
+	ck_assert_int_eq(commit_kv("keep", keep1, ARRAY_SIZE(keep1), 0, NULL), 3);
+	applied = snap_take(f.root);
+	f.sim.writes = 0;
+	f.sim.fault_at = _i;
+	ck_assert_int_eq(commit_kv("keep", keep2, ARRAY_SIZE(keep2), 0, NULL), -EIO);
+	f.sim.fault_at = 0;
+	assert_same(applied);
+	assert_applied("keep");
+	/* a second try that succeeds is a plain re-apply */
+	ck_assert_int_eq(commit_kv("keep", keep2, ARRAY_SIZE(keep2), 0, NULL), REAPPLY_WRITES);
+	assert_applied("keep");
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "20");
+	snap_free(applied);
+}
+END_TEST
+
+/* a held transaction re-applied by its holder: still held by it */
+START_TEST(failed_reapply_of_a_held_transaction_keeps_the_hold)
+{
+	struct perftune_tx *held;
+	struct snap *applied;
+	int pid;
+
+	ck_assert_int_eq(commit_kv("keep", keep1, ARRAY_SIZE(keep1), PERFTUNE_TX_HOLD, &held), 3);
+	applied = snap_take(f.root);
+	f.sim.writes = 0;
+	f.sim.fault_at = _i;
+	ck_assert_int_eq(commit_kv("keep", keep2, ARRAY_SIZE(keep2), PERFTUNE_TX_HOLD, NULL), -EIO);
+	f.sim.fault_at = 0;
+	assert_same(applied);
+	ck_assert(status_flags("keep", &pid) & PERFTUNE_ITEM_HELD);
+	ck_assert_int_eq(pid, getpid());
+	ck_assert_int_eq(perftune_tx_rollback(held), 3);
+	perftune_tx_unref(held);
+	ck_assert_int_eq(fx_journals(&f), 0);
+	snap_free(applied);
+}
+END_TEST
+
+/*
+ * Killed in the middle of a re-apply: the transaction is an orphan (its last
+ * holder died), and restore --orphans gives back the originals from before
+ * its first commit, whichever writes of the re-apply happened.
+ */
+START_TEST(crash_in_reapply_then_restore_orphans_gives_back_the_originals)
+{
+	struct snap *before = snap_take(f.root);
+	int pid;
+
+	ck_assert_int_eq(commit_kv("keep", keep1, ARRAY_SIZE(keep1), 0, NULL), 3);
+	ck_assert_int_eq(in_child(reapply_crash, _i), 99);
+	ck_assert(status_flags("keep", &pid) & PERFTUNE_ITEM_ORPHANED);
+	ck_assert_msg(perftune_restore(f.ctx, NULL, PERFTUNE_RESTORE_ORPHANS) >= 1, "%s",
+		      perftune_ctx_last_error(f.ctx));
+	assert_same(before);
+	ck_assert_int_eq(fx_journals(&f), 0);
+	snap_free(before);
+}
+END_TEST
+
+/* the same through a profile: perftune apply run again */
+static void put_profile(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(fp);
+	fputs(text, fp);
+	fclose(fp);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+}
+
+static int apply_profile(const char *path)
+{
+	struct perftune_profile *p = NULL;
+	struct perftune_tx *tx;
+	int r;
+
+	ck_assert_msg(perftune_profile_load(f.ctx, path, NULL, &p) == 0, "%s",
+		      perftune_ctx_last_error(f.ctx));
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "prof", 0, &tx), 0);
+	ck_assert_msg(perftune_profile_stage(p, tx, 0) >= 0, "%s", perftune_ctx_last_error(f.ctx));
+	r = perftune_tx_commit(tx);
+	perftune_tx_unref(tx);
+	perftune_profile_free(p);
+	return r;
+}
+
+START_TEST(failed_profile_reapply_keeps_the_transaction)
+{
+	char p1[PATH_MAX], p2[PATH_MAX];
+	struct snap *applied;
+
+	snprintf(p1, sizeof(p1), "%s/../one.conf", f.root);
+	snprintf(p2, sizeof(p2), "%s/../two.conf", f.root);
+	put_profile(p1, "[sysctl]\nvm.swappiness=10\n[disk]\ndevices=sda\nreadahead=256\n");
+	put_profile(p2, "[sysctl]\nvm.swappiness=20\nvm.dirty_ratio=40\n[disk]\ndevices=sda\n"
+			"readahead=512\n");
+	ck_assert_msg(apply_profile(p1) == 2, "%s", perftune_ctx_last_error(f.ctx));
+	applied = snap_take(f.root);
+	f.sim.writes = 0;
+	f.sim.fault_at = _i;
+	ck_assert_int_eq(apply_profile(p2), -EIO);
+	f.sim.fault_at = 0;
+	assert_same(applied);
+	assert_applied("prof");
+	ck_assert_int_eq(perftune_restore(f.ctx, NULL, PERFTUNE_RESTORE_ORPHANS), 0);
+	ck_assert_int_eq(fx_journals(&f), 1);
+	snap_free(applied);
+}
+END_TEST
+
 static Suite *tx_suite(void)
 {
 	Suite *s = suite_create("tx");
@@ -856,6 +1088,18 @@ static Suite *tx_suite(void)
 	tcase_add_test(tc, file_gone_between_staging_and_commit_names_the_key);
 	tcase_add_test(tc, large_transaction_closes_its_files_after_commit);
 	tcase_add_test(tc, devices_written_in_waves_and_given_back);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("reapply");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, failed_reapply_by_another_process_keeps_the_transaction, 1,
+			    REAPPLY_WRITES + 1);
+	tcase_add_loop_test(tc, failed_reapply_in_process_keeps_the_transaction, 1, REAPPLY_WRITES + 1);
+	tcase_add_loop_test(tc, failed_reapply_of_a_held_transaction_keeps_the_hold, 1,
+			    REAPPLY_WRITES + 1);
+	tcase_add_loop_test(tc, crash_in_reapply_then_restore_orphans_gives_back_the_originals, 1,
+			    REAPPLY_WRITES + 1);
+	tcase_add_loop_test(tc, failed_profile_reapply_keeps_the_transaction, 1, 4);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -188,6 +188,32 @@ def test_kernel_refusal_rolls_back(hctx: perftune.Context, loops: list[str]) -> 
     assert hctx.status() == []
 
 
+def test_failed_reapply_leaves_the_transaction_applied(
+    hctx: perftune.Context, loops: list[str]
+) -> None:
+    """Issue 27 A: a re-apply under the same name that the kernel refuses
+    leaves the committed transaction as it was: its value, applied (no
+    holder), not an orphan for restore(orphans=True)."""
+    before = raw_state(loops)
+    ra = f"block.{loops[0]}.read_ahead_kb"
+    with hctx.transaction("py-keep") as tx:
+        tx.set(ra, "256")
+    applied = raw_state(loops)
+    with pytest.raises(perftune.PerftuneError) as ei:
+        with hctx.transaction("py-keep") as tx:
+            tx.set(ra, "512")
+            tx.set(f"block.{loops[1]}.io_poll", "1")  # the kernel says EINVAL
+    assert ei.value.errno == errno.EINVAL
+    assert raw_state(loops) == applied
+    entries = [e for e in hctx.status() if e.name == "py-keep"]
+    assert [e.key for e in entries] == [ra]
+    assert all(e.committed and not e.orphaned and not e.held and e.pid == 0 for e in entries)
+    assert hctx.restore(orphans=True) == 0
+    assert raw_state(loops) == applied
+    hctx.restore("py-keep")
+    assert raw_state(loops) == before
+
+
 def test_kernel_clamp_is_caught_by_read_back(hctx: perftune.Context, loops: list[str]) -> None:
     """The kernel takes a value but keeps another: the read-back fails the commit."""
     before = raw_state(loops)
