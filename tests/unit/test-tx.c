@@ -861,17 +861,18 @@ static int commit_kv(const char *name, const char *const (*kv)[2], size_t n, uns
 /* flags common to every live key of @name in status, ~0u if it has none; *npid its holder */
 static unsigned status_flags(const char *name, int *npid)
 {
-	struct perftune_iter *it;
+	struct perftune_status_iter *it;
+	const struct perftune_status_entry *e;
 	unsigned all = ~0u;
 
 	*npid = -1;
 	ck_assert_int_eq(perftune_status(f.ctx, &it), 0);
-	while (perftune_iter_next(it))
-		if (!strcmp(perftune_iter_name(it), name)) {
-			all &= perftune_iter_flags(it);
-			*npid = perftune_iter_pid(it);
+	while ((e = perftune_status_iter_next(it)))
+		if (!strcmp(perftune_status_entry_tx_name(e), name)) {
+			all &= perftune_status_entry_flags(e);
+			*npid = perftune_status_entry_pid(e);
 		}
-	perftune_iter_free(it);
+	perftune_status_iter_free(it);
 	return all;
 }
 
@@ -881,8 +882,8 @@ static void assert_applied(const char *name)
 	unsigned fl = status_flags(name, &pid);
 
 	ck_assert_msg(fl != ~0u, "%s: not in status", name);
-	ck_assert_msg(fl & PERFTUNE_ITEM_COMMITTED, "%s: not committed (0x%x)", name, fl);
-	ck_assert_msg(!(fl & (PERFTUNE_ITEM_ORPHANED | PERFTUNE_ITEM_HELD)),
+	ck_assert_msg(fl & PERFTUNE_STATUS_COMMITTED, "%s: not committed (0x%x)", name, fl);
+	ck_assert_msg(!(fl & (PERFTUNE_STATUS_ORPHANED | PERFTUNE_STATUS_HELD)),
 		      "%s: orphaned or held (0x%x, pid %d) after a failed re-apply", name, fl, pid);
 	ck_assert_int_eq(pid, 0);
 }
@@ -972,7 +973,7 @@ START_TEST(failed_reapply_of_a_held_transaction_keeps_the_hold)
 	ck_assert_int_eq(commit_kv("keep", keep2, ARRAY_SIZE(keep2), PERFTUNE_TX_HOLD, NULL), -EIO);
 	f.sim.fault_at = 0;
 	assert_same(applied);
-	ck_assert(status_flags("keep", &pid) & PERFTUNE_ITEM_HELD);
+	ck_assert(status_flags("keep", &pid) & PERFTUNE_STATUS_HELD);
 	ck_assert_int_eq(pid, getpid());
 	ck_assert_int_eq(perftune_tx_rollback(held), 3);
 	perftune_tx_unref(held);
@@ -993,7 +994,7 @@ START_TEST(crash_in_reapply_then_restore_orphans_gives_back_the_originals)
 
 	ck_assert_int_eq(commit_kv("keep", keep1, ARRAY_SIZE(keep1), 0, NULL), 3);
 	ck_assert_int_eq(in_child(reapply_crash, _i), 99);
-	ck_assert(status_flags("keep", &pid) & PERFTUNE_ITEM_ORPHANED);
+	ck_assert(status_flags("keep", &pid) & PERFTUNE_STATUS_ORPHANED);
 	ck_assert_msg(perftune_restore(f.ctx, NULL, PERFTUNE_RESTORE_ORPHANS) >= 1, "%s",
 		      perftune_ctx_last_error(f.ctx));
 	assert_same(before);
