@@ -46,6 +46,7 @@ struct perftune_tx {
 	struct stage *s;
 	size_t n, cap;
 	bool committed, done;
+	bool released; /* perftune_tx_release(): takes nothing more */
 	struct pt_fcache *files; /* its keys' files, open from staging to the rollback (few keys) */
 };
 
@@ -138,8 +139,11 @@ PERFTUNE_EXPORT struct perftune_tx *perftune_tx_unref(struct perftune_tx *tx)
 {
 	if (!tx || __atomic_sub_fetch(&tx->refcount, 1, __ATOMIC_SEQ_CST) > 0)
 		return NULL;
-	if (tx->committed && !tx->done && (tx->flags & PERFTUNE_TX_HOLD))
-		perftune_tx_rollback(tx); /* a hold ends with its transaction */
+	/*
+	 * Never a write here: a held transaction not released stays journaled
+	 * as held by this process (orphaned once it exits), for a restore.  Its
+	 * PM QoS requests end as their fds close: the kernel drops them.
+	 */
 	release_holds(tx);
 	pt_attr_cache_destroy(tx->files);
 	perftune_ctx_unref(tx->ctx);
@@ -257,9 +261,9 @@ static int tx_set_impl(struct perftune_tx *tx, const char *key, const char *valu
 	pt_lock(ctx);
 	prev = pt_attr_cache_use(ctx, &tx->files);
 	pt_err_clear(ctx);
-	if (tx->committed) {
-		r = pt_err(ctx, -EALREADY, "%s: transaction '%s' is already committed", key,
-			   tx->name);
+	if (tx->committed || tx->released) {
+		r = pt_err(ctx, -EALREADY, "%s: transaction '%s' is already %s", key, tx->name,
+			   tx->committed ? "committed" : "released");
 		goto out;
 	}
 	if (!pt_value_ok(value)) {
@@ -798,8 +802,9 @@ static int tx_commit_impl(struct perftune_tx *tx)
 	pt_lock(ctx);
 	prev = pt_attr_cache_use(ctx, &tx->files);
 	pt_err_clear(ctx);
-	if (tx->committed) {
-		r = pt_err(ctx, -EALREADY, "transaction '%s' is already committed", tx->name);
+	if (tx->committed || tx->released) {
+		r = pt_err(ctx, -EALREADY, "transaction '%s' is already %s", tx->name,
+			   tx->committed ? "committed" : "released");
 		goto out;
 	}
 	if (tx->n) /* an empty transaction has no array: qsort(NULL, 0) is undefined */
@@ -860,6 +865,34 @@ static int tx_rollback_impl(struct perftune_tx *tx)
 PERFTUNE_EXPORT int perftune_tx_rollback(struct perftune_tx *tx)
 {
 	return pt_api_ret(tx_rollback_impl(tx));
+}
+
+/*
+ * The end of a transaction's life in this process, with a result: a hold is
+ * given back (rolled back), staged values are dropped, a committed non-HOLD
+ * transaction stays in force.
+ */
+static int tx_release_impl(struct perftune_tx *tx)
+{
+	int r = 0;
+
+	if (!tx)
+		return -EINVAL;
+	pt_lock(tx->ctx);
+	pt_err_clear(tx->ctx);
+	if (tx->committed && !tx->done && (tx->flags & PERFTUNE_TX_HOLD))
+		r = tx_rollback_impl(tx); /* a hold ends with its release */
+	if (r >= 0) {
+		release_holds(tx);
+		tx->released = true;
+	}
+	pt_unlock(tx->ctx);
+	return r;
+}
+
+PERFTUNE_EXPORT int perftune_tx_release(struct perftune_tx *tx)
+{
+	return pt_api_ret(tx_release_impl(tx));
 }
 
 static int tx_changes_impl(struct perftune_tx *tx, struct pt_iter **iterp)

@@ -396,8 +396,79 @@ START_TEST(pmqos_needs_a_hold)
 	ck_assert_int_eq(perftune_tx_new(f.ctx, "q", PERFTUNE_TX_HOLD, &tx), 0);
 	ck_assert_int_eq(perftune_tx_set(tx, "pmqos.cpu_dma_latency_us", "0"), 1);
 	ck_assert_int_eq(perftune_tx_commit(tx), 1);
-	perftune_tx_unref(tx); /* the hold ends with the transaction */
+	ck_assert_int_ge(perftune_tx_release(tx), 0); /* the hold ends with its release */
+	perftune_tx_unref(tx);
 	ck_assert_int_eq(fx_journals(&f), 0);
+}
+END_TEST
+
+/* unref only frees: a held transaction not released stays journaled as held */
+START_TEST(unref_of_a_held_transaction_writes_nothing)
+{
+	struct perftune_tx *tx;
+	struct perftune_status_iter *it;
+	const struct perftune_status_entry *e;
+	struct snap *before;
+	int writes, held = 0;
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "kept", PERFTUNE_TX_HOLD, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "10"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), 1);
+	before = snap_take(f.root);
+	writes = f.sim.writes;
+	perftune_tx_unref(tx);
+	ck_assert_int_eq(f.sim.writes, writes);
+	assert_same(before);
+	snap_free(before);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "10");
+	ck_assert_int_eq(fx_journals(&f), 1);
+	ck_assert_int_eq(perftune_status(f.ctx, &it), 0);
+	while ((e = perftune_status_iter_next(it))) {
+		ck_assert_str_eq(perftune_status_entry_tx_name(e), "kept");
+		ck_assert(perftune_status_entry_flags(e) & PERFTUNE_STATUS_HELD);
+		ck_assert_int_eq(perftune_status_entry_pid(e), getpid());
+		held++;
+	}
+	perftune_status_iter_free(it);
+	ck_assert_int_eq(held, 1);
+	/* held by this process: it restores it (another process would need FORCE) */
+	ck_assert_int_eq(perftune_restore(f.ctx, "kept", 0), 1);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+	ck_assert_int_eq(fx_journals(&f), 0);
+}
+END_TEST
+
+/* release is the explicit end, with a result */
+START_TEST(release_gives_a_hold_back_and_ends_the_transaction)
+{
+	struct perftune_tx *tx;
+
+	/* uncommitted: what was staged is dropped, nothing is written */
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "rel", PERFTUNE_TX_HOLD, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "10"), 1);
+	ck_assert_int_eq(perftune_tx_release(tx), 0);
+	ck_assert_int_eq(f.sim.writes, 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "11"), -EALREADY);
+	ck_assert_int_eq(perftune_tx_commit(tx), -EALREADY);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "released"));
+	perftune_tx_unref(tx);
+	/* committed and held: rolled back, the count of keys written back */
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "rel", PERFTUNE_TX_HOLD, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "10"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), 1);
+	ck_assert_int_eq(perftune_tx_release(tx), 1);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+	ck_assert_int_eq(fx_journals(&f), 0);
+	perftune_tx_unref(tx);
+	/* committed without a hold: stays in force */
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "rel", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "10"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), 1);
+	ck_assert_int_eq(perftune_tx_release(tx), 0);
+	perftune_tx_unref(tx);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "10");
+	ck_assert_int_eq(perftune_restore(f.ctx, "rel", 0), 1);
+	ck_assert_int_eq(perftune_tx_release(NULL), -EINVAL);
 }
 END_TEST
 
@@ -995,6 +1066,8 @@ static Suite *tx_suite(void)
 	tcase_add_loop_test(tc, commit_crash_at_every_write_then_restore_orphans, 1, BIG_WRITES + 1);
 	tcase_add_test(tc, hold_crash_after_commit_is_orphan_and_restorable);
 	tcase_add_test(tc, applied_transaction_is_not_an_orphan);
+	tcase_add_test(tc, unref_of_a_held_transaction_writes_nothing);
+	tcase_add_test(tc, release_gives_a_hold_back_and_ends_the_transaction);
 	tcase_add_test(tc, validation_failure_stages_nothing_and_writes_nothing);
 	tcase_add_test(tc, scheduler_aliases_map_to_blk_mq_names);
 	tcase_add_test(tc, bio_based_write_that_does_nothing_fails_and_rolls_back);
