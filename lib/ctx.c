@@ -21,7 +21,7 @@ struct perftune_ctx {
 	perftune_log_fn log_fn;
 	int log_max;
 	void *log_data;
-	char last_error[PERFTUNE_KEY_MAX + 1024];
+	char last_error[PT_ERR_MAX];
 	struct udev *udev;
 	pt_write_fn write_fn;
 	void *write_data;
