@@ -5,22 +5,38 @@
  * One string names one tunable ("block.sda.scheduler", "thp.enabled",
  * "sysctl.vm.dirty_ratio"; see perftune(8) and DESIGN.md §2 for the
  * namespace).  Every function returns 0, a non-negative count, or a negative
- * errno; the context keeps a one-line message naming the key and the cause,
- * readable with perftune_ctx_last_error().  The library never prints (unless
- * a log function is set) and never exits.
+ * errno; the calling thread keeps a one-line message naming the key and the
+ * cause, readable with perftune_ctx_last_error().  The library never prints
+ * (unless a log function is set) and never exits.
  *
- * Errors a function may return are listed with it.  Across the API:
- *   -EINVAL     malformed key or value, or a value the tunable does not accept
- *   -ENOENT     the key names a tunable this kernel does not have
- *   -ENODEV     the selector names no device (or a device without the attribute)
- *   -EACCES/-EPERM  not allowed (not root, read-only attribute)
+ * Errors.  Every int-returning function returns through one filter: the
+ * codes below are the whole set a caller can see (anything else the kernel
+ * or libc answers becomes -EIO, its cause kept in the message).  The codes a
+ * function may return are listed with it.
+ *   -EINVAL     malformed key or value, a value the tunable does not accept
+ *               (also a number out of its range), a key naming a directory
+ *   -ENOENT     the key names a tunable this kernel does not have; no such
+ *               transaction or profile
+ *   -ENODEV     the selector names no device (or a device without the
+ *               attribute, a path not on a block device, no such process)
+ *   -EACCES/-EPERM  not allowed (not root, read-only attribute, a path
+ *               outside /sys or /proc/sys)
  *   -EROFS      the tunable is read-only by design (e.g. selinux.enforce)
  *   -ENOMEM     out of memory
- *   -EIO        the kernel accepted a write but did not carry it out
- *   -EBUSY      a named transaction is held by a live process
- *   -ENAMETOOLONG  key, value or path over the limits
+ *   -EIO        the kernel accepted a write but did not carry it out, a
+ *               journal that cannot be read, any other kernel or libc failure
+ *   -EBUSY      a named transaction is held by a live process, or the kernel
+ *               answered busy
+ *   -ENAMETOOLONG  key, value, path or a journal record over the limits (a
+ *               glob matching more than 4096 devices)
  *   -EOPNOTSUPP the tunable exists in the namespace but not on this machine
  *               (no cpufreq driver, SELinux not enabled, ...)
+ *   -ENOTUNIQ   a key that must name one tunable names several that differ
+ *   -EALREADY   the transaction was already committed (or released)
+ *   -EAGAIN     fewer huge pages than asked, without ALLOW_PARTIAL
+ *   -ELOOP      a symlinked journal; an include= cycle in a profile
+ *   -EFBIG      a profile or journal file too large
+ *   -ENOTDIR    perftune_ctx_set_root() of something not a directory
  */
 #ifndef PERFTUNE_H
 #define PERFTUNE_H
@@ -39,7 +55,7 @@ extern "C" {
 /* Context                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/** Opaque library context: root directory, journal directory, log, last error. */
+/** Opaque library context: root directory, journal directory, log.  Thread-safe. */
 struct perftune_ctx;
 
 /**
@@ -98,8 +114,10 @@ void perftune_ctx_set_log_fn(struct perftune_ctx *ctx, perftune_log_fn fn, int m
 
 /**
  * perftune_ctx_last_error() - one line naming the key and the cause of the last
- * failed call on @ctx ("block.sdx.scheduler: no such block device"), or "" if none.
- * Valid until the next call on @ctx.
+ * failed call made by the calling thread ("block.sdx.scheduler: no such block
+ * device"), or "" if none.  The message is kept per thread, not per context:
+ * threads sharing @ctx each read their own.  @ctx may be NULL.
+ * Valid until the calling thread's next call into the library.
  */
 const char *perftune_ctx_last_error(struct perftune_ctx *ctx);
 
@@ -128,66 +146,53 @@ const char *perftune_version(void);
  */
 int perftune_get(struct perftune_ctx *ctx, const char *key, char **value);
 
-/**
- * Generic iterator, used for lists, transaction changes and status.
- * After perftune_iter_next() returned 1 the accessors describe the current item;
- * accessors that do not apply to an iterator return NULL / 0.
+/*
+ * Typed objects.  A function that lists things hands out an iterator typed
+ * by what it lists; perftune_<object>_iter_next() returns the next object (or
+ * NULL at the end) and never fails; the object stays valid until the
+ * iterator is freed.  Accessors never fail either: they return NULL (or 0)
+ * for a NULL object and for a field the object does not have, as named.
+ *
+ *   object                        listed by                 iterator
+ *   struct perftune_tunable       perftune_list()           struct perftune_tunable_iter
+ *   struct perftune_change        perftune_tx_changes()     struct perftune_change_iter
+ *   struct perftune_status_entry  perftune_status()         struct perftune_status_iter
+ *   struct perftune_profile_item  perftune_profile_items()  struct perftune_profile_item_iter
+ *   struct perftune_profile_entry perftune_profile_list()   struct perftune_profile_entry_iter
  */
-struct perftune_iter;
+
+/** One existing tunable (perftune_list()). */
+struct perftune_tunable;
+struct perftune_tunable_iter;
+
+/** perftune_tunable_iter_next() - the next tunable, or NULL at the end. */
+const struct perftune_tunable *perftune_tunable_iter_next(struct perftune_tunable_iter *it);
+/** perftune_tunable_iter_free() - free the iterator and its objects. Accepts NULL. */
+void perftune_tunable_iter_free(struct perftune_tunable_iter *it);
+/** perftune_tunable_key() - the concrete key ("block.sda.scheduler"). */
+const char *perftune_tunable_key(const struct perftune_tunable *t);
+/** perftune_tunable_value() - the current value, or NULL if it cannot be read (permission). */
+const char *perftune_tunable_value(const struct perftune_tunable *t);
+/** perftune_tunable_note() - a remark (resolution, alias), or NULL. */
+const char *perftune_tunable_note(const struct perftune_tunable *t);
+
+/** Flags of a tunable (perftune_tunable_flags()). */
+enum perftune_tunable_flag {
+	PERFTUNE_TUNABLE_READONLY = 1 << 7, /* the kernel file is read-only (kernel.ostype) */
+};
+
+/** perftune_tunable_flags() - PERFTUNE_TUNABLE_* bits. */
+unsigned perftune_tunable_flags(const struct perftune_tunable *t);
 
 /**
  * perftune_list() - iterate over the existing tunables whose key starts with @prefix
- * (NULL or "" for all), in a stable order. Items: key, value and flags.
+ * (NULL or "" for all), in a stable order.
  * Tunables that exist but cannot be read (permission) are listed with value NULL;
- * read-only sysctls (kernel.ostype) are listed with PERFTUNE_ITEM_READONLY.
- * Return: 0, -ENOMEM.
+ * read-only sysctls (kernel.ostype) are listed with PERFTUNE_TUNABLE_READONLY.
+ * Return: 0, -EINVAL (@iterp NULL), -ENOMEM.
  */
-int perftune_list(struct perftune_ctx *ctx, const char *prefix, struct perftune_iter **iterp);
-
-/** perftune_iter_next() - advance. Return: 1 item available, 0 end. */
-int perftune_iter_next(struct perftune_iter *iter);
-
-/** perftune_iter_key() - concrete key of the current item. */
-const char *perftune_iter_key(struct perftune_iter *iter);
-
-/**
- * perftune_iter_value() - value of the current item: the current value (list),
- * the new value (transaction changes), the value the transaction wrote (status).
- */
-const char *perftune_iter_value(struct perftune_iter *iter);
-
-/** perftune_iter_old() - the original value (transaction changes and status). */
-const char *perftune_iter_old(struct perftune_iter *iter);
-
-/** perftune_iter_current() - the value on the machine now (status). */
-const char *perftune_iter_current(struct perftune_iter *iter);
-
-/** perftune_iter_name() - the transaction name (status). */
-const char *perftune_iter_name(struct perftune_iter *iter);
-
-/** perftune_iter_note() - a remark: alias mapping, resolution, drift, skip reason. */
-const char *perftune_iter_note(struct perftune_iter *iter);
-
-/** Item flags (perftune_iter_flags). */
-enum {
-	PERFTUNE_ITEM_DRIFT = 1 << 0,	 /* current value differs from what the transaction wrote */
-	PERFTUNE_ITEM_ORPHANED = 1 << 1, /* the transaction's holder process is gone */
-	PERFTUNE_ITEM_HELD = 1 << 2,	 /* the transaction is held by a live process */
-	PERFTUNE_ITEM_WRITTEN = 1 << 3,	 /* the key was written (not just journaled) */
-	PERFTUNE_ITEM_UNCHANGED = 1 << 4, /* staged but already at the value: no write */
-	PERFTUNE_ITEM_COMMITTED = 1 << 5, /* the transaction's commit completed */
-	PERFTUNE_ITEM_SHADOWED = 1 << 6,  /* a later live transaction also changed the key */
-	PERFTUNE_ITEM_READONLY = 1 << 7,  /* list: the kernel file is read-only (kernel.ostype) */
-};
-
-/** perftune_iter_flags() - PERFTUNE_ITEM_* bits of the current item. */
-unsigned perftune_iter_flags(struct perftune_iter *iter);
-
-/** perftune_iter_pid() - holder pid of the transaction (status), 0 if none. */
-int perftune_iter_pid(struct perftune_iter *iter);
-
-/** perftune_iter_free() - free the iterator. Accepts NULL. */
-void perftune_iter_free(struct perftune_iter *iter);
+int perftune_list(struct perftune_ctx *ctx, const char *prefix,
+		  struct perftune_tunable_iter **iterp);
 
 /** Describes one tunable (perftune_describe). */
 struct perftune_desc;
@@ -270,11 +275,37 @@ int perftune_tx_set(struct perftune_tx *tx, const char *key, const char *value);
  */
 int perftune_tx_commit(struct perftune_tx *tx);
 
+/** One staged tunable of a transaction (perftune_tx_changes()). */
+struct perftune_change;
+struct perftune_change_iter;
+
+/** Flags of a change (perftune_change_flags()). */
+enum perftune_change_flag {
+	PERFTUNE_CHANGE_WRITTEN = 1 << 3,   /* the commit wrote the key */
+	PERFTUNE_CHANGE_UNCHANGED = 1 << 4, /* already at the value: no write */
+};
+
+/** perftune_change_iter_next() - the next change, or NULL at the end. */
+const struct perftune_change *perftune_change_iter_next(struct perftune_change_iter *it);
+/** perftune_change_iter_free() - free the iterator and its objects. Accepts NULL. */
+void perftune_change_iter_free(struct perftune_change_iter *it);
+/** perftune_change_key() - the concrete key. */
+const char *perftune_change_key(const struct perftune_change *c);
+/** perftune_change_old_value() - the value before the commit (known after it or a dry run), or NULL. */
+const char *perftune_change_old_value(const struct perftune_change *c);
+/** perftune_change_new_value() - the staged value, exact (after alias mapping). */
+const char *perftune_change_new_value(const struct perftune_change *c);
+/** perftune_change_note() - alias mapping ("from 'deadline'"), resolution, partial allocation, or NULL. */
+const char *perftune_change_note(const struct perftune_change *c);
+/** perftune_change_flags() - PERFTUNE_CHANGE_* bits. */
+unsigned perftune_change_flags(const struct perftune_change *c);
+
 /**
- * perftune_tx_changes() - iterate over the staged tunables: key, old value,
- * new value, flags (UNCHANGED, WRITTEN), note.  Valid before and after commit.
+ * perftune_tx_changes() - iterate over the staged tunables.  Valid before and
+ * after commit.
+ * Return: 0, -EINVAL (@tx or @iterp NULL), -ENOMEM.
  */
-int perftune_tx_changes(struct perftune_tx *tx, struct perftune_iter **iterp);
+int perftune_tx_changes(struct perftune_tx *tx, struct perftune_change_iter **iterp);
 
 /**
  * perftune_tx_rollback() - restore every key of the committed transaction and
@@ -303,13 +334,48 @@ enum {
  */
 int perftune_restore(struct perftune_ctx *ctx, const char *name, unsigned flags);
 
+/** One key of one journaled transaction (perftune_status()). */
+struct perftune_status_entry;
+struct perftune_status_iter;
+
+/** Flags of a status entry (perftune_status_entry_flags()). */
+enum perftune_status_flag {
+	PERFTUNE_STATUS_DRIFT = 1 << 0,	    /* the value now differs from what the transaction wrote */
+	PERFTUNE_STATUS_ORPHANED = 1 << 1,  /* the transaction's holder process is gone */
+	PERFTUNE_STATUS_HELD = 1 << 2,	    /* the transaction is held by a live process */
+	PERFTUNE_STATUS_WRITTEN = 1 << 3,   /* the key was written (not just journaled) */
+	PERFTUNE_STATUS_COMMITTED = 1 << 5, /* the transaction's commit completed */
+	PERFTUNE_STATUS_SHADOWED = 1 << 6,  /* a later live transaction also changed the key */
+};
+
+/** perftune_status_iter_next() - the next entry, or NULL at the end. */
+const struct perftune_status_entry *perftune_status_iter_next(struct perftune_status_iter *it);
+/** perftune_status_iter_free() - free the iterator and its objects. Accepts NULL. */
+void perftune_status_iter_free(struct perftune_status_iter *it);
+/** perftune_status_entry_tx_name() - the transaction's name. */
+const char *perftune_status_entry_tx_name(const struct perftune_status_entry *e);
+/** perftune_status_entry_key() - the concrete key. */
+const char *perftune_status_entry_key(const struct perftune_status_entry *e);
+/** perftune_status_entry_original() - the value before the transaction (journaled). */
+const char *perftune_status_entry_original(const struct perftune_status_entry *e);
+/** perftune_status_entry_written() - the value the transaction wrote, or NULL if not yet. */
+const char *perftune_status_entry_written(const struct perftune_status_entry *e);
+/** perftune_status_entry_current() - the value on the machine now, or NULL if unreadable. */
+const char *perftune_status_entry_current(const struct perftune_status_entry *e);
+/** perftune_status_entry_note() - drift, hand-over, why the value now is missing, or NULL. */
+const char *perftune_status_entry_note(const struct perftune_status_entry *e);
+/** perftune_status_entry_flags() - PERFTUNE_STATUS_* bits. */
+unsigned perftune_status_entry_flags(const struct perftune_status_entry *e);
+/** perftune_status_entry_pid() - holder pid of a held or orphaned transaction, else 0. */
+int perftune_status_entry_pid(const struct perftune_status_entry *e);
+
 /**
- * perftune_status() - iterate over every key of every journaled transaction:
- * name, key, original (old), written (value), current, pid, flags
- * (ORPHANED, HELD, DRIFT, WRITTEN, COMMITTED, SHADOWED), note.
- * Return: 0, -ENOMEM, -errno reading the journal directory.
+ * perftune_status() - iterate over every key of every journaled transaction,
+ * so that drift and orphans show.
+ * Return: 0, -EINVAL (@iterp NULL), -ENOMEM, -EACCES/-EPERM/-ELOOP (a journal
+ *   directory or journal refused), -EIO.
  */
-int perftune_status(struct perftune_ctx *ctx, struct perftune_iter **iterp);
+int perftune_status(struct perftune_ctx *ctx, struct perftune_status_iter **iterp);
 
 /* ------------------------------------------------------------------------ */
 /* NUMA placement of the calling process                                    */
@@ -344,15 +410,10 @@ int perftune_numa_place_self(struct perftune_ctx *ctx, const char *nodes, int me
  * "a|b" alternatives and ">N"/"<N" conditional values.  Its options are
  * mapped onto keys; an option that has no key (script=, the boot loader,
  * anything that would run a program) or whose key this machine lacks is
- * an item flagged SKIPPED, with the reason as its note.  Nothing a profile
+ * an item flagged PERFTUNE_PROFILE_ITEM_SKIPPED, with its skip reason.  Nothing a profile
  * names is ever executed.
  */
 struct perftune_profile;
-
-/** Item flag of perftune_profile_items(): the option is not applied (why: the note). */
-enum {
-	PERFTUNE_ITEM_SKIPPED = 1 << 10,
-};
 
 /** Flags for perftune_profile_stage(). */
 enum {
@@ -388,17 +449,44 @@ const char *perftune_profile_path(struct perftune_profile *p);
 /** perftune_profile_summary() - [main] summary=, or NULL. */
 const char *perftune_profile_summary(struct perftune_profile *p);
 
+/** One option of a profile and what it maps to (perftune_profile_items()). */
+struct perftune_profile_item;
+struct perftune_profile_item_iter;
+
+/** Flags of a profile item (perftune_profile_item_flags()). */
+enum perftune_profile_item_flag {
+	PERFTUNE_PROFILE_ITEM_UNCHANGED = 1 << 4, /* a ">N"/"<N" value the machine already meets */
+	PERFTUNE_PROFILE_ITEM_SKIPPED = 1 << 10,  /* not applied: perftune_profile_item_skip_reason() */
+};
+
+/** perftune_profile_item_iter_next() - the next item, or NULL at the end. */
+const struct perftune_profile_item *
+perftune_profile_item_iter_next(struct perftune_profile_item_iter *it);
+/** perftune_profile_item_iter_free() - free the iterator and its objects. Accepts NULL. */
+void perftune_profile_item_iter_free(struct perftune_profile_item_iter *it);
+/** perftune_profile_item_option() - the option, "[section] name" ("[disk] readahead"). */
+const char *perftune_profile_item_option(const struct perftune_profile_item *i);
+/** perftune_profile_item_value_as_written() - the value as the profile writes it. */
+const char *perftune_profile_item_value_as_written(const struct perftune_profile_item *i);
+/** perftune_profile_item_key() - the key it maps to, or NULL (a skipped option may have none). */
+const char *perftune_profile_item_key(const struct perftune_profile_item *i);
+/** perftune_profile_item_value() - the value as validated ("deadline" reads "mq-deadline"), or NULL. */
+const char *perftune_profile_item_value(const struct perftune_profile_item *i);
+/** perftune_profile_item_location() - where: "file:line" ("/usr/lib/tuned/x/tuned.conf:12"). */
+const char *perftune_profile_item_location(const struct perftune_profile_item *i);
+/** perftune_profile_item_skip_reason() - why a SKIPPED item is not applied; NULL if applied. */
+const char *perftune_profile_item_skip_reason(const struct perftune_profile_item *i);
+/** perftune_profile_item_note() - a remark on an applied item (alias, resolution), or NULL. */
+const char *perftune_profile_item_note(const struct perftune_profile_item *i);
+/** perftune_profile_item_flags() - PERFTUNE_PROFILE_ITEM_* bits. */
+unsigned perftune_profile_item_flags(const struct perftune_profile_item *i);
+
 /**
  * perftune_profile_items() - iterate over what the profile maps to, in
- * TuneD's order.  Per item: name = the option ("[disk] readahead"), key and
- * value (value as validated: "deadline" reads "mq-deadline"), old = the value
- * as written in the profile, current = where ("/usr/lib/tuned/x/tuned.conf:12"),
- * note, flags: SKIPPED (not applied; key may be NULL; the note says why) or
- * UNCHANGED (a ">N"/"<N" value that the current value already satisfies).
- * Reflects the last perftune_profile_stage() (or the load).
- * Return: 0, -ENOMEM.
+ * TuneD's order, as of the last perftune_profile_stage() (or the load).
+ * Return: 0, -EINVAL (@p or @iterp NULL), -ENOMEM.
  */
-int perftune_profile_items(struct perftune_profile *p, struct perftune_iter **iterp);
+int perftune_profile_items(struct perftune_profile *p, struct perftune_profile_item_iter **iterp);
 
 /**
  * perftune_profile_stage() - map the profile again against the machine as it
@@ -413,14 +501,30 @@ int perftune_profile_items(struct perftune_profile *p, struct perftune_iter **it
  */
 int perftune_profile_stage(struct perftune_profile *p, struct perftune_tx *tx, unsigned flags);
 
+/** A profile on the search path (perftune_profile_list()). */
+struct perftune_profile_entry;
+struct perftune_profile_entry_iter;
+
+/** perftune_profile_entry_iter_next() - the next profile, or NULL at the end. */
+const struct perftune_profile_entry *
+perftune_profile_entry_iter_next(struct perftune_profile_entry_iter *it);
+/** perftune_profile_entry_iter_free() - free the iterator and its objects. Accepts NULL. */
+void perftune_profile_entry_iter_free(struct perftune_profile_entry_iter *it);
+/** perftune_profile_entry_name() - the profile's name. */
+const char *perftune_profile_entry_name(const struct perftune_profile_entry *e);
+/** perftune_profile_entry_path() - the path of its tuned.conf. */
+const char *perftune_profile_entry_path(const struct perftune_profile_entry *e);
+/** perftune_profile_entry_summary() - its [main] summary=, or NULL. */
+const char *perftune_profile_entry_summary(const struct perftune_profile_entry *e);
+/** perftune_profile_entry_error() - why it cannot be read, or NULL if it can. */
+const char *perftune_profile_entry_error(const struct perftune_profile_entry *e);
+
 /**
  * perftune_profile_list() - iterate over the profiles on the search path,
  * sorted by name (a name found in several directories: the first one).
- * Per item: name = profile name, key = path of its tuned.conf, value =
- * summary (or NULL), note = why it cannot be read (or NULL).
- * Return: 0, -ENOMEM.
+ * Return: 0, -EINVAL (@iterp NULL), -ENOMEM.
  */
-int perftune_profile_list(struct perftune_ctx *ctx, struct perftune_iter **iterp);
+int perftune_profile_list(struct perftune_ctx *ctx, struct perftune_profile_entry_iter **iterp);
 
 /** perftune_profile_free() - accepts NULL. */
 void perftune_profile_free(struct perftune_profile *p);
@@ -437,8 +541,13 @@ enum perftune_export_format {
 	PERFTUNE_EXPORT_TUNED,	 /* a TuneD profile (tuned.conf) */
 };
 
-/** perftune_export_format() - "sysctl", "udev", "cmdline", "tuned" -> the enum, or -EINVAL. */
-int perftune_export_format(const char *name);
+/**
+ * perftune_export_format_from_name() - the format named "sysctl", "udev",
+ * "cmdline" or "tuned".
+ * @formatp: receives the format.
+ * Return: 0, -EINVAL (no such format, or @name or @formatp NULL).
+ */
+int perftune_export_format_from_name(const char *name, enum perftune_export_format *formatp);
 
 /**
  * perftune_export_transaction() - write the values journaled transaction
@@ -446,10 +555,11 @@ int perftune_export_format(const char *name);
  * Keys the format cannot express are listed in comments (cmdline has none:
  * they are logged at PERFTUNE_LOG_NOTICE).  @text receives a malloc'd string;
  * free() it.
- * Return: number of keys exported, -ENOENT (no such transaction), -EINVAL, -ENOMEM.
+ * Return: number of keys exported, -ENOENT (no such transaction), -EINVAL (bad
+ *   @format), -ENOMEM.
  */
-int perftune_export_transaction(struct perftune_ctx *ctx, const char *name, int format,
-				char **text);
+int perftune_export_transaction(struct perftune_ctx *ctx, const char *name,
+				enum perftune_export_format format, char **text);
 
 /**
  * perftune_export_profile() - the same for the keys @p maps to (">N"
@@ -461,7 +571,8 @@ int perftune_export_transaction(struct perftune_ctx *ctx, const char *name, int 
  * its attribute.
  * Return: number of keys exported, -EINVAL, -ENOMEM.
  */
-int perftune_export_profile(struct perftune_profile *p, int format, char **text);
+int perftune_export_profile(struct perftune_profile *p, enum perftune_export_format format,
+			    char **text);
 
 #ifdef __cplusplus
 }

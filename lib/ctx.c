@@ -21,7 +21,6 @@ struct perftune_ctx {
 	perftune_log_fn log_fn;
 	int log_max;
 	void *log_data;
-	char last_error[PT_ERR_MAX];
 	struct udev *udev;
 	pt_write_fn write_fn;
 	void *write_data;
@@ -41,7 +40,7 @@ static void close_tops(struct perftune_ctx *ctx)
 	}
 }
 
-PERFTUNE_EXPORT int perftune_ctx_new(struct perftune_ctx **ctxp)
+static int ctx_new_impl(struct perftune_ctx **ctxp)
 {
 	struct perftune_ctx *ctx;
 	const char *jd = getenv("PERFTUNE_JOURNAL_DIR");
@@ -77,6 +76,11 @@ PERFTUNE_EXPORT int perftune_ctx_new(struct perftune_ctx **ctxp)
 	return 0;
 }
 
+PERFTUNE_EXPORT int perftune_ctx_new(struct perftune_ctx **ctxp)
+{
+	return pt_api_ret(ctx_new_impl(ctxp));
+}
+
 PERFTUNE_EXPORT struct perftune_ctx *perftune_ctx_ref(struct perftune_ctx *ctx)
 {
 	if (ctx)
@@ -101,7 +105,7 @@ PERFTUNE_EXPORT struct perftune_ctx *perftune_ctx_unref(struct perftune_ctx *ctx
 	return NULL;
 }
 
-PERFTUNE_EXPORT int perftune_ctx_set_root(struct perftune_ctx *ctx, const char *root)
+static int ctx_set_root_impl(struct perftune_ctx *ctx, const char *root)
 {
 	char *copy;
 	int fd;
@@ -127,12 +131,17 @@ PERFTUNE_EXPORT int perftune_ctx_set_root(struct perftune_ctx *ctx, const char *
 	return 0;
 }
 
+PERFTUNE_EXPORT int perftune_ctx_set_root(struct perftune_ctx *ctx, const char *root)
+{
+	return pt_api_ret(ctx_set_root_impl(ctx, root));
+}
+
 PERFTUNE_EXPORT const char *perftune_ctx_get_root(struct perftune_ctx *ctx)
 {
 	return ctx ? ctx->root : NULL;
 }
 
-PERFTUNE_EXPORT int perftune_ctx_set_journal_dir(struct perftune_ctx *ctx, const char *dir)
+static int ctx_set_journal_dir_impl(struct perftune_ctx *ctx, const char *dir)
 {
 	char *copy;
 
@@ -147,6 +156,11 @@ PERFTUNE_EXPORT int perftune_ctx_set_journal_dir(struct perftune_ctx *ctx, const
 	free(ctx->journal_dir);
 	ctx->journal_dir = copy;
 	return 0;
+}
+
+PERFTUNE_EXPORT int perftune_ctx_set_journal_dir(struct perftune_ctx *ctx, const char *dir)
+{
+	return pt_api_ret(ctx_set_journal_dir_impl(ctx, dir));
 }
 
 PERFTUNE_EXPORT const char *perftune_ctx_get_journal_dir(struct perftune_ctx *ctx)
@@ -164,9 +178,13 @@ PERFTUNE_EXPORT void perftune_ctx_set_log_fn(struct perftune_ctx *ctx, perftune_
 	ctx->log_data = userdata;
 }
 
+/* the last error of each thread: concurrent calls on one context keep their own */
+static __thread char last_error[PT_ERR_MAX];
+
 PERFTUNE_EXPORT const char *perftune_ctx_last_error(struct perftune_ctx *ctx)
 {
-	return ctx ? ctx->last_error : "";
+	(void)ctx;
+	return last_error;
 }
 
 PERFTUNE_EXPORT const char *perftune_version(void)
@@ -267,13 +285,14 @@ void pt_err_redirect(char *buf, size_t size)
 
 const char *pt_errmsg(struct perftune_ctx *ctx)
 {
-	return err_sink ? err_sink : ctx->last_error;
+	(void)ctx;
+	return err_sink ? err_sink : last_error;
 }
 
 int pt_err(struct perftune_ctx *ctx, int err, const char *fmt, ...)
 {
-	char *buf = err_sink ? err_sink : ctx->last_error;
-	size_t size = err_sink ? err_sink_size : sizeof(ctx->last_error);
+	char *buf = err_sink ? err_sink : last_error;
+	size_t size = err_sink ? err_sink_size : sizeof(last_error);
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -286,7 +305,33 @@ int pt_err(struct perftune_ctx *ctx, int err, const char *fmt, ...)
 
 void pt_err_clear(struct perftune_ctx *ctx)
 {
-	(err_sink ? err_sink : ctx->last_error)[0] = '\0';
+	(void)ctx;
+	(err_sink ? err_sink : last_error)[0] = '\0';
+}
+
+/*
+ * The one error filter of the exported functions: the codes perftune.h
+ * documents pass, any other (a kernel's or a libc's own) becomes -EIO, its
+ * cause kept in the message.
+ */
+int pt_api_ret(int r)
+{
+	switch (r) {
+	case -EINVAL: case -ENOENT: case -ENODEV: case -EACCES: case -EPERM: case -EROFS:
+	case -ENOMEM: case -EIO: case -EBUSY: case -ENAMETOOLONG: case -EOPNOTSUPP:
+	case -ENOTUNIQ: case -EALREADY: case -EAGAIN: case -ELOOP: case -EFBIG: case -ENOTDIR:
+		return r;
+	case -ERANGE: /* a number out of the tunable's range */
+	case -EISDIR: /* a key naming a directory, not an attribute file */
+		return -EINVAL;
+	case -ENOTBLK: /* a device that is not a block device */
+	case -ESRCH:   /* proc.<pid>: no such process */
+		return -ENODEV;
+	case -E2BIG: /* too many devices or threads for one record */
+		return -ENAMETOOLONG;
+	default: /* -EPROTO (a journal of unknown format), -ENOSPC, -ENXIO, ... */
+		return r < 0 ? -EIO : r;
+	}
 }
 
 void pt_lock(struct perftune_ctx *ctx)

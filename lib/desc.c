@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Describe objects and the generic iterator used by list, changes and status. */
+/* Describe objects, and the typed objects and iterators of list, changes, status and profiles. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -119,16 +119,16 @@ PERFTUNE_EXPORT void perftune_desc_free(struct perftune_desc *d)
 	free(d);
 }
 
-/* ---- iterator ---- */
+/* ---- the store behind the typed iterators ---- */
 
-struct perftune_iter {
+struct pt_iter {
 	struct pt_item *items;
-	size_t n, cap, pos; /* pos: 1-based index of the current item */
+	size_t n, cap, pos; /* pos: index of the next item */
 };
 
-struct perftune_iter *pt_iter_new(void)
+struct pt_iter *pt_iter_new(void)
 {
-	return calloc(1, sizeof(struct perftune_iter));
+	return calloc(1, sizeof(struct pt_iter));
 }
 
 static char *dup_or_null(const char *s, bool *fail)
@@ -153,7 +153,7 @@ static void item_clear(struct pt_item *it)
 	free(it->note);
 }
 
-int pt_iter_add(struct perftune_iter *it, const struct pt_item *item)
+int pt_iter_add(struct pt_iter *it, const struct pt_item *item)
 {
 	struct pt_item c = { .flags = item->flags, .pid = item->pid };
 	bool fail = false;
@@ -185,51 +185,18 @@ static int item_cmp(const void *a, const void *b)
 	return strverscmp(((const struct pt_item *)a)->key, ((const struct pt_item *)b)->key);
 }
 
-void pt_iter_sort(struct perftune_iter *it)
+void pt_iter_sort(struct pt_iter *it)
 {
 	if (it->n)
 		qsort(it->items, it->n, sizeof(*it->items), item_cmp);
 }
 
-PERFTUNE_EXPORT int perftune_iter_next(struct perftune_iter *it)
+static const struct pt_item *iter_step(struct pt_iter *it)
 {
-	if (!it || it->pos >= it->n)
-		return 0;
-	it->pos++;
-	return 1;
+	return it && it->pos < it->n ? &it->items[it->pos++] : NULL;
 }
 
-static const struct pt_item *cur(struct perftune_iter *it)
-{
-	return it && it->pos ? &it->items[it->pos - 1] : NULL;
-}
-
-#define ACCESSOR(name, field)                                                                      \
-	PERFTUNE_EXPORT const char *perftune_iter_##name(struct perftune_iter *it)                 \
-	{                                                                                          \
-		const struct pt_item *c = cur(it);                                                 \
-		return c ? c->field : NULL;                                                        \
-	}
-ACCESSOR(key, key)
-ACCESSOR(value, value)
-ACCESSOR(old, old)
-ACCESSOR(current, current)
-ACCESSOR(name, name)
-ACCESSOR(note, note)
-
-PERFTUNE_EXPORT unsigned perftune_iter_flags(struct perftune_iter *it)
-{
-	const struct pt_item *c = cur(it);
-	return c ? c->flags : 0;
-}
-
-PERFTUNE_EXPORT int perftune_iter_pid(struct perftune_iter *it)
-{
-	const struct pt_item *c = cur(it);
-	return c ? c->pid : 0;
-}
-
-PERFTUNE_EXPORT void perftune_iter_free(struct perftune_iter *it)
+void pt_iter_free(struct pt_iter *it)
 {
 	if (!it)
 		return;
@@ -238,3 +205,86 @@ PERFTUNE_EXPORT void perftune_iter_free(struct perftune_iter *it)
 	free(it->items);
 	free(it);
 }
+
+/*
+ * Each public object is a struct pt_item seen through its own type, each
+ * iterator a struct pt_iter: perftune_<iter>_iter_next() and _free(), and
+ * pt_<iter>_iter() that the listing functions hand out.
+ */
+#define TYPED_ITER(obj, iter)                                                                      \
+	struct perftune_##obj {                                                                    \
+		struct pt_item item;                                                               \
+	};                                                                                         \
+	struct perftune_##iter##_iter {                                                            \
+		struct pt_iter store;                                                              \
+	};                                                                                         \
+	struct perftune_##iter##_iter *pt_##iter##_iter(struct pt_iter *it)                        \
+	{                                                                                          \
+		return (struct perftune_##iter##_iter *)it;                                        \
+	}                                                                                          \
+	PERFTUNE_EXPORT const struct perftune_##obj *perftune_##iter##_iter_next(                  \
+		struct perftune_##iter##_iter *it)                                                 \
+	{                                                                                          \
+		return (const struct perftune_##obj *)iter_step(it ? &it->store : NULL);           \
+	}                                                                                          \
+	PERFTUNE_EXPORT void perftune_##iter##_iter_free(struct perftune_##iter##_iter *it)        \
+	{                                                                                          \
+		pt_iter_free(it ? &it->store : NULL);                                              \
+	}
+
+/* a string field of an object; @when: the condition under which it has one */
+#define STRING(obj, name, field, when)                                                             \
+	PERFTUNE_EXPORT const char *perftune_##obj##_##name(const struct perftune_##obj *o)       \
+	{                                                                                          \
+		return o && (when) ? o->item.field : NULL;                                         \
+	}
+#define FLAGS(obj, mask)                                                                           \
+	PERFTUNE_EXPORT unsigned perftune_##obj##_flags(const struct perftune_##obj *o)           \
+	{                                                                                          \
+		return o ? o->item.flags & (mask) : 0;                                             \
+	}
+
+TYPED_ITER(tunable, tunable)
+STRING(tunable, key, key, true)
+STRING(tunable, value, value, true)
+STRING(tunable, note, note, true)
+FLAGS(tunable, PERFTUNE_TUNABLE_READONLY)
+
+TYPED_ITER(change, change)
+STRING(change, key, key, true)
+STRING(change, old_value, old, true)
+STRING(change, new_value, value, true)
+STRING(change, note, note, true)
+FLAGS(change, PERFTUNE_CHANGE_WRITTEN | PERFTUNE_CHANGE_UNCHANGED)
+
+TYPED_ITER(status_entry, status)
+STRING(status_entry, tx_name, name, true)
+STRING(status_entry, key, key, true)
+STRING(status_entry, original, old, true)
+STRING(status_entry, written, value, true)
+STRING(status_entry, current, current, true)
+STRING(status_entry, note, note, true)
+FLAGS(status_entry, PERFTUNE_STATUS_DRIFT | PERFTUNE_STATUS_ORPHANED | PERFTUNE_STATUS_HELD |
+			    PERFTUNE_STATUS_WRITTEN | PERFTUNE_STATUS_COMMITTED |
+			    PERFTUNE_STATUS_SHADOWED)
+
+PERFTUNE_EXPORT int perftune_status_entry_pid(const struct perftune_status_entry *o)
+{
+	return o ? o->item.pid : 0;
+}
+
+TYPED_ITER(profile_item, profile_item)
+STRING(profile_item, option, name, true)
+STRING(profile_item, value_as_written, old, true)
+STRING(profile_item, key, key, true)
+STRING(profile_item, value, value, true)
+STRING(profile_item, location, current, true)
+STRING(profile_item, skip_reason, note, o->item.flags & PERFTUNE_PROFILE_ITEM_SKIPPED)
+STRING(profile_item, note, note, !(o->item.flags & PERFTUNE_PROFILE_ITEM_SKIPPED))
+FLAGS(profile_item, PERFTUNE_PROFILE_ITEM_SKIPPED | PERFTUNE_PROFILE_ITEM_UNCHANGED)
+
+TYPED_ITER(profile_entry, profile_entry)
+STRING(profile_entry, name, name, true)
+STRING(profile_entry, path, key, true)
+STRING(profile_entry, summary, value, true)
+STRING(profile_entry, error, note, true)

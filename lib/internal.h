@@ -33,7 +33,9 @@ bool pt_root_is_host(struct perftune_ctx *ctx);
 bool pt_sys_is_root(struct perftune_ctx *ctx);
 struct udev *pt_udev(struct perftune_ctx *ctx);
 void pt_log(struct perftune_ctx *ctx, int prio, const char *fmt, ...) _printf_(3, 4);
-/* Set the context's one-line error and return @err (a negative errno). */
+/* Map @r onto the errno set perftune.h documents: every exported int function returns through it. */
+int pt_api_ret(int r);
+/* Set the calling thread's one-line error and return @err (a negative errno). */
 int pt_err(struct perftune_ctx *ctx, int err, const char *fmt, ...) _printf_(3, 4);
 void pt_err_clear(struct perftune_ctx *ctx);
 /* The current message: the calling worker's own while redirected. */
@@ -389,15 +391,39 @@ void pt_desc_set_unit(struct perftune_desc *d, const char *unit);
 void pt_desc_set_writable(struct perftune_desc *d, bool w, const char *reason);
 void pt_desc_add_info(struct perftune_desc *d, const char *fmt, ...) _printf_(2, 3);
 
+/*
+ * The store behind the typed iterators of perftune.h: what each field is
+ * depends on the object (desc.c's accessors say which), the flag bits are
+ * those of the public enums.
+ */
+enum {
+	PT_ITEM_DRIFT = PERFTUNE_STATUS_DRIFT,
+	PT_ITEM_ORPHANED = PERFTUNE_STATUS_ORPHANED,
+	PT_ITEM_HELD = PERFTUNE_STATUS_HELD,
+	PT_ITEM_WRITTEN = PERFTUNE_STATUS_WRITTEN,
+	PT_ITEM_UNCHANGED = PERFTUNE_CHANGE_UNCHANGED,
+	PT_ITEM_COMMITTED = PERFTUNE_STATUS_COMMITTED,
+	PT_ITEM_SHADOWED = PERFTUNE_STATUS_SHADOWED,
+	PT_ITEM_SKIPPED = PERFTUNE_PROFILE_ITEM_SKIPPED,
+	PT_ITEM_READONLY = PERFTUNE_TUNABLE_READONLY,
+};
 struct pt_item {
 	char *name, *key, *value, *old, *current, *note;
 	unsigned flags;
 	int pid;
 };
-struct perftune_iter *pt_iter_new(void);
+struct pt_iter;
+struct pt_iter *pt_iter_new(void);
 /* Takes copies of the strings. */
-int pt_iter_add(struct perftune_iter *it, const struct pt_item *item);
-void pt_iter_sort(struct perftune_iter *it);
+int pt_iter_add(struct pt_iter *it, const struct pt_item *item);
+void pt_iter_sort(struct pt_iter *it);
+void pt_iter_free(struct pt_iter *it);
+/* The typed iterators of perftune.h around a store (NULL stays NULL). */
+struct perftune_tunable_iter *pt_tunable_iter(struct pt_iter *it);
+struct perftune_change_iter *pt_change_iter(struct pt_iter *it);
+struct perftune_status_iter *pt_status_iter(struct pt_iter *it);
+struct perftune_profile_item_iter *pt_profile_item_iter(struct pt_iter *it);
+struct perftune_profile_entry_iter *pt_profile_entry_iter(struct pt_iter *it);
 
 /* ---- families ---- */
 extern const struct pt_family pt_block_family, pt_hugepages_family, pt_thp_family,

@@ -706,6 +706,9 @@ int pt_journal_names(struct perftune_ctx *ctx, char ***names)
 			close(dfd);
 		return dfd < 0 ? dfd : -errno;
 	}
+	/* the fd may share its offset with the one kept under the lock, read to its end
+	 * by an earlier listing (restore --orphans lists, then each restore lists again) */
+	rewinddir(d);
 	while ((de = readdir(d))) {
 		size_t l = strlen(de->d_name);
 		struct stat st;

@@ -284,7 +284,7 @@ static int get_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *
 	return 0;
 }
 
-PERFTUNE_EXPORT int perftune_get(struct perftune_ctx *ctx, const char *key, char **value)
+static int get_impl(struct perftune_ctx *ctx, const char *key, char **value)
 {
 	struct get_state g = { .key = key };
 	int r;
@@ -306,15 +306,20 @@ PERFTUNE_EXPORT int perftune_get(struct perftune_ctx *ctx, const char *key, char
 	return r;
 }
 
+PERFTUNE_EXPORT int perftune_get(struct perftune_ctx *ctx, const char *key, char **value)
+{
+	return pt_api_ret(get_impl(ctx, key, value));
+}
+
 struct list_state {
-	struct perftune_iter *it;
+	struct pt_iter *it;
 	char **prefixes; /* NULL-terminated; NULL: everything */
 };
 
 static int list_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
 {
 	struct list_state *ls = ud;
-	struct perftune_iter *it = ls->it;
+	struct pt_iter *it = ls->it;
 	char buf[PT_VAL];
 	struct pt_item item = { .key = (char *)t->key };
 	bool match = !ls->prefixes;
@@ -326,7 +331,7 @@ static int list_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void 
 	if (t->fam->read(ctx, t, buf, sizeof(buf)) == 0)
 		item.value = buf;
 	if (t->read_only)
-		item.flags |= PERFTUNE_ITEM_READONLY; /* a fact of the kernel (kernel.ostype) */
+		item.flags |= PT_ITEM_READONLY; /* a fact of the kernel (kernel.ostype) */
 	item.note = (char *)t->note;
 	return pt_iter_add(it, &item);
 }
@@ -363,8 +368,8 @@ static int selector_prefixes(struct perftune_ctx *ctx, const char *prefix, char 
 	return n;
 }
 
-PERFTUNE_EXPORT int perftune_list(struct perftune_ctx *ctx, const char *prefix,
-				  struct perftune_iter **iterp)
+static int list_impl(struct perftune_ctx *ctx, const char *prefix,
+				  struct pt_iter **iterp)
 {
 	struct list_state ls = { 0 };
 	char *plain[2] = { (char *)prefix, NULL };
@@ -405,7 +410,7 @@ out:
 		pt_strv_free(ls.prefixes);
 	pt_unlock(ctx);
 	if (r < 0) {
-		perftune_iter_free(ls.it);
+		pt_iter_free(ls.it);
 		return r;
 	}
 	pt_iter_sort(ls.it);
@@ -413,7 +418,18 @@ out:
 	return 0;
 }
 
-PERFTUNE_EXPORT int perftune_describe(struct perftune_ctx *ctx, const char *key,
+PERFTUNE_EXPORT int perftune_list(struct perftune_ctx *ctx, const char *prefix,
+				  struct perftune_tunable_iter **iterp)
+{
+	struct pt_iter *it = NULL;
+	int r = list_impl(ctx, prefix, iterp ? &it : NULL);
+
+	if (r >= 0)
+		*iterp = pt_tunable_iter(it);
+	return pt_api_ret(r);
+}
+
+static int describe_impl(struct perftune_ctx *ctx, const char *key,
 				      struct perftune_desc **descp)
 {
 	struct pt_tunable t;
@@ -433,7 +449,8 @@ PERFTUNE_EXPORT int perftune_describe(struct perftune_ctx *ctx, const char *key,
 		goto out;
 	}
 	r = t.fam->describe(ctx, &t, d);
-	if (r >= 0)
+	/* the default (openat2) goes unsaid: said where the fallback is in use */
+	if (r >= 0 && !strncmp(pt_resolver_name(ctx), "user-space", 10))
 		pt_desc_add_info(d, "paths resolved by %s", pt_resolver_name(ctx));
 	if (r < 0)
 		perftune_desc_free(d);
@@ -442,4 +459,10 @@ PERFTUNE_EXPORT int perftune_describe(struct perftune_ctx *ctx, const char *key,
 out:
 	pt_unlock(ctx);
 	return r < 0 ? r : 0;
+}
+
+PERFTUNE_EXPORT int perftune_describe(struct perftune_ctx *ctx, const char *key,
+				      struct perftune_desc **descp)
+{
+	return pt_api_ret(describe_impl(ctx, key, descp));
 }

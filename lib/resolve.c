@@ -20,7 +20,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "internal.h"
+#include "missing/missing-openat2.h"
 
 #define OPEN_TRIES 64
 #define LINKS_MAX 40	  /* the kernel's MAXSYMLINKS */
@@ -204,16 +204,19 @@ static void walk_close(struct walk *w)
 		close(w->fd[w->n]);
 }
 
-/* Replace the walk's remaining path with @target + "/" + @rest. */
+/*
+ * Replace the walk's remaining path with @target + @rest (@rest is "" or
+ * starts with its "/": a link last in the path stays last, and a trailing
+ * slash stays where it was).
+ */
 static int splice_link(struct walk *w, const char *target, const char *rest)
 {
 	size_t tl = strlen(target), rl = strlen(rest);
 
-	if (tl + 1 + rl + 1 > sizeof(w->todo))
+	if (tl + rl + 1 > sizeof(w->todo))
 		return -ENAMETOOLONG;
-	memmove(w->todo + tl + 1, rest, rl + 1);
+	memmove(w->todo + tl, rest, rl + 1);
 	memcpy(w->todo, target, tl);
-	w->todo[tl] = '/';
 	return 0;
 }
 
@@ -360,7 +363,7 @@ int pt_resolve_user(int top, const char *rest, int flags)
 	w->fd[0] = top;
 	w->n = 0;
 	w->links = 0;
-	if (strlen(rest) >= sizeof(w->todo)) {
+	if (strlen(rest) >= PATH_MAX) { /* as the kernel's getname() */
 		free(w);
 		return -ENAMETOOLONG;
 	}

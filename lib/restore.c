@@ -337,7 +337,7 @@ out:
 	return r;
 }
 
-PERFTUNE_EXPORT int perftune_restore(struct perftune_ctx *ctx, const char *name, unsigned flags)
+static int restore_impl(struct perftune_ctx *ctx, const char *name, unsigned flags)
 {
 	char **names = NULL;
 	int lockfd, r, total = 0, err = 0;
@@ -381,9 +381,14 @@ out:
 	return r;
 }
 
-PERFTUNE_EXPORT int perftune_status(struct perftune_ctx *ctx, struct perftune_iter **iterp)
+PERFTUNE_EXPORT int perftune_restore(struct perftune_ctx *ctx, const char *name, unsigned flags)
 {
-	struct perftune_iter *it;
+	return pt_api_ret(restore_impl(ctx, name, flags));
+}
+
+static int status_impl(struct perftune_ctx *ctx, struct pt_iter **iterp)
+{
+	struct pt_iter *it;
 	char **names = NULL;
 	int n, r = 0;
 
@@ -422,16 +427,16 @@ PERFTUNE_EXPORT int perftune_status(struct perftune_ctx *ctx, struct perftune_it
 				snprintf(note, sizeof(note), "%s", pt_errmsg(ctx));
 			pt_err_clear(ctx);
 			item.current = have ? cur : NULL;
-			item.flags = (ji.orphaned ? PERFTUNE_ITEM_ORPHANED : 0) |
-				     (ji.held ? PERFTUNE_ITEM_HELD : 0) |
-				     (ji.committed ? PERFTUNE_ITEM_COMMITTED : 0) |
-				     (e->written ? PERFTUNE_ITEM_WRITTEN : 0);
+			item.flags = (ji.orphaned ? PT_ITEM_ORPHANED : 0) |
+				     (ji.held ? PT_ITEM_HELD : 0) |
+				     (ji.committed ? PT_ITEM_COMMITTED : 0) |
+				     (e->written ? PT_ITEM_WRITTEN : 0);
 			if (later_holder(&o, e->key, e->seq, later, sizeof(later))) {
-				item.flags |= PERFTUNE_ITEM_SHADOWED;
+				item.flags |= PT_ITEM_SHADOWED;
 				snprintf(note, sizeof(note), "also changed later by '%s'", later);
 			} else if (have && e->written && strcmp(cur, e->written) &&
 				   !(t.fam->flags & PT_FAM_HELD)) {
-				item.flags |= PERFTUNE_ITEM_DRIFT;
+				item.flags |= PT_ITEM_DRIFT;
 				snprintf(note, sizeof(note), "drift: changed behind perftune's back");
 			}
 			if (ji.foreign_boot)
@@ -445,9 +450,19 @@ PERFTUNE_EXPORT int perftune_status(struct perftune_ctx *ctx, struct perftune_it
 	pt_strv_free(names);
 	pt_unlock(ctx);
 	if (r < 0) {
-		perftune_iter_free(it);
+		pt_iter_free(it);
 		return r;
 	}
 	*iterp = it;
 	return 0;
+}
+
+PERFTUNE_EXPORT int perftune_status(struct perftune_ctx *ctx, struct perftune_status_iter **iterp)
+{
+	struct pt_iter *it = NULL;
+	int r = status_impl(ctx, iterp ? &it : NULL);
+
+	if (r >= 0)
+		*iterp = pt_status_iter(it);
+	return pt_api_ret(r);
 }

@@ -22,7 +22,7 @@ struct stage {
 	char *value;	    /* exact value to write */
 	char *old;	    /* value before this commit */
 	char *input;	    /* as given, when an alias was mapped; or NULL */
-	unsigned flags;	    /* PERFTUNE_ITEM_* */
+	unsigned flags;	    /* PT_ITEM_* */
 	bool deferred;	    /* iosched parameter of a scheduler staged in the same tx */
 	bool attempted;	    /* a write was tried: give it back on failure */
 	bool journaled;	    /* the journal had the key before this commit */
@@ -49,7 +49,7 @@ struct perftune_tx {
 	struct pt_fcache *files; /* its keys' files, open from staging to the rollback (few keys) */
 };
 
-PERFTUNE_EXPORT int perftune_tx_new(struct perftune_ctx *ctx, const char *name, unsigned flags,
+static int tx_new_impl(struct perftune_ctx *ctx, const char *name, unsigned flags,
 				    struct perftune_tx **txp)
 {
 	struct perftune_tx *tx;
@@ -74,6 +74,12 @@ PERFTUNE_EXPORT int perftune_tx_new(struct perftune_ctx *ctx, const char *name, 
 	snprintf(tx->name, sizeof(tx->name), "%s", name);
 	*txp = tx;
 	return 0;
+}
+
+PERFTUNE_EXPORT int perftune_tx_new(struct perftune_ctx *ctx, const char *name, unsigned flags,
+				    struct perftune_tx **txp)
+{
+	return pt_api_ret(tx_new_impl(ctx, name, flags, txp));
 }
 
 PERFTUNE_EXPORT struct perftune_tx *perftune_tx_ref(struct perftune_tx *tx)
@@ -236,7 +242,7 @@ static int stage_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void
 	return r == 1 ? stage_one(ctx, t, p->input, ud) : r;
 }
 
-PERFTUNE_EXPORT int perftune_tx_set(struct perftune_tx *tx, const char *key, const char *value)
+static int tx_set_impl(struct perftune_tx *tx, const char *key, const char *value)
 {
 	struct perftune_ctx *ctx;
 	struct pending p = { .tx = tx, .input = value };
@@ -296,6 +302,11 @@ out:
 	pt_attr_cache_unuse(ctx, prev);
 	pt_unlock(ctx);
 	return r;
+}
+
+PERFTUNE_EXPORT int perftune_tx_set(struct perftune_tx *tx, const char *key, const char *value)
+{
+	return pt_api_ret(tx_set_impl(tx, key, value));
 }
 
 /* keys without a device first, then per device: scheduler, attributes, dependents; stable */
@@ -412,7 +423,7 @@ static void undo_range(struct commit *c, struct range *rg)
 			else
 				pt_journal_append(ctx, c->jfd, "restored", s->c.key, NULL);
 			s->attempted = false;
-			s->flags &= ~(unsigned)PERFTUNE_ITEM_WRITTEN;
+			s->flags &= ~(unsigned)PT_ITEM_WRITTEN;
 		}
 }
 
@@ -447,7 +458,7 @@ static int commit_pre(struct perftune_ctx *ctx, struct pt_jinfo *ji, int jfd, st
 	}
 	s->journaled = pt_jinfo_find(ji, s->c.key) && !pt_jinfo_find(ji, s->c.key)->restored;
 	if (!strcmp(cur, s->value) && !(s->c.fam->flags & PT_FAM_HELD)) {
-		s->flags |= PERFTUNE_ITEM_UNCHANGED;
+		s->flags |= PT_ITEM_UNCHANGED;
 		return 0;
 	}
 	if (!s->journaled) {
@@ -467,7 +478,7 @@ static int commit_post(struct perftune_ctx *ctx, struct perftune_tx *tx, int jfd
 
 	if (r < 0)
 		return r;
-	s->flags |= PERFTUNE_ITEM_WRITTEN;
+	s->flags |= PT_ITEM_WRITTEN;
 	return pt_journal_append(ctx, jfd, "wrote", s->c.key, s->value);
 }
 
@@ -484,7 +495,7 @@ static int dry_run(struct perftune_ctx *ctx, struct perftune_tx *tx)
 		if (set_str(&s->old, cur) < 0)
 			return oom(ctx, s);
 		if (!strcmp(s->old, s->value) && !(s->c.fam->flags & PT_FAM_HELD))
-			s->flags |= PERFTUNE_ITEM_UNCHANGED;
+			s->flags |= PT_ITEM_UNCHANGED;
 		else
 			n++;
 	}
@@ -516,7 +527,7 @@ static int read_dependents(struct perftune_ctx *ctx, struct perftune_tx *tx, siz
 static bool holds(struct perftune_tx *tx)
 {
 	for (size_t i = 0; i < tx->n; i++)
-		if (tx->s[i].hold_fd >= 0 || (tx->s[i].flags & PERFTUNE_ITEM_WRITTEN))
+		if (tx->s[i].hold_fd >= 0 || (tx->s[i].flags & PT_ITEM_WRITTEN))
 			return true;
 	return false;
 }
@@ -700,7 +711,7 @@ static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 		goto out;
 	}
 	for (size_t i = 0; i < tx->n; i++)
-		written += (tx->s[i].flags & PERFTUNE_ITEM_WRITTEN) != 0;
+		written += (tx->s[i].flags & PT_ITEM_WRITTEN) != 0;
 	if (!existed && !written && !holds(tx)) {
 		pt_journal_remove(ctx, tx->name); /* nothing to give back */
 		r = 0;
@@ -719,7 +730,7 @@ out:
 	return r;
 }
 
-PERFTUNE_EXPORT int perftune_tx_commit(struct perftune_tx *tx)
+static int tx_commit_impl(struct perftune_tx *tx)
 {
 	struct perftune_ctx *ctx;
 	struct pt_fcache *prev;
@@ -760,7 +771,12 @@ out:
 	return r;
 }
 
-PERFTUNE_EXPORT int perftune_tx_rollback(struct perftune_tx *tx)
+PERFTUNE_EXPORT int perftune_tx_commit(struct perftune_tx *tx)
+{
+	return pt_api_ret(tx_commit_impl(tx));
+}
+
+static int tx_rollback_impl(struct perftune_tx *tx)
 {
 	struct pt_fcache *prev;
 	int r;
@@ -785,9 +801,14 @@ PERFTUNE_EXPORT int perftune_tx_rollback(struct perftune_tx *tx)
 	return r == -ENOENT ? 0 : r;
 }
 
-PERFTUNE_EXPORT int perftune_tx_changes(struct perftune_tx *tx, struct perftune_iter **iterp)
+PERFTUNE_EXPORT int perftune_tx_rollback(struct perftune_tx *tx)
 {
-	struct perftune_iter *it;
+	return pt_api_ret(tx_rollback_impl(tx));
+}
+
+static int tx_changes_impl(struct perftune_tx *tx, struct pt_iter **iterp)
+{
+	struct pt_iter *it;
 
 	if (!tx || !iterp)
 		return -EINVAL;
@@ -805,10 +826,20 @@ PERFTUNE_EXPORT int perftune_tx_changes(struct perftune_tx *tx, struct perftune_
 		struct pt_item item = { .name = tx->name, .key = s->c.key, .value = s->value,
 					.old = s->old, .note = note, .flags = s->flags };
 		if (pt_iter_add(it, &item) < 0) {
-			perftune_iter_free(it);
+			pt_iter_free(it);
 			return -ENOMEM;
 		}
 	}
 	*iterp = it;
 	return 0;
+}
+
+PERFTUNE_EXPORT int perftune_tx_changes(struct perftune_tx *tx, struct perftune_change_iter **iterp)
+{
+	struct pt_iter *it = NULL;
+	int r = tx_changes_impl(tx, iterp ? &it : NULL);
+
+	if (r >= 0)
+		*iterp = pt_change_iter(it);
+	return pt_api_ret(r);
 }

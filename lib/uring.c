@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/io_uring.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include "internal.h"
+#include "missing/missing-io_uring.h"
 
 #define URING_MAX 4096 /* entries of one ring */
 

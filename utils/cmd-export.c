@@ -43,6 +43,7 @@ struct export_opts {
 	const char *format, *output, *vars[MAX_VARS + 1];
 	int nvars;
 	bool profile, transaction;
+	enum perftune_export_format fmt;
 };
 
 static int parse_export(int argc, char **argv, struct export_opts *e)
@@ -73,7 +74,7 @@ static int parse_export(int argc, char **argv, struct export_opts *e)
 	}
 	if (optind != argc - 1)
 		return usage_error(&cmd_export, "export takes one NAME or PROFILE");
-	if (!e->format || perftune_export_format(e->format) < 0)
+	if (!e->format || perftune_export_format_from_name(e->format, &e->fmt) < 0)
 		return usage_error(&cmd_export, "--format must be sysctl, udev, cmdline or tuned");
 	if (e->profile && e->transaction)
 		return usage_error(&cmd_export, "give --profile or --transaction, not both");
@@ -86,19 +87,18 @@ static int run_export(struct perftune_ctx *ctx, int argc, char **argv)
 	struct perftune_profile *p = NULL;
 	char *text = NULL;
 	const char *what;
-	int r, fmt;
+	int r;
 
 	if ((r = parse_export(argc, argv, &e)) != 0)
 		return r;
 	what = argv[optind];
-	fmt = perftune_export_format(e.format);
 	/* a journaled transaction of that name first, else a profile */
 	r = e.profile || strchr(what, '/') ? -ENOENT
-					   : perftune_export_transaction(ctx, what, fmt, &text);
+					   : perftune_export_transaction(ctx, what, e.fmt, &text);
 	if (r == -ENOENT && !e.transaction) {
 		r = perftune_profile_load(ctx, what, e.vars, &p);
 		if (r >= 0)
-			r = perftune_export_profile(p, fmt, &text);
+			r = perftune_export_profile(p, e.fmt, &text);
 		perftune_profile_free(p);
 	}
 	if (r < 0)

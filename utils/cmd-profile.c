@@ -12,71 +12,78 @@
 
 static void items_text(struct perftune_profile *p)
 {
-	struct perftune_iter *it;
+	struct perftune_profile_item_iter *it;
+	const struct perftune_profile_item *e;
 
 	if (perftune_profile_items(p, &it) < 0)
 		return;
-	while (perftune_iter_next(it)) {
-		unsigned fl = perftune_iter_flags(it);
-		const char *key = perftune_iter_key(it), *note = perftune_iter_note(it);
+	while ((e = perftune_profile_item_iter_next(it))) {
+		unsigned fl = perftune_profile_item_flags(e);
+		const char *key = perftune_profile_item_key(e), *note = fl & PERFTUNE_PROFILE_ITEM_SKIPPED
+								  ? perftune_profile_item_skip_reason(e)
+								  : perftune_profile_item_note(e);
 		bool named = key && note && strstr(note, key);
-		if (fl & PERFTUNE_ITEM_SKIPPED)
-			printf("skipped: %s%s%s%s: %s\n", perftune_iter_name(it), key && !named ? " (" : "",
+		if (fl & PERFTUNE_PROFILE_ITEM_SKIPPED)
+			printf("skipped: %s%s%s%s: %s\n", perftune_profile_item_option(e), key && !named ? " (" : "",
 			       key && !named ? key : "", key && !named ? ")" : "", note ? note : "");
-		else if (fl & PERFTUNE_ITEM_UNCHANGED)
-			printf("kept: %s = %s (%s: %s)\n", key, perftune_iter_value(it),
-			       perftune_iter_name(it), note ? note : "");
+		else if (fl & PERFTUNE_PROFILE_ITEM_UNCHANGED)
+			printf("kept: %s = %s (%s: %s)\n", key, perftune_profile_item_value(e),
+			       perftune_profile_item_option(e), note ? note : "");
 	}
-	perftune_iter_free(it);
+	perftune_profile_item_iter_free(it);
 }
 
 static void changes_json(struct perftune_tx *tx, bool dry)
 {
-	struct perftune_iter *it;
+	struct perftune_change_iter *it;
+	const struct perftune_change *e;
 	bool first = true;
 
 	fputs("\"changes\": [", stdout);
 	if (perftune_tx_changes(tx, &it) >= 0) {
-		while (perftune_iter_next(it)) {
-			unsigned fl = perftune_iter_flags(it);
+		while ((e = perftune_change_iter_next(it))) {
+			unsigned fl = perftune_change_flags(e);
 			bool f = true;
-			if (!dry && !(fl & (PERFTUNE_ITEM_WRITTEN | PERFTUNE_ITEM_UNCHANGED)))
+			if (!dry && !(fl & (PERFTUNE_CHANGE_WRITTEN | PERFTUNE_CHANGE_UNCHANGED)))
 				continue;
 			printf("%s\n    {", first ? "" : ",");
-			json_kv(stdout, &f, "key", perftune_iter_key(it));
-			json_kv(stdout, &f, "old", perftune_iter_old(it));
-			json_kv(stdout, &f, "new", perftune_iter_value(it));
-			json_kb(stdout, &f, "unchanged", fl & PERFTUNE_ITEM_UNCHANGED);
-			json_kv(stdout, &f, "note", perftune_iter_note(it));
+			json_kv(stdout, &f, "key", perftune_change_key(e));
+			json_kv(stdout, &f, "old", perftune_change_old_value(e));
+			json_kv(stdout, &f, "new", perftune_change_new_value(e));
+			json_kb(stdout, &f, "unchanged", fl & PERFTUNE_CHANGE_UNCHANGED);
+			json_kv(stdout, &f, "note", perftune_change_note(e));
 			fputs("}", stdout);
 			first = false;
 		}
-		perftune_iter_free(it);
+		perftune_change_iter_free(it);
 	}
 	fputs(first ? "]" : "\n  ]", stdout);
 }
 
 static void items_json(struct perftune_profile *p, unsigned want, const char *name)
 {
-	struct perftune_iter *it;
+	struct perftune_profile_item_iter *it;
+	const struct perftune_profile_item *e;
 	bool first = true;
 
 	printf(",\n  \"%s\": [", name);
 	if (perftune_profile_items(p, &it) >= 0) {
-		while (perftune_iter_next(it)) {
+		while ((e = perftune_profile_item_iter_next(it))) {
 			bool f = true;
-			if (!(perftune_iter_flags(it) & want))
+			if (!(perftune_profile_item_flags(e) & want))
 				continue;
 			printf("%s\n    {", first ? "" : ",");
-			json_kv(stdout, &f, "option", perftune_iter_name(it));
-			json_kv(stdout, &f, "key", perftune_iter_key(it));
-			json_kv(stdout, &f, "value", perftune_iter_value(it));
-			json_kv(stdout, &f, "origin", perftune_iter_current(it));
-			json_kv(stdout, &f, "reason", perftune_iter_note(it));
+			json_kv(stdout, &f, "option", perftune_profile_item_option(e));
+			json_kv(stdout, &f, "key", perftune_profile_item_key(e));
+			json_kv(stdout, &f, "value", perftune_profile_item_value(e));
+			json_kv(stdout, &f, "origin", perftune_profile_item_location(e));
+			json_kv(stdout, &f, "reason",
+				perftune_profile_item_skip_reason(e) ? perftune_profile_item_skip_reason(e)
+								     : perftune_profile_item_note(e));
 			fputs("}", stdout);
 			first = false;
 		}
-		perftune_iter_free(it);
+		perftune_profile_item_iter_free(it);
 	}
 	fputs(first ? "]" : "\n  ]", stdout);
 }
@@ -97,8 +104,8 @@ static void report(struct perftune_profile *p, struct perftune_tx *tx, bool dry,
 	json_kb(stdout, &f, "dry_run", dry);
 	fputs(",\n  ", stdout);
 	changes_json(tx, dry);
-	items_json(p, PERFTUNE_ITEM_SKIPPED, "skipped");
-	items_json(p, PERFTUNE_ITEM_UNCHANGED, "kept");
+	items_json(p, PERFTUNE_PROFILE_ITEM_SKIPPED, "skipped");
+	items_json(p, PERFTUNE_PROFILE_ITEM_UNCHANGED, "kept");
 	puts("\n}");
 }
 
@@ -208,7 +215,8 @@ const struct cmd cmd_apply = {
 
 static int run_list_profiles(struct perftune_ctx *ctx, int argc, char **argv)
 {
-	struct perftune_iter *it;
+	struct perftune_profile_entry_iter *it;
+	const struct perftune_profile_entry *e;
 	bool json = false, first = true;
 	int i = parse_simple(&cmd_list_profiles, argc, argv, &json), r;
 
@@ -219,25 +227,25 @@ static int run_list_profiles(struct perftune_ctx *ctx, int argc, char **argv)
 		return lib_error(ctx, r, "list-profiles");
 	if (json)
 		fputs("[", stdout);
-	while (perftune_iter_next(it)) {
-		const char *sum = perftune_iter_value(it), *err = perftune_iter_note(it);
+	while ((e = perftune_profile_entry_iter_next(it))) {
+		const char *sum = perftune_profile_entry_summary(e), *err = perftune_profile_entry_error(e);
 		if (json) {
 			bool f = true;
 			printf("%s\n  {", first ? "" : ",");
-			json_kv(stdout, &f, "name", perftune_iter_name(it));
+			json_kv(stdout, &f, "name", perftune_profile_entry_name(e));
 			json_kv(stdout, &f, "summary", sum);
-			json_kv(stdout, &f, "path", perftune_iter_key(it));
+			json_kv(stdout, &f, "path", perftune_profile_entry_path(e));
 			json_kv(stdout, &f, "error", err);
 			fputs("}", stdout);
 		} else {
-			printf("%-28s %s\n", perftune_iter_name(it),
+			printf("%-28s %s\n", perftune_profile_entry_name(e),
 			       sum ? sum : err ? err : "");
 		}
 		first = false;
 	}
 	if (json)
 		puts(first ? "]" : "\n]");
-	perftune_iter_free(it);
+	perftune_profile_entry_iter_free(it);
 	return 0;
 }
 

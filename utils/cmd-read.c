@@ -37,7 +37,8 @@ static int parse_list(int argc, char **argv, bool *json, bool *writable)
 
 static int run_list(struct perftune_ctx *ctx, int argc, char **argv)
 {
-	struct perftune_iter *it;
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *e;
 	bool json = false, writable = false, first = true;
 	int i = parse_list(argc, argv, &json, &writable), r;
 
@@ -48,29 +49,29 @@ static int run_list(struct perftune_ctx *ctx, int argc, char **argv)
 		return lib_error(ctx, r, "list");
 	if (json)
 		fputs("[", stdout);
-	while (perftune_iter_next(it)) {
-		const char *v = perftune_iter_value(it);
-		bool ro = perftune_iter_flags(it) & PERFTUNE_ITEM_READONLY;
+	while ((e = perftune_tunable_iter_next(it))) {
+		const char *v = perftune_tunable_value(e);
+		bool ro = perftune_tunable_flags(e) & PERFTUNE_TUNABLE_READONLY;
 		if (writable && ro)
 			continue;
 		if (json) {
 			bool f = true;
 			printf("%s\n  {", first ? "" : ",");
-			json_kv(stdout, &f, "key", perftune_iter_key(it));
+			json_kv(stdout, &f, "key", perftune_tunable_key(e));
 			json_kv(stdout, &f, "value", v);
 			json_kb(stdout, &f, "read_only", ro);
-			if (perftune_iter_note(it))
-				json_kv(stdout, &f, "note", perftune_iter_note(it));
+			if (perftune_tunable_note(e))
+				json_kv(stdout, &f, "note", perftune_tunable_note(e));
 			fputs("}", stdout);
 		} else {
-			printf("%s = %s%s\n", perftune_iter_key(it), v ? v : "(unreadable)",
+			printf("%s = %s%s\n", perftune_tunable_key(e), v ? v : "(unreadable)",
 			       ro ? " (read-only)" : "");
 		}
 		first = false;
 	}
 	if (json)
 		puts(first ? "]" : "\n]");
-	perftune_iter_free(it);
+	perftune_tunable_iter_free(it);
 	return 0;
 }
 

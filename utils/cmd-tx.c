@@ -144,27 +144,28 @@ const struct cmd cmd_restore = {
 	"A transaction held by a live process is refused unless --force.",
 };
 
-static void status_json(struct perftune_iter *it)
+static void status_json(struct perftune_status_iter *it)
 {
+	const struct perftune_status_entry *e;
 	bool firstitem = true;
 
 	fputs("[", stdout);
-	while (perftune_iter_next(it)) {
+	while ((e = perftune_status_iter_next(it))) {
 		bool f = true;
-		unsigned fl = perftune_iter_flags(it);
+		unsigned fl = perftune_status_entry_flags(e);
 		printf("%s\n  {", firstitem ? "" : ",");
-		json_kv(stdout, &f, "transaction", perftune_iter_name(it));
-		json_kv(stdout, &f, "key", perftune_iter_key(it));
-		json_kv(stdout, &f, "original", perftune_iter_old(it));
-		json_kv(stdout, &f, "written", perftune_iter_value(it));
-		json_kv(stdout, &f, "current", perftune_iter_current(it));
-		json_ki(stdout, &f, "pid", perftune_iter_pid(it));
-		json_kb(stdout, &f, "held", fl & PERFTUNE_ITEM_HELD);
-		json_kb(stdout, &f, "orphaned", fl & PERFTUNE_ITEM_ORPHANED);
-		json_kb(stdout, &f, "committed", fl & PERFTUNE_ITEM_COMMITTED);
-		json_kb(stdout, &f, "drift", fl & PERFTUNE_ITEM_DRIFT);
-		json_kb(stdout, &f, "shadowed", fl & PERFTUNE_ITEM_SHADOWED);
-		json_kv(stdout, &f, "note", perftune_iter_note(it));
+		json_kv(stdout, &f, "transaction", perftune_status_entry_tx_name(e));
+		json_kv(stdout, &f, "key", perftune_status_entry_key(e));
+		json_kv(stdout, &f, "original", perftune_status_entry_original(e));
+		json_kv(stdout, &f, "written", perftune_status_entry_written(e));
+		json_kv(stdout, &f, "current", perftune_status_entry_current(e));
+		json_ki(stdout, &f, "pid", perftune_status_entry_pid(e));
+		json_kb(stdout, &f, "held", fl & PERFTUNE_STATUS_HELD);
+		json_kb(stdout, &f, "orphaned", fl & PERFTUNE_STATUS_ORPHANED);
+		json_kb(stdout, &f, "committed", fl & PERFTUNE_STATUS_COMMITTED);
+		json_kb(stdout, &f, "drift", fl & PERFTUNE_STATUS_DRIFT);
+		json_kb(stdout, &f, "shadowed", fl & PERFTUNE_STATUS_SHADOWED);
+		json_kv(stdout, &f, "note", perftune_status_entry_note(e));
 		fputs("}", stdout);
 		firstitem = false;
 	}
@@ -173,7 +174,8 @@ static void status_json(struct perftune_iter *it)
 
 static int run_status(struct perftune_ctx *ctx, int argc, char **argv)
 {
-	struct perftune_iter *it;
+	struct perftune_status_iter *it;
+	const struct perftune_status_entry *e;
 	bool json = false;
 	const char *last = NULL;
 	char lastbuf[128] = "";
@@ -186,35 +188,35 @@ static int run_status(struct perftune_ctx *ctx, int argc, char **argv)
 		return lib_error(ctx, r, "status");
 	if (json) {
 		status_json(it);
-		perftune_iter_free(it);
+		perftune_status_iter_free(it);
 		return 0;
 	}
-	while (perftune_iter_next(it)) {
-		unsigned fl = perftune_iter_flags(it);
-		const char *note = perftune_iter_note(it), *cur = perftune_iter_current(it);
-		if (!last || strcmp(lastbuf, perftune_iter_name(it))) {
-			snprintf(lastbuf, sizeof(lastbuf), "%s", perftune_iter_name(it));
+	while ((e = perftune_status_iter_next(it))) {
+		unsigned fl = perftune_status_entry_flags(e);
+		const char *note = perftune_status_entry_note(e), *cur = perftune_status_entry_current(e);
+		if (!last || strcmp(lastbuf, perftune_status_entry_tx_name(e))) {
+			snprintf(lastbuf, sizeof(lastbuf), "%s", perftune_status_entry_tx_name(e));
 			last = lastbuf;
 			printf("%s: %s", last,
-			       fl & PERFTUNE_ITEM_ORPHANED ? "ORPHANED (holder gone: restore it)"
-			       : fl & PERFTUNE_ITEM_HELD ? "held"
-			       : fl & PERFTUNE_ITEM_COMMITTED ? "applied" : "incomplete");
-			if (perftune_iter_pid(it))
-				printf(" pid %d", perftune_iter_pid(it));
+			       fl & PERFTUNE_STATUS_ORPHANED ? "ORPHANED (holder gone: restore it)"
+			       : fl & PERFTUNE_STATUS_HELD ? "held"
+			       : fl & PERFTUNE_STATUS_COMMITTED ? "applied" : "incomplete");
+			if (perftune_status_entry_pid(e))
+				printf(" pid %d", perftune_status_entry_pid(e));
 			putchar('\n');
 		}
-		if (!*perftune_iter_key(it)) {
+		if (!*perftune_status_entry_key(e)) {
 			printf("  error: %s\n", note ? note : "unreadable journal");
 			continue;
 		}
-		printf("  %s: %s -> %s, now %s%s%s%s\n", perftune_iter_key(it), perftune_iter_old(it),
-		       perftune_iter_value(it) ? perftune_iter_value(it) : "(not written)",
-		       cur ? cur : "?", fl & PERFTUNE_ITEM_DRIFT ? " DRIFT" : "",
+		printf("  %s: %s -> %s, now %s%s%s%s\n", perftune_status_entry_key(e), perftune_status_entry_original(e),
+		       perftune_status_entry_written(e) ? perftune_status_entry_written(e) : "(not written)",
+		       cur ? cur : "?", fl & PERFTUNE_STATUS_DRIFT ? " DRIFT" : "",
 		       note ? " - " : "", note ? note : "");
 	}
 	if (!last)
 		puts("no transactions");
-	perftune_iter_free(it);
+	perftune_status_iter_free(it);
 	return 0;
 }
 

@@ -112,20 +112,21 @@ int parse_simple(const struct cmd *c, int argc, char **argv, bool *json)
 
 void print_changes(struct perftune_tx *tx, bool dry)
 {
-	struct perftune_iter *it;
+	struct perftune_change_iter *it;
+	const struct perftune_change *e;
 
 	if (perftune_tx_changes(tx, &it) < 0)
 		return;
-	while (perftune_iter_next(it)) {
-		unsigned fl = perftune_iter_flags(it);
-		const char *note = perftune_iter_note(it), *old = perftune_iter_old(it);
-		if (!dry && !(fl & (PERFTUNE_ITEM_WRITTEN | PERFTUNE_ITEM_UNCHANGED)))
+	while ((e = perftune_change_iter_next(it))) {
+		unsigned fl = perftune_change_flags(e);
+		const char *note = perftune_change_note(e), *old = perftune_change_old_value(e);
+		if (!dry && !(fl & (PERFTUNE_CHANGE_WRITTEN | PERFTUNE_CHANGE_UNCHANGED)))
 			continue;
-		printf("%s: %s -> %s%s%s%s%s\n", perftune_iter_key(it), old && *old ? old : "?",
-		       perftune_iter_value(it), fl & PERFTUNE_ITEM_UNCHANGED ? " (unchanged)" : "",
+		printf("%s: %s -> %s%s%s%s%s\n", perftune_change_key(e), old && *old ? old : "?",
+		       perftune_change_new_value(e), fl & PERFTUNE_CHANGE_UNCHANGED ? " (unchanged)" : "",
 		       note ? " (" : "", note ? note : "", note ? ")" : "");
 	}
-	perftune_iter_free(it);
+	perftune_change_iter_free(it);
 }
 
 int commit_tx(struct perftune_ctx *ctx, struct perftune_tx *tx, bool hold, sigset_t *set)

@@ -95,11 +95,12 @@ func compareVersions(a, b string) int {
 }
 
 // Context is an open library context: the root directory the kernel files are
-// read below, the journal directory, and the last error. All its methods are
-// safe for concurrent use; each C call and the read of its error message
-// happen under one lock, so an error always carries the message of its own call.
+// read below and the journal directory. All its methods are safe for
+// concurrent use, and run concurrently: the library keeps the last error per
+// thread, and each C call and the read of its error message happen on one
+// locked OS thread, so an error always carries the message of its own call.
 type Context struct {
-	mu *sync.Mutex // shared with the Context's transactions (same C last error)
+	mu sync.RWMutex // Close (write) against calls in flight (read): not a serialisation
 	p  *C.struct_perftune_ctx
 }
 
@@ -141,7 +142,7 @@ func Open(opts ...Option) (*Context, error) {
 	if rc := C.perftune_ctx_new(&p); rc < 0 {
 		return nil, newError("open", "", rc, "")
 	}
-	c := &Context{mu: new(sync.Mutex), p: p}
+	c := &Context{p: p}
 	runtime.SetFinalizer(c, (*Context).Close)
 	if o.root != "" {
 		if err := c.setDir("root", o.root, func(s *C.char) C.int {
@@ -202,15 +203,15 @@ func (c *Context) JournalDir() string {
 }
 
 func (c *Context) getString(fn func(*C.struct_perftune_ctx) *C.char) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	if c.p == nil {
 		return ""
 	}
 	return C.GoString(fn(c.p))
 }
 
-// do runs fn under the context lock and turns a negative return into an
+// do runs fn and turns a negative return into an
 // *Error carrying the message the library left for this very call.
 // Strings in args must not contain NUL bytes (C would cut them short).
 func (c *Context) do(op, key string, fn func(*C.struct_perftune_ctx) C.int, args ...string) error {
@@ -223,14 +224,22 @@ func (c *Context) doCount(op, key string, fn func(*C.struct_perftune_ctx) C.int,
 	if err := checkNUL(op, key, args...); err != nil {
 		return 0, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	if c.p == nil {
 		return 0, ErrClosed
 	}
-	rc := fn(c.p)
+	return callC(op, key, c.p, func() C.int { return fn(c.p) })
+}
+
+// callC runs fn and reads the message of a failure on the same OS thread:
+// the library's last error is per thread.
+func callC(op, key string, cctx *C.struct_perftune_ctx, fn func() C.int) (int, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	rc := fn()
 	if rc < 0 {
-		return 0, newError(op, key, rc, C.GoString(C.perftune_ctx_last_error(c.p)))
+		return 0, newError(op, key, rc, C.GoString(C.perftune_ctx_last_error(cctx)))
 	}
 	return int(rc), nil
 }
@@ -280,19 +289,19 @@ func (c *Context) List(prefix string) ([]Tunable, error) {
 	err := c.do("list", prefix, func(p *C.struct_perftune_ctx) C.int {
 		pre := C.CString(prefix)
 		defer C.free(unsafe.Pointer(pre))
-		var it *C.struct_perftune_iter
+		var it *C.struct_perftune_tunable_iter
 		if rc := C.perftune_list(p, pre, &it); rc < 0 {
 			return rc
 		}
-		defer C.perftune_iter_free(it)
-		for C.perftune_iter_next(it) > 0 {
-			v := C.perftune_iter_value(it)
+		defer C.perftune_tunable_iter_free(it)
+		for t := C.perftune_tunable_iter_next(it); t != nil; t = C.perftune_tunable_iter_next(it) {
+			v := C.perftune_tunable_value(t)
 			out = append(out, Tunable{
-				Key:      C.GoString(C.perftune_iter_key(it)),
+				Key:      C.GoString(C.perftune_tunable_key(t)),
 				Value:    C.GoString(v),
 				Readable: v != nil,
-				Note:     C.GoString(C.perftune_iter_note(it)),
-				ReadOnly: C.perftune_iter_flags(it)&C.PERFTUNE_ITEM_READONLY != 0,
+				Note:     C.GoString(C.perftune_tunable_note(t)),
+				ReadOnly: C.perftune_tunable_flags(t)&C.PERFTUNE_TUNABLE_READONLY != 0,
 			})
 		}
 		return 0
@@ -402,14 +411,14 @@ type ItemFlags uint
 
 // Item flags; see [ItemFlags].
 const (
-	ItemDrift     ItemFlags = C.PERFTUNE_ITEM_DRIFT     // current value differs from what the transaction wrote
-	ItemOrphaned  ItemFlags = C.PERFTUNE_ITEM_ORPHANED  // the transaction's holder process is gone
-	ItemHeld      ItemFlags = C.PERFTUNE_ITEM_HELD      // the transaction is held by a live process
-	ItemWritten   ItemFlags = C.PERFTUNE_ITEM_WRITTEN   // the key was written (not just journaled)
-	ItemUnchanged ItemFlags = C.PERFTUNE_ITEM_UNCHANGED // staged but already at the value: no write
-	ItemCommitted ItemFlags = C.PERFTUNE_ITEM_COMMITTED // the transaction's commit completed
-	ItemShadowed  ItemFlags = C.PERFTUNE_ITEM_SHADOWED  // a later live transaction also changed the key
-	ItemReadOnly  ItemFlags = C.PERFTUNE_ITEM_READONLY  // listed, but the kernel file is read-only
+	ItemDrift     ItemFlags = C.PERFTUNE_STATUS_DRIFT     // current value differs from what the transaction wrote
+	ItemOrphaned  ItemFlags = C.PERFTUNE_STATUS_ORPHANED  // the transaction's holder process is gone
+	ItemHeld      ItemFlags = C.PERFTUNE_STATUS_HELD      // the transaction is held by a live process
+	ItemWritten   ItemFlags = C.PERFTUNE_STATUS_WRITTEN   // the key was written (not just journaled)
+	ItemUnchanged ItemFlags = C.PERFTUNE_CHANGE_UNCHANGED // staged but already at the value: no write
+	ItemCommitted ItemFlags = C.PERFTUNE_STATUS_COMMITTED // the transaction's commit completed
+	ItemShadowed  ItemFlags = C.PERFTUNE_STATUS_SHADOWED  // a later live transaction also changed the key
+	ItemReadOnly  ItemFlags = C.PERFTUNE_TUNABLE_READONLY // listed, but the kernel file is read-only
 )
 
 var flagNames = []struct {
@@ -460,23 +469,23 @@ type StatusEntry struct {
 func (c *Context) Status() ([]StatusEntry, error) {
 	var out []StatusEntry
 	err := c.do("status", "", func(p *C.struct_perftune_ctx) C.int {
-		var it *C.struct_perftune_iter
+		var it *C.struct_perftune_status_iter
 		if rc := C.perftune_status(p, &it); rc < 0 {
 			return rc
 		}
-		defer C.perftune_iter_free(it)
-		for C.perftune_iter_next(it) > 0 {
-			cur := C.perftune_iter_current(it)
+		defer C.perftune_status_iter_free(it)
+		for e := C.perftune_status_iter_next(it); e != nil; e = C.perftune_status_iter_next(it) {
+			cur := C.perftune_status_entry_current(e)
 			out = append(out, StatusEntry{
-				Name:     C.GoString(C.perftune_iter_name(it)),
-				Key:      C.GoString(C.perftune_iter_key(it)),
-				Original: C.GoString(C.perftune_iter_old(it)),
-				Written:  C.GoString(C.perftune_iter_value(it)),
+				Name:     C.GoString(C.perftune_status_entry_tx_name(e)),
+				Key:      C.GoString(C.perftune_status_entry_key(e)),
+				Original: C.GoString(C.perftune_status_entry_original(e)),
+				Written:  C.GoString(C.perftune_status_entry_written(e)),
 				Current:  C.GoString(cur),
 				Readable: cur != nil,
-				PID:      int(C.perftune_iter_pid(it)),
-				Flags:    ItemFlags(C.perftune_iter_flags(it)),
-				Note:     C.GoString(C.perftune_iter_note(it)),
+				PID:      int(C.perftune_status_entry_pid(e)),
+				Flags:    ItemFlags(C.perftune_status_entry_flags(e)),
+				Note:     C.GoString(C.perftune_status_entry_note(e)),
 			})
 		}
 		return 0

@@ -44,7 +44,8 @@ func (o TxOptions) flags() C.uint {
 
 // Tx is a named, all-or-nothing set of changes with a journal of the
 // originals. Stage values with Set, write them with Commit. Its methods are
-// safe for concurrent use (they share the lock of their Context).
+// safe for concurrent use (a Tx has its own lock; other Txs and the Context
+// run concurrently with it).
 //
 // A committed Tx stays in force until Rollback, or until [Context.Restore]
 // of its name from any process, even after this one exits; a holding Tx
@@ -55,8 +56,8 @@ func (o TxOptions) flags() C.uint {
 //	if err != nil { ... }
 //	defer tx.Rollback()
 type Tx struct {
-	mu         *sync.Mutex            // the Context's lock: the C last error is per context
-	cctx       *C.struct_perftune_ctx // own reference, to read the last error after Context.Close
+	mu         sync.Mutex             // this Tx's state against concurrent calls and Close
+	cctx       *C.struct_perftune_ctx // own reference: the context outlives Context.Close
 	p          *C.struct_perftune_tx  // nil after Close or a successful Rollback
 	name       string
 	dryRun     bool
@@ -86,7 +87,7 @@ func (c *Context) Begin(name string, opts TxOptions) (*Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Tx{mu: c.mu, cctx: cctx, p: tp, name: C.GoString(C.perftune_tx_name(tp)),
+	t := &Tx{cctx: cctx, p: tp, name: C.GoString(C.perftune_tx_name(tp)),
 		dryRun: opts.DryRun}
 	runtime.SetFinalizer(t, (*Tx).Close)
 	return t, nil
@@ -104,11 +105,7 @@ func (t *Tx) call(op, key string, fn func(*C.struct_perftune_tx) C.int, args ...
 	if t.p == nil {
 		return 0, ErrClosed
 	}
-	rc := fn(t.p)
-	if rc < 0 {
-		return 0, newError(op, key, rc, C.GoString(C.perftune_ctx_last_error(t.cctx)))
-	}
-	return int(rc), nil
+	return callC(op, key, t.cctx, func() C.int { return fn(t.p) })
 }
 
 // Set validates value for key and stages it; nothing is written yet.
@@ -158,9 +155,10 @@ func (t *Tx) Rollback() error {
 		return ErrClosed
 	}
 	if t.committed {
-		if rc := C.perftune_tx_rollback(t.p); rc < 0 {
-			return newError("rollback", t.name, rc,
-				C.GoString(C.perftune_ctx_last_error(t.cctx)))
+		if _, err := callC("rollback", t.name, t.cctx, func() C.int {
+			return C.perftune_tx_rollback(t.p)
+		}); err != nil {
+			return err
 		}
 	}
 	t.rolledBack = true
@@ -203,18 +201,18 @@ type Change struct {
 func (t *Tx) Changes() ([]Change, error) {
 	var out []Change
 	_, err := t.call("changes", t.name, func(p *C.struct_perftune_tx) C.int {
-		var it *C.struct_perftune_iter
+		var it *C.struct_perftune_change_iter
 		if rc := C.perftune_tx_changes(p, &it); rc < 0 {
 			return rc
 		}
-		defer C.perftune_iter_free(it)
-		for C.perftune_iter_next(it) > 0 {
+		defer C.perftune_change_iter_free(it)
+		for c := C.perftune_change_iter_next(it); c != nil; c = C.perftune_change_iter_next(it) {
 			out = append(out, Change{
-				Key:   C.GoString(C.perftune_iter_key(it)),
-				Old:   C.GoString(C.perftune_iter_old(it)),
-				New:   C.GoString(C.perftune_iter_value(it)),
-				Flags: ItemFlags(C.perftune_iter_flags(it)),
-				Note:  C.GoString(C.perftune_iter_note(it)),
+				Key:   C.GoString(C.perftune_change_key(c)),
+				Old:   C.GoString(C.perftune_change_old_value(c)),
+				New:   C.GoString(C.perftune_change_new_value(c)),
+				Flags: ItemFlags(C.perftune_change_flags(c)),
+				Note:  C.GoString(C.perftune_change_note(c)),
 			})
 		}
 		return 0

@@ -89,7 +89,11 @@ static void pt_log_trampoline(struct perftune_ctx *ctx, int priority, const char
 
 PT_OUT_HANDLE(struct perftune_ctx, ctxp)
 PT_OUT_HANDLE(struct perftune_tx, txp)
-PT_OUT_HANDLE(struct perftune_iter, iterp)
+PT_OUT_HANDLE(struct perftune_tunable_iter, iterp)
+PT_OUT_HANDLE(struct perftune_change_iter, iterp)
+PT_OUT_HANDLE(struct perftune_status_iter, iterp)
+PT_OUT_HANDLE(struct perftune_profile_item_iter, iterp)
+PT_OUT_HANDLE(struct perftune_profile_entry_iter, iterp)
 PT_OUT_HANDLE(struct perftune_desc, descp)
 PT_OUT_HANDLE(struct perftune_profile, pp)
 
@@ -238,8 +242,15 @@ static PyObject *pt_tx_set_checked(struct perftune_tx *tx, const char *key, PyOb
 }
 %}
 
-/* the enum and the function share a name: the constants are what Python needs */
-%rename("perftune_export_format_enum", %$isenum) "perftune_export_format";
+/* perftune_export_format_from_name(name) -> (rc, format) */
+%typemap(in, numinputs=0) enum perftune_export_format *formatp (enum perftune_export_format tmp = 0) {
+	$1 = &tmp;
+}
+%typemap(argout) enum perftune_export_format *formatp {
+	$result = pt_append($result, PyLong_FromLong((long)*$1));
+	if (!$result)
+		SWIG_fail;
+}
 
 /* the whole public API, unchanged */
 %include "perftune.h"

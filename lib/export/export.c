@@ -12,7 +12,7 @@
 #include <string.h>
 #include "xlist.h"
 
-PERFTUNE_EXPORT int perftune_export_format(const char *name)
+static int export_format_impl(const char *name)
 {
 	static const char *const names[] = { "sysctl", "udev", "cmdline", "tuned" };
 
@@ -20,6 +20,17 @@ PERFTUNE_EXPORT int perftune_export_format(const char *name)
 		if (!strcmp(name, names[i]))
 			return (int)i;
 	return -EINVAL;
+}
+
+PERFTUNE_EXPORT int perftune_export_format_from_name(const char *name,
+						     enum perftune_export_format *formatp)
+{
+	int r = export_format_impl(name);
+
+	if (r < 0 || !formatp)
+		return -EINVAL;
+	*formatp = (enum perftune_export_format)r;
+	return 0;
 }
 
 static int render(struct perftune_ctx *ctx, const struct xlist *l, int format, char **text)
@@ -45,11 +56,12 @@ static int render(struct perftune_ctx *ctx, const struct xlist *l, int format, c
 	return n;
 }
 
-PERFTUNE_EXPORT int perftune_export_transaction(struct perftune_ctx *ctx, const char *name,
+static int export_transaction_impl(struct perftune_ctx *ctx, const char *name,
 						int format, char **text)
 {
 	struct xlist l = { 0 };
-	struct perftune_iter *it = NULL;
+	struct perftune_status_iter *it = NULL;
+	const struct perftune_status_entry *e;
 	bool found = false;
 	int r;
 
@@ -60,14 +72,15 @@ PERFTUNE_EXPORT int perftune_export_transaction(struct perftune_ctx *ctx, const 
 	r = perftune_status(ctx, &it);
 	if (r < 0)
 		it = NULL;
-	while (r >= 0 && perftune_iter_next(it)) {
-		if (strcmp(perftune_iter_name(it), name))
+	while (r >= 0 && (e = perftune_status_iter_next(it))) {
+		if (strcmp(perftune_status_entry_tx_name(e), name))
 			continue;
 		found = true;
-		if (perftune_iter_value(it) && *perftune_iter_key(it))
-			r = pt_xlist_add(ctx, &l, perftune_iter_key(it), perftune_iter_value(it), NULL);
+		if (perftune_status_entry_written(e) && *perftune_status_entry_key(e))
+			r = pt_xlist_add(ctx, &l, perftune_status_entry_key(e),
+					 perftune_status_entry_written(e), NULL);
 	}
-	perftune_iter_free(it); /* accepts NULL */
+	perftune_status_iter_free(it); /* accepts NULL */
 	if (r >= 0 && !found)
 		r = pt_err(ctx, -ENOENT, "no journaled transaction '%s' in %s", name,
 			   perftune_ctx_get_journal_dir(ctx));
@@ -80,7 +93,13 @@ PERFTUNE_EXPORT int perftune_export_transaction(struct perftune_ctx *ctx, const 
 	return r;
 }
 
-PERFTUNE_EXPORT int perftune_export_profile(struct perftune_profile *p, int format, char **text)
+PERFTUNE_EXPORT int perftune_export_transaction(struct perftune_ctx *ctx, const char *name,
+						enum perftune_export_format format, char **text)
+{
+	return pt_api_ret(export_transaction_impl(ctx, name, format, text));
+}
+
+static int export_profile_impl(struct perftune_profile *p, int format, char **text)
 {
 	struct xlist l = { 0 };
 	int r = 0;
@@ -92,9 +111,9 @@ PERFTUNE_EXPORT int perftune_export_profile(struct perftune_profile *p, int form
 	for (size_t i = 0; i < p->nitems && r >= 0; i++) {
 		const struct pt_pitem *x = &p->items[i];
 		/* UNCHANGED: a ">N" condition this machine meets: nothing to persist */
-		if (x->flags & PERFTUNE_ITEM_SKIPPED)
+		if (x->flags & PT_ITEM_SKIPPED)
 			r = pt_xlist_skip(&l, x->option, x->raw, x->note);
-		else if (!(x->flags & PERFTUNE_ITEM_UNCHANGED) && x->key && x->value)
+		else if (!(x->flags & PT_ITEM_UNCHANGED) && x->key && x->value)
 			r = pt_xlist_add(p->ctx, &l, x->key, x->value, x->udev_match);
 	}
 	if (r >= 0 && asprintf(&l.title, "profile '%s' (%s)", p->name, p->path) < 0)
@@ -106,4 +125,10 @@ PERFTUNE_EXPORT int perftune_export_profile(struct perftune_profile *p, int form
 	pt_xlist_free(&l);
 	pt_unlock(p->ctx);
 	return r;
+}
+
+PERFTUNE_EXPORT int perftune_export_profile(struct perftune_profile *p,
+					    enum perftune_export_format format, char **text)
+{
+	return pt_api_ret(export_profile_impl(p, format, text));
 }

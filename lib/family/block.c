@@ -241,7 +241,9 @@ static int select_disks(struct perftune_ctx *ctx, const struct pt_keyparts *kp, 
 		while (d && (de = readdir(d)))
 			if (de->d_name[0] != '.' && !fnmatch(sel->s, de->d_name, 0) &&
 			    (r = disks_add(out, de->d_name, NULL)) < 0)
-				return r;
+				return r == -E2BIG ? pt_err(ctx, r, "%s: '%s' matches more than %d devices",
+							    kp->text, sel->s, MAX_DISKS)
+						   : r;
 		if (!out->n)
 			return pt_err(ctx, -ENODEV, "%s: no block device matches '%s'", kp->text,
 				      sel->s);

@@ -397,7 +397,7 @@ const struct pt_family pt_proc_family = {
 	.flags = PT_FAM_SNAPSHOT,
 };
 
-PERFTUNE_EXPORT int perftune_numa_place_self(struct perftune_ctx *ctx, const char *nodes,
+static int numa_place_self_impl(struct perftune_ctx *ctx, const char *nodes,
 					     int mempolicy)
 {
 	struct pt_tunable t;
@@ -448,4 +448,10 @@ out:
 		numa_bitmask_free(mask);
 	pt_unlock(ctx);
 	return r;
+}
+
+PERFTUNE_EXPORT int perftune_numa_place_self(struct perftune_ctx *ctx, const char *nodes,
+					     int mempolicy)
+{
+	return pt_api_ret(numa_place_self_impl(ctx, nodes, mempolicy));
 }

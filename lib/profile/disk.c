@@ -37,18 +37,20 @@ static char *readahead_kb(const char *v)
 static int readahead_base(struct perftune_profile *p, const char *key, long long *base)
 {
 	_cleanup_free_ char *cur = NULL;
-	struct perftune_iter *it;
+	struct perftune_status_iter *it;
+	const struct perftune_status_entry *e;
 	int r;
 
 	if (p->txname && perftune_status(p->ctx, &it) >= 0) {
-		while (perftune_iter_next(it))
-			if (!strcmp(perftune_iter_name(it), p->txname) &&
-			    !strcmp(perftune_iter_key(it), key) && perftune_iter_old(it) &&
-			    pt_parse_ll(perftune_iter_old(it), base) == 0) {
-				perftune_iter_free(it);
+		while ((e = perftune_status_iter_next(it)))
+			if (!strcmp(perftune_status_entry_tx_name(e), p->txname) &&
+			    !strcmp(perftune_status_entry_key(e), key) &&
+			    perftune_status_entry_original(e) &&
+			    pt_parse_ll(perftune_status_entry_original(e), base) == 0) {
+				perftune_status_iter_free(it);
 				return 0;
 			}
-		perftune_iter_free(it);
+		perftune_status_iter_free(it);
 	}
 	r = perftune_get(p->ctx, key, &cur);
 	return r < 0 ? r : pt_parse_ll(cur, base);
@@ -71,7 +73,7 @@ static int disk_option(struct perftune_profile *p, struct pt_punit *u, struct pt
 		/* CFQ's parameter: no blk-mq scheduler has it, so a scheduler switch
 		 * in the same profile will not bring it (and a commit would fail) */
 		if (!pt_attr_exists(p->ctx, path))
-			return pt_pitem_add(p, u, o, key, v, PERFTUNE_ITEM_SKIPPED,
+			return pt_pitem_add(p, u, o, key, v, PT_ITEM_SKIPPED,
 					    "%s's scheduler has no quantum (a CFQ parameter)", dev)
 				       ? 0 : -ENOMEM;
 		r = pt_pmap_key(p, u, o, key, v, false, NULL);
@@ -96,13 +98,13 @@ static int disk_option(struct perftune_profile *p, struct pt_punit *u, struct pt
 				      o->file, o->line, u->name, v);
 		r = readahead_base(p, key, &base);
 		if (r < 0) {
-			pt_pitem_add(p, u, o, key, NULL, PERFTUNE_ITEM_SKIPPED, "%s",
+			pt_pitem_add(p, u, o, key, NULL, PT_ITEM_SKIPPED, "%s",
 				     perftune_ctx_last_error(p->ctx));
 			return 0;
 		}
 		snprintf(val, sizeof(val), "%lld", (long long)(f * (double)base));
 		r = pt_pmap_key(p, u, o, key, val, false, &it);
-		if (it && !(it->flags & PERFTUNE_ITEM_SKIPPED) && !it->note &&
+		if (it && !(it->flags & PT_ITEM_SKIPPED) && !it->note &&
 		    asprintf(&it->note, "%s x %lld kB", v, base) < 0)
 			it->note = NULL;
 		it = NULL; /* depends on each disk's value: no pattern rule */

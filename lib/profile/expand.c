@@ -101,8 +101,8 @@ static void unescape(char *s)
 }
 
 /* Pass 2: TuneD's Functions._process, a stack of "${" positions in the output. */
-int pt_expand_functions(struct perftune_profile *p, const char *in, const struct pt_popt *o,
-			struct pt_buf *why, char **out)
+static int expand_functions(struct perftune_profile *p, const char *in, const struct pt_popt *o,
+			    struct pt_buf *why, char **out)
 {
 	size_t stack[64], depth = 0;
 	bool escs[64];
@@ -144,34 +144,32 @@ int pt_expand_functions(struct perftune_profile *p, const char *in, const struct
 	return 0;
 }
 
-/* why -> *unresolved (NULL when everything was evaluated) */
-int pt_expand_reasons(struct pt_buf *why, char **unresolved)
+int pt_expand_rest(struct perftune_profile *p, const char *in, const struct pt_popt *o,
+		   struct pt_buf *why, char **out, char **unresolved)
 {
+	int r = expand_functions(p, in, o, why, out);
+
 	*unresolved = NULL;
-	if (!why->len && !why->oom)
-		return 0;
-	*unresolved = pt_buf_steal(why);
-	return *unresolved ? 0 : -ENOMEM;
+	if (r >= 0 && (why->len || why->oom)) {
+		*unresolved = pt_buf_steal(why);
+		r = *unresolved ? 0 : -ENOMEM;
+	}
+	if (r < 0) {
+		free(why->s);
+		free(*out);
+		*out = NULL;
+	}
+	return r;
 }
 
 int pt_func_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
 		   char **out, char **unresolved)
 {
 	struct pt_buf why = { 0 };
-	int r;
 
+	*out = NULL;
 	*unresolved = NULL;
-	if (strlen(in) > PT_PROFILE_VALUE_MAX) {
-		*out = NULL;
+	if (strlen(in) > PT_PROFILE_VALUE_MAX)
 		return pt_expand_too_long(p, o);
-	}
-	r = pt_expand_functions(p, in, o, &why, out);
-	if (r >= 0)
-		r = pt_expand_reasons(&why, unresolved);
-	if (r < 0) {
-		free(why.s);
-		free(*out);
-		*out = NULL;
-	}
-	return r;
+	return pt_expand_rest(p, in, o, &why, out, unresolved);
 }

@@ -22,11 +22,20 @@ static char *join(int argc, char **argv, const char *sep)
 	return pt_buf_steal(&b);
 }
 
+/*
+ * Python's \d and \D in POSIX; NULL for a back-reference (\1 to \9): glibc
+ * matches those by backtracking, exponential in the text (a profile could
+ * hang perftune@.service at boot), and no TuneD profile uses one.
+ */
 static char *translate_re(const char *re)
 {
 	struct pt_buf b = { 0 };
 
 	for (const char *c = re; *c; c++) {
+		if (c[0] == '\\' && c[1] >= '1' && c[1] <= '9') {
+			free(b.s);
+			return NULL;
+		}
 		if (c[0] == '\\' && (c[1] == 'd' || c[1] == 'D')) {
 			pt_buf_puts(&b, c[1] == 'd' ? "[0-9]" : "[^0-9]");
 			c++;
@@ -39,7 +48,7 @@ static char *translate_re(const char *re)
 	return pt_buf_steal(&b);
 }
 
-/* Python's re.search(re, text, re.MULTILINE), as far as POSIX ERE can say it */
+/* Python's re.search(re, text, re.MULTILINE), as far as POSIX ERE can say it; *bad: not said */
 bool pt_regex_search(const char *re, const char *text, bool *bad)
 {
 	_cleanup_free_ char *posix = translate_re(re);

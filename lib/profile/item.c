@@ -31,7 +31,7 @@ void pt_pitems_free(struct perftune_profile *p)
 	p->nitems = 0;
 }
 
-static struct pt_pitem *vadd(struct perftune_profile *p, const struct pt_punit *u,
+static _printf_(7, 0) struct pt_pitem *vadd(struct perftune_profile *p, const struct pt_punit *u,
 			     const struct pt_popt *o, const char *key, const char *value,
 			     unsigned flags, const char *fmt, va_list ap)
 {
@@ -84,7 +84,7 @@ void pt_pitem_skip(struct perftune_profile *p, const struct pt_punit *u, const s
 	va_list ap;
 
 	va_start(ap, fmt);
-	vadd(p, u, o, NULL, NULL, PERFTUNE_ITEM_SKIPPED, fmt, ap);
+	vadd(p, u, o, NULL, NULL, PT_ITEM_SKIPPED, fmt, ap);
 	va_end(ap);
 }
 
@@ -108,19 +108,20 @@ static bool absent(int r)
 /* the value the library resolved for a concrete key ("deadline" -> "mq-deadline") */
 static void resolved_value(struct perftune_profile *p, struct pt_pitem *it)
 {
-	struct perftune_iter *ch;
+	struct perftune_change_iter *ch;
+	const struct perftune_change *c;
 
 	if (perftune_tx_changes(p->check, &ch) < 0)
 		return;
-	while (perftune_iter_next(ch))
-		if (!strcmp(perftune_iter_key(ch), it->key)) {
-			char *v = strdup(perftune_iter_value(ch));
+	while ((c = perftune_change_iter_next(ch)))
+		if (!strcmp(perftune_change_key(c), it->key)) {
+			char *v = strdup(perftune_change_new_value(c));
 			if (v) {
 				free(it->value);
 				it->value = v;
 			}
 		}
-	perftune_iter_free(ch);
+	perftune_change_iter_free(ch);
 }
 
 int pt_pmap_key(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
@@ -137,7 +138,7 @@ int pt_pmap_key(struct perftune_profile *p, const struct pt_punit *u, const stru
 		if (it)
 			resolved_value(p, it);
 	} else if (absent(r) || (first_offered && (r == -EINVAL || r == -ERANGE))) {
-		it = pt_pitem_add(p, u, o, key, value, PERFTUNE_ITEM_SKIPPED, "%s", msg);
+		it = pt_pitem_add(p, u, o, key, value, PT_ITEM_SKIPPED, "%s", msg);
 		r = 0;
 	} else if (r == -EACCES) { /* checked again when staged for real */
 		it = pt_pitem_add(p, u, o, key, value, 0, "not validated: %s", msg);
@@ -151,7 +152,7 @@ int pt_pmap_key(struct perftune_profile *p, const struct pt_punit *u, const stru
 		return -ENOMEM;
 	if (out)
 		*out = it;
-	return r < 0 ? 0 : it->flags & PERFTUNE_ITEM_SKIPPED ? 0 : 1;
+	return r < 0 ? 0 : it->flags & PT_ITEM_SKIPPED ? 0 : 1;
 }
 
 int pt_pmap_cond(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
@@ -168,18 +169,18 @@ int pt_pmap_cond(struct perftune_profile *p, const struct pt_punit *u, const str
 		if (!absent(r) && r != -EACCES && r != -ENOTUNIQ)
 			return pt_err_prefix(p->ctx, r, "%s:%d: [%s] %s", o->file, o->line, u->name,
 					     o->name);
-		return pt_pitem_add(p, u, o, key, value + 1, PERFTUNE_ITEM_SKIPPED, "%s",
+		return pt_pitem_add(p, u, o, key, value + 1, PT_ITEM_SKIPPED, "%s",
 				    perftune_ctx_last_error(p->ctx)) ? 1 : -ENOMEM;
 	}
 	if (pt_parse_ll(value + 1, &want) < 0 || pt_parse_ll(cur, &now) < 0)
-		return pt_pitem_add(p, u, o, key, value + 1, PERFTUNE_ITEM_SKIPPED,
+		return pt_pitem_add(p, u, o, key, value + 1, PT_ITEM_SKIPPED,
 				    "cannot compare '%s' with the current value '%s'", value, cur)
 			       ? 1 : -ENOMEM;
 	if (value[0] == '>' ? want > now : want < now) {
 		r = pt_pmap_key(p, u, o, key, value + 1, false, NULL);
 		return r < 0 ? r : 1;
 	}
-	return pt_pitem_add(p, u, o, key, cur, PERFTUNE_ITEM_UNCHANGED,
+	return pt_pitem_add(p, u, o, key, cur, PT_ITEM_UNCHANGED,
 			    "the current value %lld is already %s %lld", now,
 			    value[0] == '>' ? ">=" : "<=", want) ? 1 : -ENOMEM;
 }

@@ -59,7 +59,7 @@ struct pt_pitem {
 	char *key;    /* NULL when skipped before a key was known */
 	char *value;
 	char *note;
-	unsigned flags; /* PERFTUNE_ITEM_SKIPPED, PERFTUNE_ITEM_UNCHANGED */
+	unsigned flags; /* PT_ITEM_SKIPPED, PT_ITEM_UNCHANGED */
 	bool unvalidated; /* validation needs root: checked again when staged */
 	/* export hint: the value holds for every disk the unit selects */
 	char *udev_match; /* e.g. KERNEL=="sd*", ATTR{queue/rotational}=="0" */
@@ -156,10 +156,13 @@ int pt_machine_uname(struct perftune_ctx *ctx, char *buf, size_t size);
 bool pt_is_word(const char *s, size_t n); /* [A-Za-z0-9_]+ */
 /* the error of a value that expands past PT_PROFILE_VALUE_MAX, naming file, line, option */
 int pt_expand_too_long(struct perftune_profile *p, const struct pt_popt *o);
-/* Evaluate the ${f:...} of @in into *@out; reasons for what is not go to @why.  0 or -errno. */
-int pt_expand_functions(struct perftune_profile *p, const char *in, const struct pt_popt *o,
-			struct pt_buf *why, char **out);
-int pt_expand_reasons(struct pt_buf *why, char **unresolved); /* @why -> *@unresolved or NULL */
+/*
+ * Evaluate the ${f:...} of @in (what ${name} expansion left) into *@out;
+ * *@unresolved: @why and the reasons for what is not evaluated, or NULL.
+ * 0 or -errno; @why is consumed.
+ */
+int pt_expand_rest(struct perftune_profile *p, const char *in, const struct pt_popt *o,
+		   struct pt_buf *why, char **out, char **unresolved);
 /* ${f:...} functions only, before variables exist (include=). */
 int pt_func_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
 		   char **out, char **unresolved);

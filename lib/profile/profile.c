@@ -52,7 +52,7 @@ PERFTUNE_EXPORT void perftune_profile_free(struct perftune_profile *p)
 	free(p);
 }
 
-PERFTUNE_EXPORT int perftune_profile_load(struct perftune_ctx *ctx, const char *name_or_path,
+static int profile_load_impl(struct perftune_ctx *ctx, const char *name_or_path,
 					  const char *const *vars, struct perftune_profile **pp)
 {
 	struct perftune_profile *p;
@@ -81,6 +81,12 @@ PERFTUNE_EXPORT int perftune_profile_load(struct perftune_ctx *ctx, const char *
 	return 0;
 }
 
+PERFTUNE_EXPORT int perftune_profile_load(struct perftune_ctx *ctx, const char *name_or_path,
+					  const char *const *vars, struct perftune_profile **pp)
+{
+	return pt_api_ret(profile_load_impl(ctx, name_or_path, vars, pp));
+}
+
 PERFTUNE_EXPORT const char *perftune_profile_name(struct perftune_profile *p)
 {
 	return p ? p->name : NULL;
@@ -96,9 +102,9 @@ PERFTUNE_EXPORT const char *perftune_profile_summary(struct perftune_profile *p)
 	return p ? p->summary : NULL;
 }
 
-PERFTUNE_EXPORT int perftune_profile_items(struct perftune_profile *p, struct perftune_iter **iterp)
+static int profile_items_impl(struct perftune_profile *p, struct pt_iter **iterp)
 {
-	struct perftune_iter *it;
+	struct pt_iter *it;
 
 	if (!p || !iterp)
 		return -EINVAL;
@@ -111,7 +117,7 @@ PERFTUNE_EXPORT int perftune_profile_items(struct perftune_profile *p, struct pe
 					.old = x->raw, .current = x->origin, .note = x->note,
 					.flags = x->flags };
 		if (pt_iter_add(it, &item) < 0) {
-			perftune_iter_free(it);
+			pt_iter_free(it);
 			return -ENOMEM;
 		}
 	}
@@ -119,18 +125,29 @@ PERFTUNE_EXPORT int perftune_profile_items(struct perftune_profile *p, struct pe
 	return 0;
 }
 
+PERFTUNE_EXPORT int perftune_profile_items(struct perftune_profile *p,
+					   struct perftune_profile_item_iter **iterp)
+{
+	struct pt_iter *it = NULL;
+	int r = profile_items_impl(p, iterp ? &it : NULL);
+
+	if (r >= 0)
+		*iterp = pt_profile_item_iter(it);
+	return pt_api_ret(r);
+}
+
 static int strict_error(struct perftune_profile *p)
 {
 	for (size_t i = 0; i < p->nitems; i++) {
 		const struct pt_pitem *x = &p->items[i];
-		if (x->flags & PERFTUNE_ITEM_SKIPPED)
+		if (x->flags & PT_ITEM_SKIPPED)
 			return pt_err(p->ctx, -EOPNOTSUPP, "profile %s: %s (%s): skipped (strict): %s",
 				      p->name, x->option, x->origin, x->note ? x->note : "no reason");
 	}
 	return 0;
 }
 
-PERFTUNE_EXPORT int perftune_profile_stage(struct perftune_profile *p, struct perftune_tx *tx,
+static int profile_stage_impl(struct perftune_profile *p, struct perftune_tx *tx,
 					   unsigned flags)
 {
 	int r, n = 0;
@@ -154,7 +171,7 @@ PERFTUNE_EXPORT int perftune_profile_stage(struct perftune_profile *p, struct pe
 		}
 	for (size_t i = 0; i < p->nitems && r >= 0; i++) {
 		const struct pt_pitem *x = &p->items[i];
-		if (x->flags & (PERFTUNE_ITEM_SKIPPED | PERFTUNE_ITEM_UNCHANGED))
+		if (x->flags & (PT_ITEM_SKIPPED | PT_ITEM_UNCHANGED))
 			continue;
 		r = perftune_tx_set(tx, x->key, x->value);
 		if (r < 0)
@@ -166,12 +183,18 @@ PERFTUNE_EXPORT int perftune_profile_stage(struct perftune_profile *p, struct pe
 	return r < 0 ? r : n;
 }
 
+PERFTUNE_EXPORT int perftune_profile_stage(struct perftune_profile *p, struct perftune_tx *tx,
+					   unsigned flags)
+{
+	return pt_api_ret(profile_stage_impl(p, tx, flags));
+}
+
 static int name_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int list_add(struct perftune_ctx *ctx, struct perftune_iter *it, const char *name,
+static int list_add(struct perftune_ctx *ctx, struct pt_iter *it, const char *name,
 		    const char *path)
 {
 	struct pt_pconf c;
@@ -190,12 +213,12 @@ static int list_add(struct perftune_ctx *ctx, struct perftune_iter *it, const ch
 	return r;
 }
 
-PERFTUNE_EXPORT int perftune_profile_list(struct perftune_ctx *ctx, struct perftune_iter **iterp)
+static int profile_list_impl(struct perftune_ctx *ctx, struct pt_iter **iterp)
 {
 	_cleanup_(pt_strv_freep) char **dirs = pt_profile_path();
 	char **names = NULL;
 	size_t n = 0;
-	struct perftune_iter *it;
+	struct pt_iter *it;
 	int r = 0;
 
 	if (!ctx || !iterp)
@@ -244,9 +267,20 @@ PERFTUNE_EXPORT int perftune_profile_list(struct perftune_ctx *ctx, struct perft
 		free(names[i]);
 	free(names);
 	if (r < 0) {
-		perftune_iter_free(it);
+		pt_iter_free(it);
 		return r;
 	}
 	*iterp = it;
 	return 0;
+}
+
+PERFTUNE_EXPORT int perftune_profile_list(struct perftune_ctx *ctx,
+					  struct perftune_profile_entry_iter **iterp)
+{
+	struct pt_iter *it = NULL;
+	int r = profile_list_impl(ctx, iterp ? &it : NULL);
+
+	if (r >= 0)
+		*iterp = pt_profile_entry_iter(it);
+	return pt_api_ret(r);
 }

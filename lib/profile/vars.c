@@ -211,16 +211,11 @@ static int expand(struct perftune_profile *p, const char *in, const struct pt_po
 	*unresolved = NULL;
 	if (r == -E2BIG)
 		r = pt_expand_too_long(p, o);
-	if (r >= 0)
-		r = pt_expand_functions(p, st, o, &why, out);
-	if (r >= 0)
-		r = pt_expand_reasons(&why, unresolved);
 	if (r < 0) {
 		free(why.s);
-		free(*out);
-		*out = NULL;
+		return r;
 	}
-	return r;
+	return pt_expand_rest(p, st, o, &why, out, unresolved);
 }
 
 int pt_vars_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,

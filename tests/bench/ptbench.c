@@ -18,6 +18,11 @@
  *                                          (apply); tx_rollback (restore); its line
  *                                          starts with "stage MED MIN MAX" (tx_new +
  *                                          tx_set, a part of apply)
+ *   ptbench orphans ROUNDS ROOT JDIR NKEYS
+ *                                          restore --orphans of a journal of NKEYS
+ *                                          sysctls in the fake tree ROOT (made here);
+ *                                          $PTBENCH_ORPHAN_BLOCK: two keys a disk of
+ *                                          NKEYS/2 fake disks (mkfake) instead
  *   ptbench exec ROUNDS APPLY... -- RESTORE...
  *                                          two processes per round (CLI, TuneD)
  *   ptbench load ROUNDS LOADER LIB         LOADER LIB per round: a fresh process not
@@ -353,6 +358,9 @@ static int put_mode(int n, char **pv)
 	return 0;
 }
 
+static void put(const char *path, const char *text);
+static int mkfake(const char *root, int ndev);
+
 /* ---- the library in-process ---- */
 
 #ifndef PTBENCH_NOLIB
@@ -415,6 +423,90 @@ static int lib_mode(int rounds, const char *root, int n, char **kv)
 	return 0;
 }
 
+/*
+ * restore --orphans of one orphaned journal of NKEYS sysctls (proc/sys/many/kN
+ * of the fake tree ROOT, made here), journals in JDIR: each round sets every
+ * value and writes the journal (untimed), then times perftune_restore().
+ * Linear means 4 times the keys take about 4 times as long.
+ */
+static void orphan_round(const char *root, const char *jdir, int nkeys, bool block)
+{
+	char p[4096], v[32];
+	size_t cap = (size_t)nkeys * 96 + 256, len;
+	char *j = malloc(cap);
+	int fd;
+
+	if (!j)
+		die("out of memory%s%s", "", "");
+	char boot[64] = "";
+
+	fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read(fd, boot, sizeof(boot) - 1) <= 0)
+		die("boot id: %s%s", strerror(errno), "");
+	close(fd);
+	boot[strcspn(boot, "\n")] = '\0';
+	len = (size_t)snprintf(j, cap, "perftune-journal 1\nname orphan\nboot %s\nflags 0\n"
+				       "pid 4194303 1\n", boot);
+	for (int i = 0; i < nkeys; i++) {
+		if (block) { /* two keys a disk: read_ahead_kb 128 -> 256, nr_requests 64 -> 128 */
+			const char *attr = i % 2 ? "nr_requests" : "read_ahead_kb";
+			int was = i % 2 ? 64 : 128;
+			snprintf(p, sizeof(p), "%s/sys/devices/virtual/block/fake%d/queue/%s", root,
+				 i / 2, attr);
+			snprintf(v, sizeof(v), "%d\n", was * 2);
+			put(p, v);
+			len += (size_t)snprintf(j + len, cap - len,
+						"orig %d block.fake%d.%s\t%d\nwrote block.fake%d.%s\t%d\n",
+						i + 1, i / 2, attr, was, i / 2, attr, was * 2);
+			continue;
+		}
+		snprintf(p, sizeof(p), "%s/proc/sys/many/k%d", root, i);
+		snprintf(v, sizeof(v), "%d\n", i + 1000000);
+		put(p, v);
+		len += (size_t)snprintf(j + len, cap - len,
+					"orig %d sysctl.many.k%d\t%d\nwrote sysctl.many.k%d\t%d\n", i + 1,
+					i, i, i, i + 1000000);
+	}
+	snprintf(p, sizeof(p), "%s/orphan.journal", jdir);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, j, len) != (ssize_t)len)
+		die("write %s: %s", p, strerror(errno));
+	close(fd);
+	free(j);
+}
+
+static int orphans_mode(int rounds, const char *root, const char *jdir, int nkeys)
+{
+	struct perftune_ctx *ctx;
+	double *t = calloc((size_t)rounds, sizeof(double));
+
+	bool block = getenv("PTBENCH_ORPHAN_BLOCK") != NULL; /* disks of a mkfake tree instead */
+
+	mkdir(root, 0755);
+	mkdir(jdir, 0700);
+	if (block)
+		mkfake(root, (nkeys + 1) / 2);
+	if (perftune_ctx_new(&ctx) < 0 || perftune_ctx_set_root(ctx, root) < 0 ||
+	    perftune_ctx_set_journal_dir(ctx, jdir) < 0)
+		die("context: %s%s", root, "");
+	for (int r = -warmup; r < rounds; r++) {
+		double t0;
+		int rc;
+		orphan_round(root, jdir, nkeys, block);
+		t0 = now_us();
+		rc = perftune_restore(ctx, NULL, PERFTUNE_RESTORE_ORPHANS);
+		if (rc != nkeys)
+			die("restore --orphans: %s (%s)", perftune_ctx_last_error(ctx),
+			    rc < 0 ? strerror(-rc) : "not every key written");
+		if (r >= 0)
+			t[r] = now_us() - t0;
+	}
+	perftune_ctx_unref(ctx);
+	stats("restore", t, rounds);
+	printf("keys %d\n", nkeys);
+	free(t);
+	return 0;
+}
 #endif
 
 /* ---- processes ---- */
@@ -614,6 +706,8 @@ int main(int argc, char **argv)
 			return lib_mode(rounds, argv[4], argc - 5, argv + 5);
 		return lib_mode(rounds, NULL, argc - 3, argv + 3);
 	}
+	if (!strcmp(argv[1], "orphans") && argc == 6)
+		return orphans_mode(rounds, argv[3], argv[4], atoi(argv[5]));
 #endif
 	if (!strcmp(argv[1], "exec"))
 		return exec_mode(rounds, argc - 3, argv + 3);

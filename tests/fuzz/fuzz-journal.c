@@ -10,6 +10,12 @@
  * group-readable or symlinked journal dir, another owner.  Hostile or not,
  * a journal that fails to load is refused with a one-line message, restore
  * writes nothing, and the file is left byte for byte as it was.
+ *
+ * Oracle (issue 27, hole B): a journal that loads never yields a key or a
+ * value its text did not hold whole, ended by a newline: every original and
+ * every written value is the decoded tab-separated tail of a complete line.
+ * Each input also runs cut short at a point it chooses (its last byte), as
+ * an append interrupted by a full /run or a kill leaves a journal.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -131,15 +137,93 @@ static const char *lay_out(enum shape shape, const char *top, const char *jdir, 
 	}
 }
 
+/* %XX decoded, as the journal escapes; 0 if malformed */
+static bool decode(const char *in, size_t n, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+		if (o + 1 >= size)
+			return false;
+		if (in[i] != '%') {
+			out[o++] = in[i];
+			continue;
+		}
+		if (i + 2 >= n || sscanf(in + i + 1, "%2x", &v) != 1)
+			return false;
+		out[o++] = (char)v;
+		i += 2;
+	}
+	out[o] = '\0';
+	return true;
+}
+
+/* does a complete line of @text end in "<key>\t<value>\n", both decoded? */
+static bool held_whole(const char *text, size_t len, const char *key, const char *value)
+{
+	/* a line of the journal is at most a key and a value escaped, three bytes a byte */
+	static char k[PERFTUNE_KEY_MAX * 3 + 3 * PT_VAL + 64], v[sizeof(k)];
+
+	for (const char *line = text, *nl; (nl = memchr(line, '\n', len - (size_t)(line - text)));
+	     line = nl + 1) {
+		const char *tab = memchr(line, '\t', (size_t)(nl - line));
+		const char *ks = memchr(line, ' ', (size_t)(nl - line)); /* after the tag */
+		if (!tab || !ks || ks > tab)
+			continue;
+		ks++;
+		if (!strncmp(line, "orig ", 5) && (ks = memchr(ks, ' ', (size_t)(tab - ks))))
+			ks++; /* and after its sequence number */
+		if (!ks)
+			continue;
+		if (decode(ks, (size_t)(tab - ks), k, sizeof(k)) &&
+		    decode(tab + 1, (size_t)(nl - tab - 1), v, sizeof(v)) && !strcmp(k, key) &&
+		    !strcmp(v, value))
+			return true;
+	}
+	return false;
+}
+
+static void check_whole(const struct pt_jinfo *ji, const char *text, size_t len)
+{
+	for (size_t i = 0; i < ji->n; i++) {
+		const struct pt_jentry *e = &ji->e[i];
+		if (!e->key || !e->orig)
+			fz_fail("entry %zu without key or original", i);
+		if (!held_whole(text, len, e->key, e->orig))
+			fz_fail("original '%s' of %s is not a whole record of the text", e->orig,
+				e->key);
+		if (e->written && !held_whole(text, len, e->key, e->written))
+			fz_fail("written '%s' of %s is not a whole record of the text", e->written,
+				e->key);
+	}
+}
+
+/* the same text cut short at @cut: it loads as what its complete lines say */
+static void check_cut(const char *top, const char *jdir, const char *text, size_t cut)
+{
+	struct perftune_ctx *ctx;
+	struct pt_jinfo ji;
+
+	lay_out(REGULAR, top, jdir, text, cut);
+	ctx = fz_ctx(jdir);
+	if (pt_journal_load(ctx, "fuzz", &ji) == 0) {
+		check_whole(&ji, text, cut);
+		pt_jinfo_free(&ji);
+	}
+	perftune_ctx_unref(ctx);
+}
+
 static void read_side(struct perftune_ctx *ctx)
 {
-	struct perftune_iter *it;
+	struct perftune_status_iter *it;
+	const struct perftune_status_entry *e;
 
 	if (perftune_status(ctx, &it) == 0) {
-		while (perftune_iter_next(it) == 1)
-			if (!perftune_iter_name(it) || !perftune_iter_key(it))
+		while ((e = perftune_status_iter_next(it)))
+			if (!perftune_status_entry_tx_name(e) || !perftune_status_entry_key(e))
 				fz_fail("status item without name or key");
-		perftune_iter_free(it);
+		perftune_status_iter_free(it);
 	}
 	for (int f = PERFTUNE_EXPORT_SYSCTL; f <= PERFTUNE_EXPORT_TUNED; f++) {
 		char *text = NULL;
@@ -179,9 +263,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r == 0) {
 		if (shape != REGULAR)
 			fz_fail("hostile journal (shape %d) loaded", shape);
-		for (size_t i = 0; i < ji.n; i++)
-			if (!ji.e[i].key || !ji.e[i].orig)
-				fz_fail("entry %zu without key or original", i);
+		check_whole(&ji, text, len);
 		pt_jinfo_free(&ji);
 	}
 	read_side(ctx);
@@ -201,6 +283,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		perftune_restore(ctx, "fuzz", PERFTUNE_RESTORE_FORCE);
 	}
 	perftune_ctx_unref(ctx);
+	if (shape == REGULAR && len > 0) /* where an interrupted append would have stopped */
+		check_cut(top, jdir, text, (size_t)data[size - 1] * 7919 % len);
 	free(text);
 	return 0;
 }

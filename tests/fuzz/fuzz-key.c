@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Keys and selectors: pt_key_parse, pt_resolve, perftune_get and
- * perftune_describe on the fake machine.  The input is one key.
+ * perftune_describe on the fake machine.  The input is one key.  Both path
+ * resolvers (openat2 and the user-space walk of resolve.c) take every input:
+ * the same answer to the key, and the input taken as a path opens the same
+ * way under both, never outside its top.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "fuzz-common.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -23,6 +29,69 @@ static int count(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
 	return 0;
 }
 
+/* @fd is below fz_root()/<top of @path> */
+static void check_beneath(int fd, const char *path)
+{
+	char link[64], where[PATH_MAX], top[PATH_MAX];
+	size_t n = strcspn(path, "/");
+	ssize_t len;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, where, sizeof(where) - 1);
+	if (len < 0)
+		return;
+	where[len] = '\0';
+	snprintf(top, sizeof(top), "%s/%.*s", fz_root(), (int)n, path);
+	n = strlen(top);
+	if (strncmp(where, top, n) || (where[n] && where[n] != '/'))
+		fz_fail("'%s' opened %s, outside %s", path, where, top);
+}
+
+/* the input as a path below the root: both resolvers agree, neither leaves the top */
+static void both_resolvers_open(const char *path)
+{
+	static const int flags[] = { O_RDONLY, O_PATH, O_RDONLY | O_DIRECTORY, O_PATH | O_NOFOLLOW };
+	char jdir[PATH_MAX];
+
+	snprintf(jdir, sizeof(jdir), "%s/journal", fz_scratch());
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		int fd[2];
+		for (int user = 0; user < 2; user++) {
+			struct perftune_ctx *ctx = fz_ctx(jdir);
+			pt_resolve_force(ctx, user);
+			fd[user] = pt_attr_open(ctx, path, flags[i]);
+			if (fd[user] >= 0)
+				check_beneath(fd[user], path);
+			perftune_ctx_unref(ctx);
+		}
+		if ((fd[0] < 0 || fd[1] < 0) && fd[0] != fd[1])
+			fz_fail("'%s' (flags %#x): openat2 %d, user-space %d", path, flags[i],
+				fd[0] < 0 ? fd[0] : 0, fd[1] < 0 ? fd[1] : 0);
+		for (int user = 0; user < 2; user++)
+			if (fd[user] >= 0)
+				close(fd[user]);
+	}
+}
+
+/* the key's value read through the user-space resolver: as through openat2 */
+static void same_value_user_space(const char *key, int r0, const char *v0)
+{
+	char jdir[PATH_MAX], *v1 = NULL;
+	struct perftune_ctx *ctx;
+	int r1;
+
+	snprintf(jdir, sizeof(jdir), "%s/journal", fz_scratch());
+	ctx = fz_ctx(jdir);
+	pt_resolve_force(ctx, true);
+	r1 = perftune_get(ctx, key, &v1);
+	fz_check_err(ctx, r1, "perftune_get (user-space resolver)");
+	if (r1 != r0 || (r0 == 0 && strcmp(v0, v1)))
+		fz_fail("perftune_get: openat2 %d '%s', user-space %d '%s'", r0, r0 ? "" : v0, r1,
+			r1 ? "" : v1);
+	free(v1);
+	perftune_ctx_unref(ctx);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *key = fz_str(data, size), jdir[PATH_MAX];
@@ -30,10 +99,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pt_keyparts kp;
 	struct perftune_desc *d = NULL;
 	char *value = NULL;
-	int n = 0, r;
+	int n = 0, r, rget;
 
 	snprintf(jdir, sizeof(jdir), "%s/journal", fz_scratch());
 	ctx = fz_ctx(jdir);
+	pt_resolve_force(ctx, false);
 	r = pt_key_parse(ctx, key, &kp);
 	if (r == 0) {
 		if (kp.n < 1 || kp.n > PT_MAX_COMPS)
@@ -48,6 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_check_err(ctx, r, "perftune_get");
 	if (r == 0 && !value)
 		fz_fail("perftune_get returned 0 and no value");
+	rget = r;
 	r = perftune_describe(ctx, key, &d);
 	fz_check_err(ctx, r, "perftune_describe");
 	if (r == 0) {
@@ -63,8 +134,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fz_writes())
 		fz_fail("reading a key wrote %d times", fz_writes());
 	perftune_desc_free(d);
-	free(value);
 	perftune_ctx_unref(ctx);
+	same_value_user_space(key, rget, value); /* a context of its own: counts writes anew */
+	if (fz_writes())
+		fz_fail("reading a key wrote %d times (user-space resolver)", fz_writes());
+	free(value);
+	both_resolvers_open(key);
 	free(key);
 	return 0;
 }

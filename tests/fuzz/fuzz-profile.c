@@ -32,29 +32,31 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void check_len(struct perftune_iter *it, const char *v)
+static void check_len(const struct perftune_profile_item *e, const char *v)
 {
 	if (v && strlen(v) >= PERFTUNE_VALUE_MAX)
-		fz_fail("item %s: a value of %zu bytes", perftune_iter_name(it), strlen(v));
+		fz_fail("item %s: a value of %zu bytes", perftune_profile_item_option(e), strlen(v));
 }
 
 static void items(struct perftune_profile *p)
 {
-	struct perftune_iter *it;
+	struct perftune_profile_item_iter *it;
+	const struct perftune_profile_item *e;
 
 	if (perftune_profile_items(p, &it) < 0)
 		return;
-	while (perftune_iter_next(it) == 1) {
-		if (!perftune_iter_name(it))
+	while ((e = perftune_profile_item_iter_next(it))) {
+		if (!perftune_profile_item_option(e))
 			fz_fail("profile item without a name");
-		(void)perftune_iter_key(it), (void)perftune_iter_current(it);
+		(void)perftune_profile_item_key(e), (void)perftune_profile_item_location(e);
 		/* expansion stops at the value limit (issue 27 E) */
-		check_len(it, perftune_iter_value(it));
-		check_len(it, perftune_iter_old(it));
-		if ((perftune_iter_flags(it) & PERFTUNE_ITEM_SKIPPED) && !perftune_iter_note(it))
-			fz_fail("skipped item %s without a reason", perftune_iter_name(it));
+		check_len(e, perftune_profile_item_value(e));
+		check_len(e, perftune_profile_item_value_as_written(e));
+		if ((perftune_profile_item_flags(e) & PERFTUNE_PROFILE_ITEM_SKIPPED) &&
+		    !perftune_profile_item_skip_reason(e))
+			fz_fail("skipped item %s without a reason", perftune_profile_item_option(e));
 	}
-	perftune_iter_free(it);
+	perftune_profile_item_iter_free(it);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

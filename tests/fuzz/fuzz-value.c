@@ -24,7 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *in = fz_str(data, size), *save = NULL, jdir[PATH_MAX];
 	struct perftune_ctx *ctx;
 	struct perftune_tx *tx;
-	struct perftune_iter *it = NULL;
+	struct perftune_change_iter *it = NULL;
+	const struct perftune_change *e;
 	struct stat st;
 	int r, sets = 0, staged = 0;
 
@@ -50,16 +51,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_check_err(ctx, r, "perftune_tx_commit (dry run)");
 	if (perftune_tx_changes(tx, &it) == 0) {
 		int items = 0;
-		while (perftune_iter_next(it) == 1) {
-			if (!perftune_iter_key(it) || !perftune_iter_value(it))
+		while ((e = perftune_change_iter_next(it))) {
+			if (!perftune_change_key(e) || !perftune_change_new_value(e))
 				fz_fail("change without key or value");
-			(void)perftune_iter_old(it), (void)perftune_iter_note(it);
+			(void)perftune_change_old_value(e), (void)perftune_change_note(e);
 			items++;
 		}
 		if (items > staged)
 			fz_fail("%d changes listed, %d staged", items, staged);
 	}
-	perftune_iter_free(it);
+	perftune_change_iter_free(it);
 	perftune_tx_unref(tx);
 	if (fz_writes())
 		fz_fail("a dry run wrote %d times", fz_writes());

@@ -3,7 +3,8 @@
 # Golden files: the CLI's human and JSON output of each case in ./cases, on a
 # fresh fake machine, compared with NAME.out.  UPDATE_GOLDEN=1 rewrites them.
 # Outputs are made independent of where the test runs: the temp dir becomes
-# @TMP@, the source dir @SRCDIR@, the version @VERSION@.
+# @TMP@, the source dir @SRCDIR@, the version @VERSION@, the kernel's path
+# resolver @RESOLVER@.
 set -euo pipefail
 : "${PERFTUNE:?set by meson}" "${SRCDIR:?set by meson}"
 G=$SRCDIR/tests/golden
@@ -18,8 +19,10 @@ done
 version=$("$PERFTUNE" --version | awk '{print $NF}')
 
 normalize() {
+	# the resolver depends on the kernel (openat2, or its fallback under seccomp)
 	sed -e "s|$TMP|@TMP@|g" -e "s|$SRCDIR|@SRCDIR@|g" \
-		-e "s|perftune $version\\b|perftune @VERSION@|g"
+		-e "s|perftune $version\\b|perftune @VERSION@|g" \
+		-e 's/paths resolved by [^;"]*/paths resolved by @RESOLVER@/g'
 }
 
 failed=0 n=0

@@ -67,18 +67,19 @@ static struct perftune_profile *load(const char *name, const char *const *vars)
 static const char *item(struct perftune_profile *p, const char *key, unsigned *flags)
 {
 	static char v[PERFTUNE_VALUE_MAX];
-	struct perftune_iter *it;
+	struct perftune_profile_item_iter *it;
+	const struct perftune_profile_item *e;
 	const char *res = NULL;
 
 	ck_assert_int_eq(perftune_profile_items(p, &it), 0);
-	while (perftune_iter_next(it))
-		if (perftune_iter_key(it) && !strcmp(perftune_iter_key(it), key)) {
-			snprintf(v, sizeof(v), "%s", perftune_iter_value(it) ? perftune_iter_value(it) : "");
+	while ((e = perftune_profile_item_iter_next(it)))
+		if (perftune_profile_item_key(e) && !strcmp(perftune_profile_item_key(e), key)) {
+			snprintf(v, sizeof(v), "%s", perftune_profile_item_value(e) ? perftune_profile_item_value(e) : "");
 			if (flags)
-				*flags = perftune_iter_flags(it);
+				*flags = perftune_profile_item_flags(e);
 			res = v;
 		}
-	perftune_iter_free(it);
+	perftune_profile_item_iter_free(it);
 	return res;
 }
 
@@ -86,17 +87,18 @@ static const char *item(struct perftune_profile *p, const char *key, unsigned *f
 static const char *skipped(struct perftune_profile *p, const char *option)
 {
 	static char v[1024];
-	struct perftune_iter *it;
+	struct perftune_profile_item_iter *it;
+	const struct perftune_profile_item *e;
 	const char *res = NULL;
 
 	ck_assert_int_eq(perftune_profile_items(p, &it), 0);
-	while (perftune_iter_next(it))
-		if ((perftune_iter_flags(it) & PERFTUNE_ITEM_SKIPPED) &&
-		    !strcmp(perftune_iter_name(it), option)) {
-			snprintf(v, sizeof(v), "%s", perftune_iter_note(it) ? perftune_iter_note(it) : "");
+	while ((e = perftune_profile_item_iter_next(it)))
+		if ((perftune_profile_item_flags(e) & PERFTUNE_PROFILE_ITEM_SKIPPED) &&
+		    !strcmp(perftune_profile_item_option(e), option)) {
+			snprintf(v, sizeof(v), "%s", perftune_profile_item_skip_reason(e) ? perftune_profile_item_skip_reason(e) : "");
 			res = v;
 		}
-	perftune_iter_free(it);
+	perftune_profile_item_iter_free(it);
 	return res;
 }
 
@@ -317,12 +319,12 @@ START_TEST(conditional_and_sector_values)
 		  "[sysctl]\nvm.swappiness=<70\nvm.dirty_ratio=<10\n");
 	p = load("ra", NULL);
 	ck_assert_str_eq(item(p, "block.sda.read_ahead_kb", &fl), "128");
-	ck_assert_uint_eq(fl, PERFTUNE_ITEM_UNCHANGED);
+	ck_assert_uint_eq(fl, PERFTUNE_PROFILE_ITEM_UNCHANGED);
 	ck_assert_str_eq(item(p, "block.sdb.read_ahead_kb", &fl), "4096");
 	ck_assert_uint_eq(fl, 0);
 	ck_assert_str_eq(item(p, "block.sdc.read_ahead_kb", NULL), "4096");
 	ck_assert_str_eq(item(p, "sysctl.vm.swappiness", &fl), "60");
-	ck_assert_uint_eq(fl, PERFTUNE_ITEM_UNCHANGED);
+	ck_assert_uint_eq(fl, PERFTUNE_PROFILE_ITEM_UNCHANGED);
 	ck_assert_str_eq(item(p, "sysctl.vm.dirty_ratio", NULL), "10");
 	perftune_profile_free(p);
 }
@@ -349,7 +351,7 @@ START_TEST(plugins_map_or_skip_with_reason)
 	ck_assert_str_eq(item(p, "thp.defrag", NULL), "never");
 	ck_assert_str_eq(item(p, "block.sda.scheduler", NULL), "mq-deadline");
 	ck_assert_ptr_nonnull(item(p, "block.sda.iosched.quantum", &fl));
-	ck_assert_uint_eq(fl, PERFTUNE_ITEM_SKIPPED); /* mq-deadline has no quantum */
+	ck_assert_uint_eq(fl, PERFTUNE_PROFILE_ITEM_SKIPPED); /* mq-deadline has no quantum */
 	ck_assert_ptr_nonnull(strstr(skipped(p, "[cpu] energy_perf_bias"), "energy_perf_bias"));
 	ck_assert_ptr_nonnull(strstr(skipped(p, "[cpu] load_threshold"), "daemon"));
 	ck_assert_ptr_nonnull(strstr(skipped(p, "[disk] apm"), "hdparm"));
@@ -391,13 +393,14 @@ static struct perftune_tx *tx_new(const char *name, unsigned flags)
 
 static int staged(struct perftune_tx *tx)
 {
-	struct perftune_iter *it;
+	struct perftune_change_iter *it;
+	const struct perftune_change *e;
 	int n = 0;
 
 	ck_assert_int_eq(perftune_tx_changes(tx, &it), 0);
-	while (perftune_iter_next(it))
+	while ((e = perftune_change_iter_next(it)))
 		n++;
-	perftune_iter_free(it);
+	perftune_change_iter_free(it);
 	return n;
 }
 
@@ -631,7 +634,8 @@ END_TEST
 
 START_TEST(list_sorted_first_directory_wins)
 {
-	struct perftune_iter *it;
+	struct perftune_profile_entry_iter *it;
+	const struct perftune_profile_entry *e;
 	char two[PATH_MAX], env[2 * PATH_MAX + 2], p[PATH_MAX + 32];
 	const char *names[3] = { 0 };
 	int n = 0;
@@ -648,13 +652,13 @@ START_TEST(list_sorted_first_directory_wins)
 	snprintf(env, sizeof(env), "%s:%s", dir, two);
 	setenv("PERFTUNE_PROFILE_PATH", env, 1);
 	ck_assert_int_eq(perftune_profile_list(f.ctx, &it), 0);
-	while (perftune_iter_next(it)) {
+	while ((e = perftune_profile_entry_iter_next(it))) {
 		ck_assert_int_lt(n, 2);
-		names[n++] = strdup(perftune_iter_name(it));
-		if (!strcmp(perftune_iter_name(it), "alpha"))
-			ck_assert_str_eq(perftune_iter_value(it), "first");
+		names[n++] = strdup(perftune_profile_entry_name(e));
+		if (!strcmp(perftune_profile_entry_name(e), "alpha"))
+			ck_assert_str_eq(perftune_profile_entry_summary(e), "first");
 	}
-	perftune_iter_free(it);
+	perftune_profile_entry_iter_free(it);
 	ck_assert_int_eq(n, 2);
 	ck_assert_str_eq(names[0], "alpha");
 	ck_assert_str_eq(names[1], "zeta");
@@ -783,7 +787,8 @@ END_TEST
 
 START_TEST(list_leaves_out_profiles_others_can_write)
 {
-	struct perftune_iter *it;
+	struct perftune_profile_entry_iter *it;
+	const struct perftune_profile_entry *e;
 	char conf[PATH_MAX];
 	int n = 0;
 
@@ -794,11 +799,11 @@ START_TEST(list_leaves_out_profiles_others_can_write)
 	warnings[0] = '\0';
 	perftune_ctx_set_log_fn(f.ctx, keep_warning, PERFTUNE_LOG_WARNING, NULL);
 	ck_assert_int_eq(perftune_profile_list(f.ctx, &it), 0);
-	while (perftune_iter_next(it)) {
-		ck_assert_str_eq(perftune_iter_name(it), "kept");
+	while ((e = perftune_profile_entry_iter_next(it))) {
+		ck_assert_str_eq(perftune_profile_entry_name(e), "kept");
 		n++;
 	}
-	perftune_iter_free(it);
+	perftune_profile_entry_iter_free(it);
 	ck_assert_int_eq(n, 1);
 	assert_warned("open/tuned.conf refused: ");
 }

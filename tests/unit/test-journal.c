@@ -261,8 +261,9 @@ START_TEST(every_cut_point_restores_only_complete_records)
 				      whole ? orig[i] : news[i]);
 		}
 		/* before the header's first newline there is no journal; after it, a restore */
-		ck_assert_msg(r == (strchr(cut, '\n') ? want : -EINVAL),
-			      "cut at %zu: restore returned %d (%s), want %d", k, r,
+		if (!strchr(cut, '\n'))
+			want = -EINVAL;
+		ck_assert_msg(r == want, "cut at %zu: restore returned %d (%s), want %d", k, r,
 			      perftune_ctx_last_error(f.ctx), want);
 		ck_assert_msg((k > 0 && cut[k - 1] != '\n' && strchr(cut, '\n')) ==
 				      (strstr(logged, "journal j: last record cut short") != NULL),
@@ -399,7 +400,8 @@ END_TEST
 
 START_TEST(journal_from_another_boot_is_dropped_not_written)
 {
-	struct perftune_iter *it;
+	struct perftune_status_iter *it;
+	const struct perftune_status_entry *e;
 	char *j;
 
 	commit_two();
@@ -409,9 +411,9 @@ START_TEST(journal_from_another_boot_is_dropped_not_written)
 	spill(jfile, j, O_TRUNC);
 	free(j);
 	ck_assert_int_eq(perftune_status(f.ctx, &it), 0);
-	ck_assert(perftune_iter_next(it));
-	ck_assert_str_eq(perftune_iter_note(it), "journal from another boot");
-	perftune_iter_free(it);
+	ck_assert((e = perftune_status_iter_next(it)));
+	ck_assert_str_eq(perftune_status_entry_note(e), "journal from another boot");
+	perftune_status_iter_free(it);
 	perftune_ctx_set_log_fn(f.ctx, keep_log, PERFTUNE_LOG_DEBUG, NULL);
 	ck_assert_int_eq(perftune_restore(f.ctx, "j", 0), 0);
 	ck_assert_msg(strstr(logged, "'j' is from another boot: its values were reset then"),
@@ -527,6 +529,223 @@ START_TEST(unknown_transaction_is_enoent)
 }
 END_TEST
 
+/* hole D: a FIFO named *.journal is skipped with a warning, never waited for */
+START_TEST(fifo_journal_is_skipped_not_waited_for)
+{
+	struct perftune_status_iter *it;
+	int r;
+
+	alarm(20); /* a hang fails the test instead of its timeout */
+	ck_assert_int_eq(mkfifo(jfile, 0600), 0);
+	perftune_ctx_set_log_fn(f.ctx, keep_log, PERFTUNE_LOG_WARNING, NULL);
+	ck_assert_int_eq(perftune_status(f.ctx, &it), 0);
+	ck_assert_ptr_null(perftune_status_iter_next(it));
+	perftune_status_iter_free(it);
+	ck_assert_msg(strstr(logged, "j.journal is not a regular file, skipped"), "log: %s", logged);
+	ck_assert_int_eq(perftune_restore(f.ctx, NULL, PERFTUNE_RESTORE_ORPHANS), 0);
+	r = perftune_restore(f.ctx, "j", 0);
+	ck_assert_msg(r == -EPERM, "restore returned %d", r);
+	ck_assert_msg(strstr(perftune_ctx_last_error(f.ctx), "journal j: not a private regular file"),
+		      "message: %s", perftune_ctx_last_error(f.ctx));
+	struct perftune_tx *tx; /* the lock was let go: another transaction goes through */
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "k", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "10"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), 1);
+	perftune_tx_unref(tx);
+	ck_assert_int_eq(perftune_restore(f.ctx, "k", 0), 1);
+	alarm(0);
+}
+END_TEST
+
+/* ... and a FIFO where a kernel file should be (a fake root) is refused, not waited for */
+START_TEST(fifo_kernel_file_is_refused)
+{
+	char p[PATH_MAX + 64];
+	char *v = NULL;
+	int r;
+
+	alarm(20);
+	snprintf(p, sizeof(p), "%s/proc/sys/vm/swappiness", f.root);
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(mkfifo(p, 0644), 0);
+	r = perftune_get(f.ctx, "sysctl.vm.swappiness", &v);
+	ck_assert_msg(r == -EPERM, "get returned %d (%s)", r, perftune_ctx_last_error(f.ctx));
+	ck_assert_str_eq(perftune_ctx_last_error(f.ctx),
+			 "sysctl.vm.swappiness: cannot read /proc/sys/vm/swappiness: not a regular "
+			 "file, refusing");
+	free(v);
+	alarm(0);
+}
+END_TEST
+
+/* hole C: the journal directory is never a symlink, however its path is spelled */
+START_TEST(symlinked_journal_dir_is_refused_however_spelled)
+{
+	static const char *const tails[] = { "", "/", "/.", "/./", "//.//" };
+	char real[PATH_MAX + 16], link[PATH_MAX + 16], dir[PATH_MAX + 32];
+
+	snprintf(real, sizeof(real), "%s.real", f.jdir);
+	snprintf(link, sizeof(link), "%s.link", f.jdir);
+	ck_assert_int_eq(mkdir(real, 0700), 0);
+	ck_assert_int_eq(symlink(real, link), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(tails); i++) {
+		struct perftune_tx *tx;
+		snprintf(dir, sizeof(dir), "%s%s", link, tails[i]);
+		ck_assert_int_eq(perftune_ctx_set_journal_dir(f.ctx, dir), 0);
+		ck_assert_int_eq(perftune_tx_new(f.ctx, "j", 0, &tx), 0);
+		ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "10"), 1);
+		ck_assert_int_lt(perftune_tx_commit(tx), 0);
+		perftune_tx_unref(tx);
+		ck_assert_msg(strstr(perftune_ctx_last_error(f.ctx), "is a symlink or not a directory"),
+			      "'%s': %s", dir, perftune_ctx_last_error(f.ctx));
+		ck_assert_int_lt(perftune_restore(f.ctx, NULL, PERFTUNE_RESTORE_ALL), 0);
+		ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+	}
+	snprintf(dir, sizeof(dir), "%s/.lock", real);
+	ck_assert_int_eq(access(dir, F_OK), -1); /* nothing was written through the link */
+}
+END_TEST
+
+/*
+ * A symlink on the way is followed only where root owns it and it sits in a
+ * directory only root can write (CHASE_SAFE): /var/run -> /run works, a link
+ * in a world-writable directory (/tmp) does not.
+ */
+START_TEST(symlink_on_the_way_only_if_root_owns_it_and_its_dir)
+{
+	char top[PATH_MAX], open_dir[PATH_MAX + 16], safe[PATH_MAX + 16], real[PATH_MAX + 16];
+	char link[PATH_MAX + 32], dir[PATH_MAX + 48];
+
+	if (!can_chown())
+		return;
+	snprintf(top, sizeof(top), "%.*s", (int)(strrchr(f.jdir, '/') - f.jdir), f.jdir);
+	snprintf(real, sizeof(real), "%s/real", top);
+	snprintf(open_dir, sizeof(open_dir), "%s/tmp", top);
+	snprintf(safe, sizeof(safe), "%s/var", top);
+	ck_assert_int_eq(mkdir(real, 0755), 0);
+	ck_assert_int_eq(mkdir(open_dir, 0777), 0);
+	ck_assert_int_eq(chmod(open_dir, 01777), 0);
+	ck_assert_int_eq(mkdir(safe, 0755), 0);
+	ck_assert_int_eq(chmod(top, 0755), 0);
+
+	/* root's link in a world-writable dir: refused */
+	snprintf(link, sizeof(link), "%s/run", open_dir);
+	ck_assert_int_eq(symlink(real, link), 0);
+	snprintf(dir, sizeof(dir), "%s/perftune", link);
+	ck_assert_int_eq(perftune_ctx_set_journal_dir(f.ctx, dir), 0);
+	ck_assert_int_eq(perftune_restore(f.ctx, NULL, PERFTUNE_RESTORE_ALL), -ELOOP);
+	ck_assert_msg(strstr(perftune_ctx_last_error(f.ctx), "a symlink on the way is not root's"),
+		      "message: %s", perftune_ctx_last_error(f.ctx));
+
+	/* another user's link in a root-only dir: refused */
+	snprintf(link, sizeof(link), "%s/nobody", safe);
+	ck_assert_int_eq(symlink(real, link), 0);
+	ck_assert_int_eq(lchown(link, 65534, 65534), 0);
+	snprintf(dir, sizeof(dir), "%s/perftune", link);
+	ck_assert_int_eq(perftune_ctx_set_journal_dir(f.ctx, dir), 0);
+	ck_assert_int_eq(perftune_restore(f.ctx, NULL, PERFTUNE_RESTORE_ALL), -ELOOP);
+
+	/* root's link in a root-only dir (/var/run -> /run, relative here): followed */
+	snprintf(link, sizeof(link), "%s/run", safe);
+	ck_assert_int_eq(symlink("../real", link), 0);
+	snprintf(dir, sizeof(dir), "%s/perftune", link);
+	ck_assert_int_eq(perftune_ctx_set_journal_dir(f.ctx, dir), 0);
+	commit_two();
+	snprintf(dir, sizeof(dir), "%s/perftune/j.journal", real);
+	ck_assert_int_eq(access(dir, F_OK), 0);
+	snprintf(dir, sizeof(dir), "%s/perftune", real);
+	struct stat st;
+	ck_assert_int_eq(stat(dir, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0700);
+	ck_assert_int_eq(perftune_restore(f.ctx, "j", 0), 2);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+}
+END_TEST
+
+/* a relative PERFTUNE_JOURNAL_DIR is an error naming it, not the default in disguise */
+START_TEST(relative_journal_dir_variable_is_an_error)
+{
+	struct perftune_ctx *ctx;
+	struct perftune_status_iter *it = NULL;
+
+	setenv("PERFTUNE_JOURNAL_DIR", "run/perftune", 1);
+	ck_assert_int_eq(perftune_ctx_new(&ctx), 0);
+	unsetenv("PERFTUNE_JOURNAL_DIR");
+	ck_assert_int_eq(perftune_ctx_set_root(ctx, f.root), 0);
+	ck_assert_int_eq(perftune_status(ctx, &it), -EINVAL);
+	ck_assert_str_eq(perftune_ctx_last_error(ctx),
+			 "PERFTUNE_JOURNAL_DIR 'run/perftune': not an absolute path");
+	ck_assert_int_eq(perftune_restore(ctx, NULL, PERFTUNE_RESTORE_ORPHANS), -EINVAL);
+	perftune_ctx_unref(ctx);
+}
+END_TEST
+
+/*
+ * Linear restore --orphans: a journal of many keys (sysctls of the fake
+ * tree) is given back whole; those a later live transaction also changed
+ * are handed over to it, those already restored are left alone.
+ */
+#define MANY 2000
+START_TEST(restore_of_a_many_key_journal)
+{
+	char p[PATH_MAX + 64], *j, *k;
+	size_t jl = 0, kl = 0, cap = (size_t)MANY * 80 + 4096;
+	int nk = 0, written;
+
+	snprintf(p, sizeof(p), "%s/proc/sys/many", f.root);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	j = malloc(cap);
+	k = malloc(cap);
+	const char *boot = slurp("/proc/sys/kernel/random/boot_id");
+	int bl = (int)strcspn(boot, "\n");
+	jl = (size_t)sprintf(j, "perftune-journal 1\nname j\nboot %.*s\nflags 0\npid 4194303 1\n",
+			     bl, boot);
+	kl = (size_t)sprintf(k, "perftune-journal 1\nname k\nboot %.*s\nflags 0\npid %d 0\n", bl,
+			     boot, getpid());
+	for (int i = 0; i < MANY; i++) {
+		char v[16];
+		char line[32];
+		snprintf(p, sizeof(p), "%s/proc/sys/many/k%d", f.root, i);
+		snprintf(v, sizeof(v), "%d", i + 1000000); /* the current value */
+		snprintf(line, sizeof(line), "%s\n", v);
+		spill(p, line, O_TRUNC);
+		jl += (size_t)sprintf(j + jl, "orig %d sysctl.many.k%d\t%d\nwrote sysctl.many.k%d\t%s\n",
+				      i + 1, i, i, i, v);
+		if (i % 7 == 3) /* given back already */
+			jl += (size_t)sprintf(j + jl, "restored sysctl.many.k%d\n", i);
+		if (i % 5 == 1) { /* a later transaction took it too */
+			kl += (size_t)sprintf(k + kl, "orig %d sysctl.many.k%d\t%s\n", MANY + i, i, v);
+			nk++;
+		}
+	}
+	spill(jfile, j, O_TRUNC);
+	snprintf(p, sizeof(p), "%s/k.journal", f.jdir);
+	spill(p, k, O_TRUNC);
+	written = perftune_restore(f.ctx, NULL, PERFTUNE_RESTORE_ORPHANS);
+	ck_assert_msg(written >= 0, "restore: %d %s", written, perftune_ctx_last_error(f.ctx));
+	int want = 0;
+	for (int i = 0; i < MANY; i++) {
+		char v[16];
+		const char *now;
+		snprintf(p, sizeof(p), "proc/sys/many/k%d", i);
+		now = fx_read(&f, p);
+		if (i % 7 == 3 || i % 5 == 1)
+			snprintf(v, sizeof(v), "%d", i + 1000000); /* left alone or handed over */
+		else
+			snprintf(v, sizeof(v), "%d", i), want++;
+		ck_assert_msg(!strcmp(now, v), "k%d is '%s', want '%s'", i, now, v);
+	}
+	ck_assert_int_eq(written, want);
+	snprintf(p, sizeof(p), "%s/k.journal", f.jdir);
+	const char *kj = slurp(p);
+	ck_assert_ptr_nonnull(strstr(kj, "\nhandover sysctl.many.k1\t1\n"));
+	ck_assert_ptr_null(strstr(kj, "\nhandover sysctl.many.k31\t")); /* restored before */
+	ck_assert_int_eq(access(jfile, F_OK), -1);
+	free(j);
+	free(k);
+}
+END_TEST
+
 static Suite *journal_suite(void)
 {
 	Suite *s = suite_create("journal");
@@ -559,6 +778,12 @@ static Suite *journal_suite(void)
 	tcase_add_test(tc, control_character_in_key_is_refused);
 	tcase_add_test(tc, control_character_in_value_is_refused);
 	tcase_add_test(tc, commit_never_writes_through_a_symlinked_journal);
+	tcase_add_test(tc, fifo_journal_is_skipped_not_waited_for);
+	tcase_add_test(tc, fifo_kernel_file_is_refused);
+	tcase_add_test(tc, symlinked_journal_dir_is_refused_however_spelled);
+	tcase_add_test(tc, symlink_on_the_way_only_if_root_owns_it_and_its_dir);
+	tcase_add_test(tc, relative_journal_dir_variable_is_an_error);
+	tcase_add_test(tc, restore_of_a_many_key_journal);
 	suite_add_tcase(s, tc);
 	return s;
 }

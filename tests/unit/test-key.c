@@ -60,7 +60,7 @@ static const struct {
 	{ "sysfs[/sys//block]", -EPERM, "must not contain" },
 	{ "sysfs[/sys/kernel/mm/escape]", -EPERM, "outside /sys" },
 	{ "sysfs[/sys/block/evil/passwd]", -EPERM, "outside /sys" },
-	{ "sysfs[/sys/kernel/mm/transparent_hugepage]", -EISDIR, "not an attribute file" },
+	{ "sysfs[/sys/kernel/mm/transparent_hugepage]", -EINVAL, "not an attribute file" },
 	{ "sysfs[/sys/nosuch]", -ENOENT, "No such file" },
 	{ "thp", -EINVAL, "expected thp.<attribute>" },
 	{ "thp.nosuch", -ENOENT, "no such THP attribute" },

@@ -66,18 +66,19 @@ END_TEST
 
 START_TEST(list_has_every_family_and_only_tunables)
 {
-	struct perftune_iter *it;
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *e;
 	const char *want[] = { "block.", "cpu.", "hugepages.", "numa.", "pmqos.", "selinux.",
 			       "sysctl.", "thp." };
 	int seen[ARRAY_SIZE(want)] = { 0 }, n = 0, ro = 0;
 
 	ck_assert_int_eq(perftune_list(f.ctx, NULL, &it), 0);
-	while (perftune_iter_next(it)) {
-		const char *k = perftune_iter_key(it);
+	while ((e = perftune_tunable_iter_next(it))) {
+		const char *k = perftune_tunable_key(e);
 		/* a read-only sysctl is listed as what it is; nothing else is read-only */
-		if (perftune_iter_flags(it) & PERFTUNE_ITEM_READONLY) {
+		if (perftune_tunable_flags(e) & PERFTUNE_TUNABLE_READONLY) {
 			ck_assert_str_eq(k, "sysctl.kernel.ostype");
-			ck_assert_str_eq(perftune_iter_value(it), "Linux");
+			ck_assert_str_eq(perftune_tunable_value(e), "Linux");
 			ro++;
 		}
 		for (size_t i = 0; i < ARRAY_SIZE(want); i++)
@@ -88,7 +89,7 @@ START_TEST(list_has_every_family_and_only_tunables)
 		ck_assert_msg(strncmp(k, "block.dm-0.scheduler", 20), "bio-based scheduler listed");
 		n++;
 	}
-	perftune_iter_free(it);
+	perftune_tunable_iter_free(it);
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
 		ck_assert_msg(seen[i] > 0, "no %s key listed", want[i]);
 	ck_assert_int_gt(n, 100);
@@ -98,40 +99,42 @@ END_TEST
 
 START_TEST(list_prefix_filters)
 {
-	struct perftune_iter *it;
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *e;
 	int n = 0;
 
 	ck_assert_int_eq(perftune_list(f.ctx, "block.sda.", &it), 0);
-	while (perftune_iter_next(it)) {
-		ck_assert(!strncmp(perftune_iter_key(it), "block.sda.", 10));
+	while ((e = perftune_tunable_iter_next(it))) {
+		ck_assert(!strncmp(perftune_tunable_key(e), "block.sda.", 10));
 		n++;
 	}
-	perftune_iter_free(it);
+	perftune_tunable_iter_free(it);
 	ck_assert_int_eq(n, 13); /* 9 writable queue attributes, 4 iosched parameters */
 	ck_assert_int_eq(perftune_list(f.ctx, "nosuch", &it), 0);
-	ck_assert_int_eq(perftune_iter_next(it), 0);
-	perftune_iter_free(it);
+	ck_assert(!(e = perftune_tunable_iter_next(it)));
+	perftune_tunable_iter_free(it);
 }
 END_TEST
 
 START_TEST(list_selector_reaches_its_disks)
 {
-	struct perftune_iter *it;
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *e;
 	int n = 0;
 
 	ck_assert_int_eq(perftune_list(f.ctx, "block[/dev/mapper/lin]", &it), 0);
-	while (perftune_iter_next(it)) {
-		const char *k = perftune_iter_key(it);
+	while ((e = perftune_tunable_iter_next(it))) {
+		const char *k = perftune_tunable_key(e);
 		ck_assert_msg(!strncmp(k, "block.sdb.", 10) || !strncmp(k, "block.sdc.", 10),
 			      "bio-based lin listed %s", k);
 		n++;
 	}
-	perftune_iter_free(it);
+	perftune_tunable_iter_free(it);
 	ck_assert_int_eq(n, 26);
 	ck_assert_int_eq(perftune_list(f.ctx, "block[/var/lib/mysql].iosched", &it), 0);
-	for (n = 0; perftune_iter_next(it); n++)
-		ck_assert(!strncmp(perftune_iter_key(it), "block.sda.iosched.", 18));
-	perftune_iter_free(it);
+	for (n = 0; (e = perftune_tunable_iter_next(it)); n++)
+		ck_assert(!strncmp(perftune_tunable_key(e), "block.sda.iosched.", 18));
+	perftune_tunable_iter_free(it);
 	ck_assert_int_eq(n, 4);
 	ck_assert_int_eq(perftune_list(f.ctx, "block[/dev/nosuch]", &it), -ENODEV);
 	ck_assert_int_eq(perftune_list(f.ctx, "thp[x]", &it), -EINVAL);
@@ -196,7 +199,8 @@ static void drop_dac_caps(void)
 START_TEST(describe_of_a_refused_read_is_unreadable_with_the_reason)
 {
 	struct perftune_desc *d;
-	struct perftune_iter *it;
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *e;
 	char p[PATH_MAX];
 	bool listed = false;
 
@@ -211,12 +215,12 @@ START_TEST(describe_of_a_refused_read_is_unreadable_with_the_reason)
 	perftune_desc_free(d);
 	/* as list shows it: there, without a value */
 	ck_assert_int_eq(perftune_list(f.ctx, "block.sda.wbt", &it), 0);
-	while (perftune_iter_next(it))
-		if (!strcmp(perftune_iter_key(it), "block.sda.wbt_lat_usec")) {
+	while ((e = perftune_tunable_iter_next(it)))
+		if (!strcmp(perftune_tunable_key(e), "block.sda.wbt_lat_usec")) {
 			listed = true;
-			ck_assert_ptr_null(perftune_iter_value(it));
+			ck_assert_ptr_null(perftune_tunable_value(e));
 		}
-	perftune_iter_free(it);
+	perftune_tunable_iter_free(it);
 	ck_assert(listed);
 }
 END_TEST

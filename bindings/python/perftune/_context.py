@@ -70,15 +70,17 @@ def _release_ctx(ptr: Any) -> None:
     _lib.perftune_ctx_unref(ptr)
 
 
-def _drain(it: Any, item: Callable[[Any], Any]) -> list[Any]:
-    """Read a C iterator to the end into a list, then free it."""
+def _drain(kind: str, it: Any, item: Callable[[Any], Any]) -> list[Any]:
+    """Read a typed C iterator (perftune_<kind>_iter) to the end into a list
+    of item(object), then free it."""
+    step = getattr(_lib, f"perftune_{kind}_iter_next")
     try:
         out = []
-        while _lib.perftune_iter_next(it) == 1:
-            out.append(item(it))
+        while (obj := step(it)) is not None:
+            out.append(item(obj))
         return out
     finally:
-        _lib.perftune_iter_free(it)
+        getattr(_lib, f"perftune_{kind}_iter_free")(it)
 
 
 class Context:
@@ -91,11 +93,12 @@ class Context:
         an existing one must be owned by us with mode 0700).
 
     Usable as a context manager (closes on exit).  Calls from several threads
-    are serialized.
+    run concurrently: the library keeps the last error per thread, and the C
+    context serializes what must be.
     """
 
     def __init__(self, root: StrPath | None = None, journal_dir: StrPath | None = None) -> None:
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # the handle's lifetime only: close() against calls
         self._log_callback: LogCallback | None = None
         root = None if root is None else _path("root", root)
         journal_dir = None if journal_dir is None else _path("journal_dir", journal_dir)
@@ -116,16 +119,17 @@ class Context:
             raise ValueError("operation on a closed perftune Context")
         return self._ptr
 
-    def _raise(self, rc: int) -> PerftuneError:
-        return error_from_errno(rc, _lib.perftune_ctx_last_error(self._ptr))
-
     def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Call fn(ctx, *args) -> rc or (rc, out...); raise on rc < 0."""
-        with self._lock:
-            r = fn(self._handle(), *args)
+        with self._lock:  # a reference of the call's own: close() may come meanwhile
+            ptr = _lib.perftune_ctx_ref(self._handle())
+        try:
+            r = fn(ptr, *args)
             rc = r[0] if isinstance(r, tuple) else r
-            if rc < 0:
-                raise self._raise(rc)
+            if rc < 0:  # the message of this thread's last call
+                raise error_from_errno(rc, _lib.perftune_ctx_last_error(ptr))
+        finally:
+            _lib.perftune_ctx_unref(ptr)
         return r
 
     # ---- properties and lifetime -------------------------------------------
@@ -194,12 +198,13 @@ class Context:
         _rc, it = self._call(_lib.perftune_list, prefix)
         return iter(
             _drain(
+                "tunable",
                 it,
-                lambda i: Tunable(
-                    _str(_lib.perftune_iter_key(i)),
-                    _lib.perftune_iter_value(i),
-                    _lib.perftune_iter_note(i) or None,
-                    bool(_lib.perftune_iter_flags(i) & _lib.PERFTUNE_ITEM_READONLY),
+                lambda t: Tunable(
+                    _str(_lib.perftune_tunable_key(t)),
+                    _lib.perftune_tunable_value(t),
+                    _lib.perftune_tunable_note(t) or None,
+                    bool(_lib.perftune_tunable_flags(t) & _lib.PERFTUNE_TUNABLE_READONLY),
                 ),
             )
         )
@@ -274,16 +279,17 @@ class Context:
         current value, holder, flags (drift, orphaned, held, ...)."""
         _rc, it = self._call(_lib.perftune_status)
         return _drain(
+            "status",
             it,
-            lambda i: StatusEntry(
-                name=_str(_lib.perftune_iter_name(i)),
-                key=_str(_lib.perftune_iter_key(i)),
-                old=_lib.perftune_iter_old(i),
-                written=_lib.perftune_iter_value(i),
-                current=_lib.perftune_iter_current(i),
-                pid=_lib.perftune_iter_pid(i),
-                flags=ItemFlag(_lib.perftune_iter_flags(i)),
-                note=_lib.perftune_iter_note(i) or None,
+            lambda e: StatusEntry(
+                name=_str(_lib.perftune_status_entry_tx_name(e)),
+                key=_str(_lib.perftune_status_entry_key(e)),
+                old=_lib.perftune_status_entry_original(e),
+                written=_lib.perftune_status_entry_written(e),
+                current=_lib.perftune_status_entry_current(e),
+                pid=_lib.perftune_status_entry_pid(e),
+                flags=ItemFlag(_lib.perftune_status_entry_flags(e)),
+                note=_lib.perftune_status_entry_note(e) or None,
             ),
         )
 
@@ -320,12 +326,13 @@ class Context:
         """The profiles on the search path, sorted by name."""
         _rc, it = self._call(_lib.perftune_profile_list)
         return _drain(
+            "profile_entry",
             it,
-            lambda i: ProfileInfo(
-                name=_str(_lib.perftune_iter_name(i)),
-                path=_str(_lib.perftune_iter_key(i)),
-                summary=_lib.perftune_iter_value(i),
-                note=_lib.perftune_iter_note(i) or None,
+            lambda e: ProfileInfo(
+                name=_str(_lib.perftune_profile_entry_name(e)),
+                path=_str(_lib.perftune_profile_entry_path(e)),
+                summary=_lib.perftune_profile_entry_summary(e),
+                note=_lib.perftune_profile_entry_error(e) or None,
             ),
         )
 
@@ -390,11 +397,12 @@ class Transaction:
         self._dry_run = dry_run
         self._committed = False  # a real commit succeeded and was not rolled back
         self._finished = False  # commit, rollback or close happened: nothing left to do
+        self._lock = threading.RLock()  # this transaction's state, not the context's
 
     # ---- plumbing ----------------------------------------------------------
 
     def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
-        with self._ctx._lock:
+        with self._lock:
             if not self._finalizer.alive:
                 raise ValueError(f"operation on a closed perftune Transaction '{self.name}'")
             r = fn(self._ptr, *args)
@@ -450,7 +458,7 @@ class Transaction:
         flags = (_lib.PERFTUNE_PROFILE_STRICT if strict else 0) | (
             _lib.PERFTUNE_PROFILE_HOLD if self._hold else 0
         )
-        with self._ctx._lock:
+        with self._lock:
             if not self._finalizer.alive:
                 raise ValueError(f"operation on a closed perftune Transaction '{self.name}'")
             rc = _lib.perftune_profile_stage(profile._handle(), self._ptr, flags)
@@ -485,13 +493,14 @@ class Transaction:
         ``old`` is known after commit (or a dry run)."""
         _rc, it = self._call(_lib.perftune_tx_changes)
         return _drain(
+            "change",
             it,
-            lambda i: Change(
-                key=_str(_lib.perftune_iter_key(i)),
-                old=_lib.perftune_iter_old(i),
-                new=_lib.perftune_iter_value(i),
-                flags=ItemFlag(_lib.perftune_iter_flags(i)),
-                note=_lib.perftune_iter_note(i) or None,
+            lambda c: Change(
+                key=_str(_lib.perftune_change_key(c)),
+                old=_lib.perftune_change_old_value(c),
+                new=_lib.perftune_change_new_value(c),
+                flags=ItemFlag(_lib.perftune_change_flags(c)),
+                note=_lib.perftune_change_note(c) or None,
             ),
         )
 
@@ -499,7 +508,7 @@ class Transaction:
         """Release the transaction.  Staged values are dropped; committed
         values stay in force, except those of a HOLD transaction, which are
         restored (a hold ends with its transaction)."""
-        with self._ctx._lock:
+        with self._lock:
             if self._finalizer.alive:
                 self._finalizer()
                 self._finished = True

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import TYPE_CHECKING, Any, List, Union
 
@@ -22,9 +23,9 @@ def export_format(fmt: Union[ExportFormat, str]) -> int:
     if isinstance(fmt, ExportFormat):
         return int(fmt)
     if isinstance(fmt, str):
-        r = int(_lib.perftune_export_format(fmt)) if "\0" not in fmt else -22
-        if r >= 0:
-            return r
+        r, f = _lib.perftune_export_format_from_name(fmt) if "\0" not in fmt else (-22, 0)
+        if r == 0:
+            return int(f)
         names = ", ".join(f.name.lower() for f in ExportFormat)
         raise PerftuneValueError(22, f"unknown export format {fmt!r} (one of: {names})")
     raise TypeError(f"format must be ExportFormat or str, not {type(fmt).__name__}")
@@ -44,6 +45,7 @@ class Profile:
         self._ctx_ptr = ctx._ptr
         self._ptr = ptr
         self._finalizer = weakref.finalize(self, _lib.perftune_profile_free, ptr)
+        self._lock = threading.RLock()  # this profile against close(), not the context
 
     def _handle(self) -> Any:
         if not self._finalizer.alive:
@@ -75,31 +77,34 @@ class Profile:
     def items(self) -> List[ProfileItem]:
         """What each option maps to, in TuneD's order, as of the load or the
         last :meth:`Transaction.apply_profile`."""
-        with self._ctx._lock:
+        with self._lock:
             _rc, it = self._check(_lib.perftune_profile_items(self._handle()))
         out = []
         try:
-            while _lib.perftune_iter_next(it) == 1:
+            while (i := _lib.perftune_profile_item_iter_next(it)) is not None:
                 out.append(
                     ProfileItem(
-                        option=_lib.perftune_iter_name(it) or "",
-                        key=_lib.perftune_iter_key(it),
-                        value=_lib.perftune_iter_value(it),
-                        raw=_lib.perftune_iter_old(it),
-                        origin=_lib.perftune_iter_current(it),
-                        flags=ItemFlag(_lib.perftune_iter_flags(it)),
-                        note=_lib.perftune_iter_note(it) or None,
+                        option=_lib.perftune_profile_item_option(i) or "",
+                        key=_lib.perftune_profile_item_key(i),
+                        value=_lib.perftune_profile_item_value(i),
+                        raw=_lib.perftune_profile_item_value_as_written(i),
+                        origin=_lib.perftune_profile_item_location(i),
+                        flags=ItemFlag(_lib.perftune_profile_item_flags(i)),
+                        # the skip reason of a skipped item, else the remark
+                        note=_lib.perftune_profile_item_skip_reason(i)
+                        or _lib.perftune_profile_item_note(i)
+                        or None,
                     )
                 )
         finally:
-            _lib.perftune_iter_free(it)
+            _lib.perftune_profile_item_iter_free(it)
         return out
 
     def export(self, format: Union[ExportFormat, str]) -> str:
         """The keys this profile maps to (skipped options left out) as a
         sysctl.d file, udev rules, a kernel command line or a tuned.conf."""
         f = export_format(format)
-        with self._ctx._lock:
+        with self._lock:
             _rc, text = self._check(_lib.perftune_export_profile(self._handle(), f))
         return str(text)
 

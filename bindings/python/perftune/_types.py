@@ -23,25 +23,27 @@ __all__ = [
 
 
 class ItemFlag(enum.IntFlag):
-    """``PERFTUNE_ITEM_*``: flags of a transaction change or a status entry."""
+    """Flags of a change (``PERFTUNE_CHANGE_*``), a status entry
+    (``PERFTUNE_STATUS_*``) or a profile item (``PERFTUNE_PROFILE_ITEM_*``):
+    one bit each, no two alike."""
 
-    DRIFT = _lib.PERFTUNE_ITEM_DRIFT
+    DRIFT = _lib.PERFTUNE_STATUS_DRIFT
     """the current value differs from what the transaction wrote"""
-    ORPHANED = _lib.PERFTUNE_ITEM_ORPHANED
+    ORPHANED = _lib.PERFTUNE_STATUS_ORPHANED
     """the transaction's holder process is gone"""
-    HELD = _lib.PERFTUNE_ITEM_HELD
+    HELD = _lib.PERFTUNE_STATUS_HELD
     """the transaction is held by a live process"""
-    WRITTEN = _lib.PERFTUNE_ITEM_WRITTEN
+    WRITTEN = _lib.PERFTUNE_CHANGE_WRITTEN
     """the key was written (not just journaled)"""
-    UNCHANGED = _lib.PERFTUNE_ITEM_UNCHANGED
+    UNCHANGED = _lib.PERFTUNE_CHANGE_UNCHANGED
     """staged but already at the value: no write"""
-    COMMITTED = _lib.PERFTUNE_ITEM_COMMITTED
+    COMMITTED = _lib.PERFTUNE_STATUS_COMMITTED
     """the transaction's commit completed"""
-    SHADOWED = _lib.PERFTUNE_ITEM_SHADOWED
+    SHADOWED = _lib.PERFTUNE_STATUS_SHADOWED
     """a later live transaction also changed the key"""
-    READONLY = _lib.PERFTUNE_ITEM_READONLY
+    READONLY = _lib.PERFTUNE_TUNABLE_READONLY
     """a listed tunable whose kernel file is read-only (``sysctl.kernel.ostype``)"""
-    SKIPPED = _lib.PERFTUNE_ITEM_SKIPPED
+    SKIPPED = _lib.PERFTUNE_PROFILE_ITEM_SKIPPED
     """a profile option that is not applied (the note says why)"""
 
 

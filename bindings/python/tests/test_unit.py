@@ -624,7 +624,7 @@ def test_low_level_module(tree: FakeTree) -> None:
         assert isinstance(ok, bool) and isinstance(lo, int) and isinstance(hi, int)
         lib.perftune_desc_free(d)
         assert lib.perftune_get(None, "thp.enabled") == (-errno.EINVAL, None)
-        assert lib.PERFTUNE_TX_HOLD == 2 and lib.PERFTUNE_ITEM_DRIFT == 1
+        assert lib.PERFTUNE_TX_HOLD == 2 and lib.PERFTUNE_STATUS_DRIFT == 1
     finally:
         lib.perftune_ctx_unref(c)
 
@@ -657,8 +657,8 @@ def test_low_level_module_refuses_nul(tree: FakeTree, journal_dir) -> None:
                 lib.perftune_tx_set(tx, "thp.enabled", None)  # type: ignore[arg-type]
             rc, it = lib.perftune_tx_changes(tx)
             assert rc == 0
-            assert lib.perftune_iter_next(it) == 0  # nothing was staged
-            lib.perftune_iter_free(it)
+            assert lib.perftune_change_iter_next(it) is None  # nothing was staged
+            lib.perftune_change_iter_free(it)
             assert lib.perftune_tx_set(tx, "thp.enabled", "never") >= 0
             assert lib.perftune_tx_commit(tx) >= 0
             assert tree.read(THP) == "never"  # the fake file keeps what was written

@@ -1,0 +1,7 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# host.sh SECCOMP_RUN ENOSYS|EPERM SCRIPT: a host-tier script under the filter,
+# holding the real-kernel lock (the host tier writes /sys and /proc/sys).
+set -euo pipefail
+run=$1 err=$2 script=$3
+exec flock -w 1800 /run/lock/perftune-real-kernel.lock "$run" --errno "$err" -- "$script"
