@@ -95,15 +95,74 @@ START_TEST(commit_writes_every_key_and_restore_returns_all)
 }
 END_TEST
 
+/*
+ * The three write strategies of the batch engine (lib/batch.c), for the
+ * sweeps: _i = strategy * BIG_WRITES + position - 1.  Serial: forced; waves:
+ * chosen (io_uring here) or forced (the simulated kernel needs no ring);
+ * threads: PERFTUNE_NO_IO_URING, as a user would.
+ */
+static const char *const strategy_name[] = { "serial", "waves", "threads" };
+#define SWEEP_CASES (3 * BIG_WRITES)
+
+static int sweep_strategy_of(int i, int writes)
+{
+	int st = i / writes;
+
+	pt_batch_force(-1);
+	unsetenv("PERFTUNE_NO_IO_URING");
+	if (st == PT_BATCH_SERIAL)
+		pt_batch_force(PT_BATCH_SERIAL);
+	else if (st == PT_BATCH_WAVES && !pt_uring_available())
+		pt_batch_force(PT_BATCH_WAVES);
+	else if (st == PT_BATCH_THREADS)
+		setenv("PERFTUNE_NO_IO_URING", "1", 1);
+	ck_assert_int_eq(pt_batch_strategy(2), st);
+	return i % writes + 1;
+}
+
+static int sweep_strategy(int i)
+{
+	return sweep_strategy_of(i, BIG_WRITES);
+}
+
+static void count_waves(struct perftune_ctx *ctx, int prio, const char *msg, void *ud)
+{
+	(void)ctx;
+	(void)prio;
+	if (strstr(msg, "writes at once"))
+		++*(int *)ud;
+}
+
+/* each strategy writes every key and gives every original back; only waves make waves */
+START_TEST(commit_and_restore_on_each_strategy)
+{
+	struct snap *before = snap_take(f.root);
+	int r, waves = 0;
+
+	sweep_strategy(_i * BIG_WRITES);
+	perftune_ctx_set_log_fn(f.ctx, count_waves, PERFTUNE_LOG_DEBUG, &waves);
+	r = commit_big(0);
+	ck_assert_msg(r == BIG_WRITES, "%s: commit: %d %s", strategy_name[_i], r,
+		      perftune_ctx_last_error(f.ctx));
+	ck_assert_int_eq(f.sim.writes, BIG_WRITES);
+	ck_assert_msg((waves > 0) == (_i == PT_BATCH_WAVES), "%s: %d waves", strategy_name[_i],
+		      waves);
+	ck_assert_int_eq(perftune_restore(f.ctx, "big", 0), BIG_WRITES - 1);
+	assert_same(before);
+	snap_free(before);
+}
+END_TEST
+
 /* a fault at write N: the commit fails naming the key, and every file is as before */
 START_TEST(commit_fault_at_every_write_restores_all)
 {
 	struct snap *before = snap_take(f.root);
 	int r;
 
-	f.sim.fault_at = _i;
+	f.sim.fault_at = sweep_strategy(_i);
 	r = commit_big(0);
-	ck_assert_msg(r == -EIO, "fault at write %d: commit returned %d", _i, r);
+	ck_assert_msg(r == -EIO, "%s, fault at write %d: commit returned %d",
+		      strategy_name[_i / BIG_WRITES], f.sim.fault_at, r);
 	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "(rolled back)"));
 	ck_assert_msg(strncmp(perftune_ctx_last_error(f.ctx), "block.", 6) == 0 ||
 			      strchr(perftune_ctx_last_error(f.ctx), ':'),
@@ -125,7 +184,7 @@ START_TEST(commit_crash_at_every_write_then_restore_orphans)
 
 	pid = fork();
 	if (pid == 0) {
-		f.sim.crash_at = _i;
+		f.sim.crash_at = sweep_strategy(_i);
 		commit_big(0);
 		_exit(0);
 	}
@@ -739,14 +798,6 @@ START_TEST(large_transaction_closes_its_files_after_commit)
 }
 END_TEST
 
-/* count the io_uring waves a call logs */
-static void count_waves(struct perftune_ctx *ctx, int prio, const char *msg, void *ud)
-{
-	(void)ctx, (void)prio;
-	if (strstr(msg, "writes at once (io_uring)"))
-		++*(int *)ud;
-}
-
 /*
  * Keys of several devices with the library's own writes (no simulator): with
  * io_uring, each rank of keys is one wave (sda's second key waits for the
@@ -902,17 +953,17 @@ static int in_child(void (*fn)(int), int arg)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-static void reapply_faulty(int at)
+static void reapply_faulty(int i)
 {
 	f.sim.writes = 0;
-	f.sim.fault_at = at;
+	f.sim.fault_at = sweep_strategy_of(i, REAPPLY_WRITES);
 	_exit(commit_kv("keep", keep2, ARRAY_SIZE(keep2), 0, NULL) == -EIO ? 3 : 4);
 }
 
-static void reapply_crash(int at)
+static void reapply_crash(int i)
 {
 	f.sim.writes = 0;
-	f.sim.crash_at = at;
+	f.sim.crash_at = sweep_strategy_of(i, REAPPLY_WRITES);
 	commit_kv("keep", keep2, ARRAY_SIZE(keep2), 0, NULL);
 }
 
@@ -946,7 +997,7 @@ START_TEST(failed_reapply_in_process_keeps_the_transaction)
 	ck_assert_int_eq(commit_kv("keep", keep1, ARRAY_SIZE(keep1), 0, NULL), 3);
 	applied = snap_take(f.root);
 	f.sim.writes = 0;
-	f.sim.fault_at = _i;
+	f.sim.fault_at = sweep_strategy_of(_i, REAPPLY_WRITES);
 	ck_assert_int_eq(commit_kv("keep", keep2, ARRAY_SIZE(keep2), 0, NULL), -EIO);
 	f.sim.fault_at = 0;
 	assert_same(applied);
@@ -969,7 +1020,7 @@ START_TEST(failed_reapply_of_a_held_transaction_keeps_the_hold)
 	ck_assert_int_eq(commit_kv("keep", keep1, ARRAY_SIZE(keep1), PERFTUNE_TX_HOLD, &held), 3);
 	applied = snap_take(f.root);
 	f.sim.writes = 0;
-	f.sim.fault_at = _i;
+	f.sim.fault_at = sweep_strategy_of(_i, REAPPLY_WRITES);
 	ck_assert_int_eq(commit_kv("keep", keep2, ARRAY_SIZE(keep2), PERFTUNE_TX_HOLD, NULL), -EIO);
 	f.sim.fault_at = 0;
 	assert_same(applied);
@@ -1062,8 +1113,9 @@ static Suite *tx_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, commit_writes_every_key_and_restore_returns_all);
-	tcase_add_loop_test(tc, commit_fault_at_every_write_restores_all, 1, BIG_WRITES + 1);
-	tcase_add_loop_test(tc, commit_crash_at_every_write_then_restore_orphans, 1, BIG_WRITES + 1);
+	tcase_add_loop_test(tc, commit_and_restore_on_each_strategy, 0, 3);
+	tcase_add_loop_test(tc, commit_fault_at_every_write_restores_all, 0, SWEEP_CASES);
+	tcase_add_loop_test(tc, commit_crash_at_every_write_then_restore_orphans, 0, SWEEP_CASES);
 	tcase_add_test(tc, hold_crash_after_commit_is_orphan_and_restorable);
 	tcase_add_test(tc, applied_transaction_is_not_an_orphan);
 	tcase_add_test(tc, unref_of_a_held_transaction_writes_nothing);
@@ -1093,13 +1145,15 @@ static Suite *tx_suite(void)
 	tc = tcase_create("reapply");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, failed_reapply_by_another_process_keeps_the_transaction, 1,
-			    REAPPLY_WRITES + 1);
-	tcase_add_loop_test(tc, failed_reapply_in_process_keeps_the_transaction, 1, REAPPLY_WRITES + 1);
-	tcase_add_loop_test(tc, failed_reapply_of_a_held_transaction_keeps_the_hold, 1,
-			    REAPPLY_WRITES + 1);
-	tcase_add_loop_test(tc, crash_in_reapply_then_restore_orphans_gives_back_the_originals, 1,
-			    REAPPLY_WRITES + 1);
+	/* every write position of the re-apply on each strategy: serial, waves, threads */
+	tcase_add_loop_test(tc, failed_reapply_by_another_process_keeps_the_transaction, 0,
+			    3 * REAPPLY_WRITES);
+	tcase_add_loop_test(tc, failed_reapply_in_process_keeps_the_transaction, 0,
+			    3 * REAPPLY_WRITES);
+	tcase_add_loop_test(tc, failed_reapply_of_a_held_transaction_keeps_the_hold, 0,
+			    3 * REAPPLY_WRITES);
+	tcase_add_loop_test(tc, crash_in_reapply_then_restore_orphans_gives_back_the_originals, 0,
+			    3 * REAPPLY_WRITES);
 	tcase_add_loop_test(tc, failed_profile_reapply_keeps_the_transaction, 1, 4);
 	suite_add_tcase(s, tc);
 	return s;
