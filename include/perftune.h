@@ -250,9 +250,17 @@ int perftune_tx_new(struct perftune_ctx *ctx, const char *name, unsigned flags,
 struct perftune_tx *perftune_tx_ref(struct perftune_tx *tx);
 
 /**
- * perftune_tx_unref() - drop a reference.  At zero a committed HOLD
- * transaction is rolled back (its hold ends with it); a committed non-HOLD
- * transaction stays in force until perftune_restore().  Accepts NULL.
+ * perftune_tx_unref() - drop a reference; at zero, free the transaction.  It
+ * never writes the kernel or the journal: end a transaction with a result
+ * first (perftune_tx_release(), perftune_tx_rollback()).  A committed HOLD
+ * transaction whose last reference goes without a release keeps its journal,
+ * recorded as held by this process (perftune_status(): HELD; perftune_restore()
+ * of its name from this process, or with PERFTUNE_RESTORE_FORCE from another)
+ * and as orphaned once the process exits (restore --orphans,
+ * PERFTUNE_RESTORE_ORPHANS); only its PM QoS requests end, as the
+ * kernel drops them with their fds.  A committed non-HOLD transaction stays in
+ * force until perftune_restore(); staged values are dropped.  Accepts NULL.
+ * Return: NULL.
  */
 struct perftune_tx *perftune_tx_unref(struct perftune_tx *tx);
 
@@ -313,6 +321,19 @@ int perftune_tx_changes(struct perftune_tx *tx, struct perftune_change_iter **it
  * Return: number of keys written back, or -errno.
  */
 int perftune_tx_rollback(struct perftune_tx *tx);
+
+/**
+ * perftune_tx_release() - end the transaction here, with a result: a
+ * committed HOLD transaction is rolled back (its hold ends, its journal goes);
+ * an uncommitted one drops what it staged; a committed non-HOLD one stays in
+ * force (until perftune_restore() of its name).  Afterwards perftune_tx_set()
+ * and perftune_tx_commit() answer -EALREADY.  Release before the last
+ * perftune_tx_unref() of a HOLD transaction.
+ * Return: number of keys written back (0 without a hold), or an error of
+ *   perftune_tx_rollback(): the journal is kept and the release can be tried
+ *   again; -EINVAL (@tx NULL).
+ */
+int perftune_tx_release(struct perftune_tx *tx);
 
 /** perftune_tx_name() - the transaction's name. */
 const char *perftune_tx_name(struct perftune_tx *tx);

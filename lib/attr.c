@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/uio.h>
 #include "internal.h"
 
 static const char *const tops[PT_TOP_MAX] = { "sys/", "proc/", "dev/" };
@@ -423,6 +424,55 @@ int pt_attr_write(struct perftune_ctx *ctx, const char *path, const char *value)
 		       : on_file(ctx, path, O_WRONLY | O_NOFOLLOW | O_TRUNC, write_op, &a);
 	while (busy_again(r, &tries));
 	return r;
+}
+
+struct batch {
+	const int *fds;
+	const struct iovec *iov;
+	int *res;
+};
+
+/* a ring this large refused (RLIMIT_MEMLOCK before 5.12): the same writes from threads */
+static void thread_write(size_t q, void *ud)
+{
+	struct batch *b = ud;
+	ssize_t n;
+
+	do
+		n = pwrite(b->fds[q], b->iov[q].iov_base, b->iov[q].iov_len, 0);
+	while (n < 0 && errno == EINTR);
+	b->res[q] = n < 0 ? -errno : (int)n;
+}
+
+void pt_attr_write_batch(struct perftune_ctx *ctx, size_t n, const char *const *paths,
+			 const int *fds, const struct iovec *iov, int *res)
+{
+	struct batch b = { fds, iov, res };
+	void *ud;
+	pt_write_fn fn = pt_attr_get_write_fn(ctx, &ud);
+
+	pt_log(ctx, PERFTUNE_LOG_DEBUG, "%zu writes at once (io_uring)", n);
+	if (fn) { /* the simulated kernel: each write in turn, at its position */
+		for (size_t q = 0; q < n; q++) {
+			int r = fn(ctx, paths[q], iov[q].iov_base, iov[q].iov_len, ud);
+			res[q] = r == -EAGAIN || pt_attr_gone(r) ? -EINPROGRESS : r < 0 ? r : 0;
+		}
+		return;
+	}
+	if (pt_uring_write(n, fds, iov, res) < 0 && pt_parallel(n, PT_WAVE_MAX, thread_write, &b) < 0)
+		for (size_t q = 0; q < n; q++)
+			res[q] = -EINPROGRESS;
+	for (size_t q = 0; q < n; q++) {
+		int r = res[q];
+		if (r >= 0 && (size_t)r != iov[q].iov_len)
+			r = -EIO;
+		if (r >= 0 && !pt_root_is_host(ctx) && ftruncate(fds[q], r) < 0)
+			r = -errno; /* a fake root's plain file */
+		/* not known, busy or gone: the caller writes it again itself (retries, reopens) */
+		if (r == -EINPROGRESS || r == -EAGAIN || pt_attr_gone(r))
+			r = -EINPROGRESS;
+		res[q] = r < 0 ? r : 0;
+	}
 }
 
 int pt_attr_write_hold(struct perftune_ctx *ctx, const char *path, const void *buf, size_t len,

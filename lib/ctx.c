@@ -179,7 +179,7 @@ PERFTUNE_EXPORT void perftune_ctx_set_log_fn(struct perftune_ctx *ctx, perftune_
 }
 
 /* the last error of each thread: concurrent calls on one context keep their own */
-static __thread char last_error[PERFTUNE_KEY_MAX + 1024];
+static __thread char last_error[PT_ERR_MAX];
 
 PERFTUNE_EXPORT const char *perftune_ctx_last_error(struct perftune_ctx *ctx)
 {

@@ -13,6 +13,9 @@
 
 #define PT_READ_MAX 65536 /* bounded reads of kernel files */
 #define PT_VAL PERFTUNE_VALUE_MAX
+#define PT_TX_NAME_MAX 64			 /* a transaction name: 1-64 of [A-Za-z0-9_.@-] */
+#define PT_KEY_SHOWN 96	  /* bytes of a key quoted in an error message, then "..." */
+#define PT_ERR_MAX (PERFTUNE_KEY_MAX + 1024) /* one message: a key and what went wrong */
 
 /* ---- ctx.c ---- */
 int pt_root_fd(struct perftune_ctx *ctx);
@@ -40,7 +43,9 @@ void pt_err_clear(struct perftune_ctx *ctx);
 const char *pt_errmsg(struct perftune_ctx *ctx);
 /* Send this thread's messages to @buf (NULL: back to the context). */
 void pt_err_redirect(char *buf, size_t size);
-/* Run fn(i, ud) for i in [0, n) on up to @max threads; returns when all are done. */
+/* Run fn(i, ud) for i in [0, n) on up to @max threads (at most PT_THREADS_MAX);
+ * returns when all are done. */
+#define PT_THREADS_MAX 256 /* a thread per device: a scheduler switch on 256 disks at once */
 int pt_parallel(size_t n, size_t max, void (*fn)(size_t i, void *ud), void *ud);
 /*
  * uring.c: write iov[i] to fds[i] at offset 0, all at once, in the kernel's
@@ -55,9 +60,8 @@ int pt_uring_write(size_t n, const int *fds, const struct iovec *iov, int *res);
  * A wave: the next write of each of many devices, made at once with
  * pt_uring_write() through their kept fds (or fds of its own when the cache
  * is full).  add: 1 queued, 0 full (the next wave), -errno cannot open.
- * After run, res[q] is 0, -errno (the kernel's answer), or -EINPROGRESS:
- * write it again yourself (not known, busy or gone).  Only while
- * pt_uring_available().
+ * Run: pt_attr_write_batch().  After it, res[q] is 0, -errno (the kernel's
+ * answer), or -EINPROGRESS: write it again yourself (not known, busy or gone).
  */
 #define PT_WAVE_MAX 256
 struct pt_wave {
@@ -67,6 +71,7 @@ struct pt_wave {
 	bool *own;
 	struct iovec *iov;
 	int *res;
+	const char **path; /* the caller's strings, for the write hook */
 };
 int pt_wave_init(struct pt_wave *w, size_t cap);
 int pt_wave_add(struct perftune_ctx *ctx, struct pt_wave *w, size_t who, const char *path,
@@ -76,6 +81,43 @@ void pt_wave_reset(struct pt_wave *w); /* for the next wave */
 void pt_wave_free(struct pt_wave *w);
 void pt_lock(struct perftune_ctx *ctx);
 void pt_unlock(struct perftune_ctx *ctx);
+
+/* ---- batch.c: the one engine of commit, rollback and restore ---- */
+#define PT_THREAD_MAX 256 /* threads of one batch, one per device */
+enum pt_strategy {
+	PT_BATCH_SERIAL,  /* no device or one: in the caller's thread */
+	PT_BATCH_WAVES,	  /* devices' writes at once through io_uring */
+	PT_BATCH_THREADS, /* a thread per device (no io_uring) */
+};
+/* serial for fewer than two devices; else waves where io_uring is, threads elsewhere */
+enum pt_strategy pt_batch_strategy(size_t ndev);
+/* the unit tier: take @strategy for two or more devices (-1: choose again) */
+void pt_batch_force(int strategy);
+/*
+ * Per item @i of group @g.  pre: everything before its write: 1 write it,
+ * 0 nothing to write, -errno.  file: true with the path and value if the
+ * write is a plain file write (it may join a wave).  write: the write here
+ * and now.  refused: the kernel's -errno of a wave's write into the message.
+ * post: after the write with its result @r: the item's result.  end: the
+ * item's result (pre's or post's), in the group's thread.
+ */
+struct pt_batch_ops {
+	int (*pre)(void *ud, size_t g, size_t i);
+	bool (*file)(void *ud, size_t g, size_t i, const char **path, const char **value);
+	int (*write)(void *ud, size_t g, size_t i);
+	int (*refused)(void *ud, size_t g, size_t i, int r);
+	int (*post)(void *ud, size_t g, size_t i, int r);
+	void (*end)(void *ud, size_t g, size_t i, int r);
+	bool stop_on_error; /* a failure ends the batch: no item starts any more */
+};
+/*
+ * Group 0 (no device) first in this thread, then groups 1..@ngrp-1 side by
+ * side; grp[g] = [start, end) of the items.  -ECANCELED: stopped by an error.
+ */
+int pt_batch_run(struct perftune_ctx *ctx, const struct pt_batch_ops *ops, void *ud,
+		 const size_t (*grp)[2], size_t ngrp);
+/* fn(ud, g) for the devices' groups side by side (threads), then group 0 */
+void pt_batch_groups(void *ud, void (*fn)(void *ud, size_t g), size_t ngrp);
 
 /* ---- resolve.c: how attr.c opens a path below a top directory without leaving it ---- */
 /*
@@ -152,6 +194,15 @@ typedef int (*pt_write_fn)(struct perftune_ctx *ctx, const char *path, const cha
 			   size_t len, void *userdata);
 void pt_attr_set_write_fn(struct perftune_ctx *ctx, pt_write_fn fn, void *userdata);
 pt_write_fn pt_attr_get_write_fn(struct perftune_ctx *ctx, void **userdata);
+/*
+ * Write iov[q] to the open file fds[q] (@paths[q]) for q in [0, n), all at
+ * once: through io_uring, else from threads.  With a write hook installed
+ * (the unit tier's simulated kernel), the hook writes each path instead, so
+ * its faults and kills reach these writes too.  res[q]: 0, the kernel's
+ * -errno, or -EINPROGRESS: not known, busy or gone (write it again yourself).
+ */
+void pt_attr_write_batch(struct perftune_ctx *ctx, size_t n, const char *const *paths,
+			 const int *fds, const struct iovec *iov, int *res);
 /* The real write(2) path, for simulators that fall through to it. */
 int pt_attr_write_real(struct perftune_ctx *ctx, const char *path, const char *buf, size_t len);
 
@@ -176,6 +227,21 @@ void pt_buf_add(struct pt_buf *b, const char *s, size_t n);
 void pt_buf_puts(struct pt_buf *b, const char *s);
 void pt_buf_printf(struct pt_buf *b, const char *fmt, ...) _printf_(2, 3);
 char *pt_buf_steal(struct pt_buf *b); /* NULL if out of memory; "" if nothing was added */
+
+/* ---- shared/array.c: growable arrays, string vectors ---- */
+/*
+ * Room for @need elements in the array *@v of *@cap allocated ones: it grows by
+ * doubling, from @first.  0, or -ENOMEM with *@v and *@cap unchanged.
+ */
+int pt_grow_(void **v, size_t *cap, size_t need, size_t size, size_t first);
+#define pt_grow(v, cap, need, first) pt_grow_((void **)(v), (cap), (need), sizeof(**(v)), (first))
+/* a copy of @s, NULL for NULL; a failed copy sets *@oom (many copies, one check) */
+char *pt_strdup_or_null(const char *s, bool *oom);
+/*
+ * Append a copy of @s to the NULL-terminated vector *@v of *@n strings: the
+ * copy, or NULL when out of memory (the vector is then still terminated).
+ */
+char *pt_strv_add(char ***v, size_t *n, const char *s);
 
 /* ---- shared/cpulist.c: CPU and node lists and masks (bit i in byte i / 8) ---- */
 #define PT_CPUS_MAX 8192
@@ -204,13 +270,20 @@ struct pt_keyparts {
 	struct pt_comp c[PT_MAX_COMPS];
 };
 
+/* Write order within a device's group (a commit; a restore gives the scheduler back first). */
+enum pt_order {
+	PT_ORDER_SCHED = 0, /* the I/O scheduler */
+	PT_ORDER_ATTR = 1,  /* the device's other attributes */
+	PT_ORDER_RESET = 2, /* what a scheduler switch resets: iosched params, nr_requests */
+};
+
 /* A concrete tunable: one key, one file (or one family-defined object). */
 struct pt_tunable {
 	const struct pt_family *fam;
 	char key[PERFTUNE_KEY_MAX]; /* canonical concrete key */
 	char path[PATH_MAX];	    /* kernel file, relative to the root */
 	char group[64];		    /* commit group: a disk name; "" = no device */
-	int order;		    /* within a group: 0 scheduler, 1 attributes, 2 iosched params */
+	enum pt_order order;	    /* within a group */
 	int id;			    /* cpu, node or pid */
 	int kind;		    /* family-specific */
 	char aux[64];		    /* family-specific */
@@ -224,7 +297,8 @@ struct pt_ctun {
 	char *key, *path, *note; /* note: NULL or how the key resolved */
 	char group[sizeof(((struct pt_tunable *)0)->group)];
 	char aux[sizeof(((struct pt_tunable *)0)->aux)];
-	int order, id, kind;
+	enum pt_order order;
+	int id, kind;
 };
 int pt_ctun_set(struct pt_ctun *c, const struct pt_tunable *t); /* 0 or -ENOMEM */
 /* the full pt_tunable again, in @t (on the caller's stack) */
@@ -232,13 +306,16 @@ const struct pt_tunable *pt_ctun_get(const struct pt_ctun *c, struct pt_tunable 
 void pt_ctun_free(struct pt_ctun *c);
 
 typedef int (*pt_emit_fn)(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud);
+/* stage @t set to @value (a transaction's staging) */
+typedef int (*pt_stage_fn)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+			   void *ud);
 
 /* The names a tunable goes by outside perftune, for lib/export; "" where it has none. */
 struct pt_xnames {
 	char sysctl[PERFTUNE_KEY_MAX]; /* sysctl.d: "vm.dirty_ratio", "net/ipv4/conf/eth0.100/rp_filter" */
 	char dev[64];		       /* udev: the kernel's name of the device ("sda") */
 	char attr[128];		       /* udev: its attribute ("queue/scheduler") */
-	int order;		       /* udev: 0 scheduler, 1 attributes, 2 what a switch resets */
+	enum pt_order order;	       /* udev: the rules in the order of a commit */
 	char boot[128];		       /* kernel command line with the value: "numa_balancing=disable" */
 };
 
@@ -269,6 +346,13 @@ struct pt_family {
 	/* optional: the original as a string write() restores exactly (PT_FAM_SNAPSHOT) */
 	int (*snapshot)(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf,
 			size_t size);
+	/*
+	 * optional: @t set to @value stands for other keys (cpu idle.max_latency_us:
+	 * idle.<state>.disable of the deeper states): stage each of them and return
+	 * 0, or -errno; 1: @t stands for itself (staged as it is)
+	 */
+	int (*expand)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+		      pt_stage_fn stage, void *ud);
 	/* optional: the names @t set to @value goes by in the export formats (@x zeroed) */
 	void (*export_names)(struct perftune_ctx *ctx, const struct pt_tunable *t,
 			     const char *value, struct pt_xnames *x);
@@ -277,6 +361,7 @@ struct pt_family {
 enum {
 	PT_FAM_HELD = 1 << 0, /* the value lives with an open fd: restore = close */
 	PT_FAM_SNAPSHOT = 1 << 1, /* the original is a snapshot string, not a value read back */
+	PT_FAM_FILE = 1 << 2, /* write() is pt_file_write(): a plain file write (batch waves) */
 };
 
 int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *kp);
@@ -291,7 +376,7 @@ bool pt_glob(const char *s);
 int pt_tunable_init(struct pt_tunable *t, const struct pt_family *fam, const char *path,
 		    const char *fmt, ...) _printf_(4, 5);
 
-/* generic file-backed ops, for families whose tunables are plain files */
+/* ---- family/file.c: the generic file ops, for families whose tunables are plain files ---- */
 int pt_file_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size);
 int pt_file_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
 		     char *out, size_t size);
@@ -363,15 +448,9 @@ extern const struct pt_family pt_block_family, pt_hugepages_family, pt_thp_famil
 	pt_cpu_family, pt_pmqos_family, pt_numa_family, pt_proc_family, pt_selinux_family,
 	pt_sysctl_family, pt_sysfs_family;
 
-/* cpu.c: idle.max_latency_us expands into idle.<state>.disable keys */
-typedef int (*pt_stage_fn)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
-			   void *ud);
-bool pt_cpu_is_macro(const struct pt_tunable *t);
 /* hugepages.c: the boot parameters for @value pages of @kb (0: the default size) */
 void pt_hugepages_boot(struct perftune_ctx *ctx, unsigned long kb, const char *value, char *buf,
 		       size_t size);
-int pt_cpu_expand_maxlat(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
-			 pt_stage_fn stage, void *ud);
 
 /* ---- journal.c ---- */
 struct pt_journal;
@@ -383,7 +462,7 @@ struct pt_jentry {
 	unsigned long long seq; /* when the original was taken: orders stacked transactions */
 };
 struct pt_jinfo {
-	char name[80];
+	char name[PT_TX_NAME_MAX + 1];
 	unsigned long long seq;
 	pid_t pid;
 	unsigned long long starttime;

@@ -38,7 +38,7 @@ int pt_journal_name_ok(const char *name)
 {
 	size_t n = name ? strlen(name) : 0;
 
-	if (n == 0 || n > 64 || name[0] == '.')
+	if (n == 0 || n > PT_TX_NAME_MAX || name[0] == '.')
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (!isalnum((unsigned char)name[i]) && !strchr("_.@-", name[i]))

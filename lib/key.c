@@ -29,7 +29,7 @@ static const char *shown(const char *key, char *buf, size_t size)
 {
 	size_t i;
 
-	for (i = 0; key[i] && i + 4 < size && i < 96; i++)
+	for (i = 0; key[i] && i + 4 < size && i < PT_KEY_SHOWN; i++)
 		buf[i] = isprint((unsigned char)key[i]) ? key[i] : '?';
 	buf[i] = '\0';
 	if (key[i])
@@ -44,7 +44,7 @@ static bool plain_char(char c)
 
 int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *kp)
 {
-	char sb[128];
+	char sb[PT_KEY_SHOWN + 4];
 	const char *p = key;
 	size_t len;
 
@@ -162,7 +162,7 @@ int pt_tunable_init(struct pt_tunable *t, const struct pt_family *fam, const cha
 
 	memset(t, 0, sizeof(*t));
 	t->fam = fam;
-	t->order = 1;
+	t->order = PT_ORDER_ATTR;
 	if (path && pt_snprintf(t->path, sizeof(t->path), "%s", path) < 0)
 		return -ENAMETOOLONG;
 	va_start(ap, fmt);
@@ -175,7 +175,7 @@ int pt_resolve(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void 
 {
 	struct pt_keyparts *kp = malloc(sizeof(*kp));
 	const struct pt_family *fam;
-	char sb[128];
+	char sb[PT_KEY_SHOWN + 4];
 	int r;
 
 	if (!kp)
@@ -214,14 +214,8 @@ static int collect_emit(struct perftune_ctx *ctx _unused_, const struct pt_tunab
 	for (size_t i = 0; i < c->n; i++)
 		if (strcmp(c->v[i].key, t->key) == 0)
 			return 0;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 8;
-		struct pt_tunable *n = realloc(c->v, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		c->v = n;
-		c->cap = cap;
-	}
+	if (pt_grow(&c->v, &c->cap, c->n + 1, 8) < 0)
+		return -ENOMEM;
 	c->v[c->n++] = *t;
 	return 0;
 }
@@ -229,7 +223,7 @@ static int collect_emit(struct perftune_ctx *ctx _unused_, const struct pt_tunab
 int pt_resolve_all(struct perftune_ctx *ctx, const char *key, struct pt_tunable **out)
 {
 	struct collect c = { 0 };
-	char sb[128];
+	char sb[PT_KEY_SHOWN + 4];
 	int r = pt_resolve(ctx, key, collect_emit, &c);
 
 	if (r >= 0 && c.n == 0)
@@ -254,163 +248,6 @@ int pt_resolve_one(struct perftune_ctx *ctx, const char *key, struct pt_tunable 
 		return pt_err(ctx, -ENOTUNIQ, "%s: names %d tunables, not one", key, n);
 	*t = v[0];
 	return 0;
-}
-
-/* ---- generic file-backed tunables ---- */
-
-static int file_errmsg(struct perftune_ctx *ctx, const struct pt_tunable *t, int r, const char *op)
-{
-	if (r == -ENOENT)
-		return pt_err(ctx, -ENOENT, "%s: not present on this kernel (/%s)", t->key, t->path);
-	if (r == -EMEDIUMTYPE) /* from pt_attr_open() */
-		return pt_err(ctx, -EPERM, "%s: cannot %s /%s: not a regular file, refusing", t->key, op,
-			      t->path);
-	return pt_err(ctx, r, "%s: cannot %s /%s: %s", t->key, op, t->path, strerror(-r));
-}
-
-int pt_file_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size)
-{
-	int r = pt_attr_read(ctx, t->path, buf, size);
-
-	return r < 0 ? file_errmsg(ctx, t, r, "read") : 0;
-}
-
-static int check_writable(struct perftune_ctx *ctx, const struct pt_tunable *t)
-{
-	char reason[160];
-	int r = pt_attr_writable(ctx, t->path, reason, sizeof(reason));
-
-	if (r < 0)
-		return file_errmsg(ctx, t, r, "open");
-	if (r == 0)
-		return pt_err(ctx, strstr(reason, "root") ? -EACCES : -EROFS, "%s: %s", t->key,
-			      reason);
-	return 0;
-}
-
-int pt_file_check(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *raw,
-		  const char *in, char *out, size_t size)
-{
-	char cur[PT_VAL], choices[PT_VAL];
-	long long v;
-	int r;
-
-	r = check_writable(ctx, t);
-	if (r < 0)
-		return r;
-	if (pt_snprintf(out, size, "%s", in) < 0)
-		return pt_err(ctx, -ENAMETOOLONG, "%s: value too long", t->key);
-	pt_normalize(out);
-	snprintf(cur, sizeof(cur), "%s", raw);
-	pt_normalize(cur);
-	if (strchr(raw, '[') && strchr(raw, ']')) {
-		if (!pt_choice_in(raw, out)) {
-			pt_choices(raw, choices, sizeof(choices));
-			return pt_err(ctx, -EINVAL, "%s: '%s' is not one of: %s", t->key, out,
-				      choices);
-		}
-	} else if (pt_parse_ll(cur, &v) == 0 && pt_parse_ll(out, &v) < 0) {
-		return pt_err(ctx, -EINVAL, "%s: '%s' is not a number", t->key, out);
-	}
-	return 0;
-}
-
-int pt_file_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
-			 char *out, size_t size, char *cur, size_t cur_size)
-{
-	char raw[PT_VAL];
-	int r;
-
-	r = pt_attr_read_raw(ctx, t->path, raw, sizeof(raw));
-	if (r < 0)
-		return file_errmsg(ctx, t, r, "read");
-	r = pt_file_check(ctx, t, raw, in, out, size);
-	if (r < 0)
-		return r;
-	snprintf(cur, cur_size, "%s", raw); /* as pt_file_read() gives it, with cur_size PT_VAL */
-	pt_normalize(cur);
-	return 0;
-}
-
-int pt_file_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
-		     char *out, size_t size)
-{
-	char cur[PT_VAL];
-
-	return pt_file_validate_cur(ctx, t, in, out, size, cur, sizeof(cur));
-}
-
-int pt_validate_range(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
-		      long long min, long long max, char *out, size_t size)
-{
-	long long v;
-
-	if (pt_parse_ll(in, &v) < 0)
-		return pt_err(ctx, -EINVAL, "%s: '%s' is not a number", t->key, in);
-	if (v < min || v > max)
-		return pt_err(ctx, -ERANGE, "%s: %lld is out of range [%lld, %lld]", t->key, v, min,
-			      max);
-	return pt_snprintf(out, size, "%lld", v) < 0 ? -ENAMETOOLONG : 0;
-}
-
-int pt_file_refused(struct perftune_ctx *ctx, const char *key, const char *value, int r)
-{
-	return pt_err(ctx, r, "%s: kernel refused '%s': %s", key, value, strerror(-r));
-}
-
-int pt_file_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
-		  int *hold_fd _unused_)
-{
-	int r = pt_attr_write(ctx, t->path, value);
-
-	if (r < 0)
-		return pt_file_refused(ctx, t->key, value, r);
-	return 0;
-}
-
-int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
-		     struct perftune_desc *d)
-{
-	char raw[PT_VAL], buf[PT_VAL], reason[160];
-	int r = pt_attr_read_raw(ctx, t->path, raw, sizeof(raw));
-
-	/* gone since it resolved: an error; there but refusing reads
-	 * (stable_secret unset: EIO): described, as list shows it */
-	if (r == -ENOENT || r == -ENOMEM)
-		return file_errmsg(ctx, t, r, "read");
-	if (r < 0) {
-		pt_desc_set_unreadable(d, strerror(-r));
-	} else {
-		if (strchr(raw, '[') && strchr(raw, ']')) {
-			pt_choices(raw, buf, sizeof(buf));
-			pt_desc_set_choices(d, buf);
-		}
-		snprintf(buf, sizeof(buf), "%s", raw);
-		pt_normalize(buf);
-		pt_desc_set_value(d, buf);
-	}
-	r = pt_attr_writable(ctx, t->path, reason, sizeof(reason));
-	pt_desc_set_writable(d, r > 0, r < 0 ? strerror(-r) : reason);
-	return 0;
-}
-
-void pt_file_export_names(struct perftune_ctx *ctx _unused_, const struct pt_tunable *t,
-			  const char *value _unused_, struct pt_xnames *x)
-{
-	const char *p = t->path + strlen("proc/sys/");
-	bool slash = false;
-	char *c;
-
-	if (strncmp(t->path, "proc/sys/", 9) || pt_snprintf(x->sysctl, sizeof(x->sysctl), "%s", p) < 0) {
-		x->sysctl[0] = '\0';
-		return;
-	}
-	/* sysctl.d(5): '.' or '/' separate; a name with a dot (eth0.100) needs '/' */
-	for (c = x->sysctl; *c && !slash; c++)
-		slash = *c == '.';
-	for (c = x->sysctl; *c && !slash; c++)
-		if (*c == '/')
-			*c = '.';
 }
 
 /* ---- read API ---- */

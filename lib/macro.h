@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Small helpers in the style of kmod's macro.h. */
+/* Small helpers in the style of kmod's macro.h; each one in use (drop what is not). */
 #ifndef PERFTUNE_MACRO_H
 #define PERFTUNE_MACRO_H
 
@@ -10,7 +10,6 @@
 
 #define PERFTUNE_EXPORT __attribute__((visibility("default")))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
-#define _must_check_ __attribute__((warn_unused_result))
 #define _unused_ __attribute__((unused))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -25,24 +24,10 @@ static inline void closedirp(DIR **d)
 	if (*d)
 		closedir(*d);
 }
-static inline void fclosep(FILE **f)
-{
-	if (*f)
-		fclose(*f);
-}
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
 #define _cleanup_free_ _cleanup_(freep)
 #define _cleanup_close_ _cleanup_(closep)
 #define _cleanup_closedir_ _cleanup_(closedirp)
-#define _cleanup_fclose_ _cleanup_(fclosep)
-
-/* Hand a cleanup-owned pointer over to the caller. */
-#define TAKE_PTR(p)                                                                                \
-	({                                                                                         \
-		__typeof__(p) _p = (p);                                                            \
-		(p) = NULL;                                                                        \
-		_p;                                                                                \
-	})
 
 #endif

@@ -42,6 +42,8 @@ int pt_parallel(size_t n, size_t max, void (*fn)(size_t i, void *ud), void *ud)
 
 	if (n == 0)
 		return 0;
+	if (max > PT_THREADS_MAX)
+		max = PT_THREADS_MAX;
 	if (n == 1 || max <= 1) { /* no thread for a single device */
 		for (size_t i = 0; i < n; i++)
 			fn(i, ud);

@@ -73,6 +73,7 @@ struct restore {
 	size_t n;
 	size_t (*grp)[2]; /* [start, end) of each device's items; grp[0]: no device */
 	size_t ngrp;
+	bool *sched; /* per group: its scheduler was given back */
 };
 
 /* Before writing one original back: 1 = write it, 0 = nothing to write, or -errno. */
@@ -85,11 +86,11 @@ static int give_pre(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct item *
 	int r;
 
 	r = t->fam->read(ctx, t, cur, sizeof(cur));
-	if (r == -ENOENT && t->order == 2) /* an iosched parameter gone with its scheduler */
+	if (r == -ENOENT && t->order == PT_ORDER_RESET) /* an iosched parameter gone with its scheduler */
 		return 0;
 	if (r < 0)
 		return r;
-	if (e->written && strcmp(cur, e->written) && !(t->order == 2 && sched))
+	if (e->written && strcmp(cur, e->written) && !(t->order == PT_ORDER_RESET && sched))
 		pt_log(ctx, PERFTUNE_LOG_WARNING,
 		       "%s: drifted: transaction '%s' wrote '%s', now '%s'; restoring '%s' anyway",
 		       e->key, ji->name, e->written, cur, e->orig);
@@ -104,7 +105,7 @@ static int give_post(struct perftune_ctx *ctx, struct item *it, bool sched, int 
 	const struct pt_tunable *t = pt_ctun_get(&it->t, &tb);
 	char cur[PT_VAL];
 
-	if (r < 0 && t->order == 2 && sched) {
+	if (r < 0 && t->order == PT_ORDER_RESET && sched) {
 		pt_log(ctx, PERFTUNE_LOG_NOTICE, "%s: reset with its scheduler", e->key);
 		pt_err_clear(ctx);
 		return 0;
@@ -129,14 +130,6 @@ static int give_write(struct perftune_ctx *ctx, struct item *it)
 	return r;
 }
 
-/* Write one original back. @sched: this device's scheduler was just given back. */
-static int give_back(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct item *it, bool sched)
-{
-	int r = give_pre(ctx, ji, it, sched);
-
-	return r <= 0 ? r : give_post(ctx, it, sched, give_write(ctx, it));
-}
-
 static void item_done(struct restore *rs, struct item *it, int r, bool *sched)
 {
 	it->r = r;
@@ -144,83 +137,62 @@ static void item_done(struct restore *rs, struct item *it, int r, bool *sched)
 		free(it->err);
 		it->err = strdup(pt_errmsg(rs->ctx)[0] ? pt_errmsg(rs->ctx) : strerror(-r));
 	}
-	*sched |= it->t.order == 0 && it->wrote;
+	*sched |= it->t.order == PT_ORDER_SCHED && it->wrote;
 }
 
-static void restore_group(struct restore *rs, size_t g)
+/* ---- the batch engine's view of a restore: item i of group g is rs->it[i] ---- */
+static int b_pre(void *ud, size_t g, size_t i)
 {
-	bool sched = false;
+	struct restore *rs = ud;
 
-	for (size_t i = rs->grp[g][0]; i < rs->grp[g][1]; i++) {
-		struct item *it = &rs->it[i];
-		item_done(rs, it, give_back(rs->ctx, rs->ji, it, sched), &sched);
-	}
+	return give_pre(rs->ctx, rs->ji, &rs->it[i], rs->sched[g]);
 }
 
-/*
- * The devices' originals in waves (see commit_waves() in tx.c): the next key
- * of every device written at once through io_uring, each device's keys in
- * order.  -EOPNOTSUPP before anything is done: use the threads.
- */
-static int restore_waves(struct restore *rs)
+static bool b_file(void *ud, size_t g, size_t i, const char **path, const char **value)
 {
-	struct perftune_ctx *ctx = rs->ctx;
-	size_t nd = rs->ngrp - 1;
-	_cleanup_free_ size_t *pos = NULL;
-	_cleanup_free_ bool *sched = NULL;
-	struct pt_wave w;
-	bool more;
-	void *ud;
+	struct item *it = &((struct restore *)ud)->it[i];
 
-	if (nd < 2 || pt_attr_get_write_fn(ctx, &ud) || !pt_uring_available())
-		return -EOPNOTSUPP;
-	pos = calloc(nd, sizeof(*pos));
-	sched = calloc(nd, sizeof(*sched));
-	if (!pos || !sched || pt_wave_init(&w, nd) < 0)
-		return -EOPNOTSUPP;
-	for (size_t d = 0; d < nd; d++)
-		pos[d] = rs->grp[d + 1][0];
-	do {
-		for (size_t d = 0; d < nd && w.n < w.cap; d++) /* up to each device's next write */
-			for (; pos[d] < rs->grp[d + 1][1]; pos[d]++) {
-				struct item *it = &rs->it[pos[d]];
-				int r = give_pre(ctx, rs->ji, it, sched[d]);
-				if (r == 1 && it->t.fam->write == pt_file_write &&
-				    pt_wave_add(ctx, &w, d, it->t.path, it->e->orig) == 1)
-					break;
-				if (r == 1)
-					r = give_post(ctx, it, sched[d], give_write(ctx, it));
-				item_done(rs, it, r, &sched[d]);
-			}
-		more = w.n > 0;
-		if (!more)
-			break;
-		pt_wave_run(ctx, &w);
-		for (size_t q = 0; q < w.n; q++) {
-			size_t d = w.who[q];
-			struct item *it = &rs->it[pos[d]];
-			int r = w.res[q];
-			if (r == -EINPROGRESS)
-				r = give_write(ctx, it);
-			else if (r < 0)
-				r = pt_file_refused(ctx, it->e->key, it->e->orig, r);
-			item_done(rs, it, give_post(ctx, it, sched[d], r), &sched[d]);
-			pos[d]++;
-		}
-		pt_wave_reset(&w);
-	} while (more);
-	pt_wave_free(&w);
-	return 0;
+	(void)g;
+	*path = it->t.path;
+	*value = it->e->orig;
+	return it->t.fam->flags & PT_FAM_FILE;
 }
 
-static void restore_worker(size_t i, void *ud)
+static int b_write(void *ud, size_t g, size_t i)
 {
-	char err[PERFTUNE_KEY_MAX + 1024];
+	struct restore *rs = ud;
 
-	pt_err_redirect(err, sizeof(err));
-	restore_group(ud, i + 1);
-	pt_err_redirect(NULL, 0);
+	(void)g;
+	return give_write(rs->ctx, &rs->it[i]);
 }
+
+static int b_refused(void *ud, size_t g, size_t i, int r)
+{
+	struct restore *rs = ud;
+
+	(void)g;
+	return pt_file_refused(rs->ctx, rs->it[i].e->key, rs->it[i].e->orig, r);
+}
+
+static int b_post(void *ud, size_t g, size_t i, int r)
+{
+	struct restore *rs = ud;
+
+	return give_post(rs->ctx, &rs->it[i], rs->sched[g], r);
+}
+
+static void b_end(void *ud, size_t g, size_t i, int r)
+{
+	struct restore *rs = ud;
+
+	item_done(rs, &rs->it[i], r, &rs->sched[g]);
+}
+
+/* every original is tried: a key that cannot be given back does not stop the others */
+static const struct pt_batch_ops restore_ops = {
+	.pre = b_pre, .file = b_file, .write = b_write, .refused = b_refused, .post = b_post,
+	.end = b_end, .stop_on_error = false,
+};
 
 /* no device first, then per device: the scheduler first, then newest first */
 static int item_cmp(const void *a, const void *b)
@@ -230,8 +202,8 @@ static int item_cmp(const void *a, const void *b)
 
 	if (g)
 		return g;
-	if ((x->t.order == 0) != (y->t.order == 0))
-		return x->t.order == 0 ? -1 : 1;
+	if ((x->t.order == PT_ORDER_SCHED) != (y->t.order == PT_ORDER_SCHED))
+		return x->t.order == PT_ORDER_SCHED ? -1 : 1;
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
@@ -240,12 +212,13 @@ static int collect(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct restore
 {
 	struct others o;
 	struct pt_tunable tb;
-	char later[80];
+	char later[PT_TX_NAME_MAX + 1];
 	int r = 0;
 
 	rs->it = calloc(ji->n + 1, sizeof(*rs->it));
 	rs->grp = calloc(ji->n + 1, sizeof(*rs->grp));
-	if (!rs->it || !rs->grp)
+	rs->sched = calloc(ji->n + 1, sizeof(*rs->sched));
+	if (!rs->it || !rs->grp || !rs->sched)
 		return -ENOMEM;
 	others_load(ctx, ji->name, &o);
 	for (size_t i = ji->n; i-- > 0 && r >= 0;) {
@@ -300,7 +273,7 @@ int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags
 	int r, written = 0, failed = 0, jfd = -1;
 	const char **done = NULL;
 	size_t ndone = 0;
-	char firsterr[PERFTUNE_KEY_MAX + 1024] = "";
+	char firsterr[PT_ERR_MAX] = "";
 
 	r = pt_journal_load_fd(ctx, name, &ji, &jfd);
 	if (r < 0)
@@ -319,9 +292,8 @@ int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags
 	r = collect(ctx, &ji, &rs, jfd);
 	if (r < 0)
 		goto out;
-	restore_group(&rs, 0); /* keys without a device, here */
-	if (restore_waves(&rs) == -EOPNOTSUPP)
-		pt_parallel(rs.ngrp - 1, 256, restore_worker, &rs); /* devices side by side */
+	/* keys without a device here, then the devices side by side */
+	pt_batch_run(ctx, &restore_ops, &rs, (const size_t(*)[2])rs.grp, rs.ngrp);
 	done = calloc(rs.n + 1, sizeof(*done));
 	if (!done) {
 		r = -ENOMEM;
@@ -360,6 +332,7 @@ out:
 	}
 	free(rs.it);
 	free(rs.grp);
+	free(rs.sched);
 	pt_jinfo_free(&ji);
 	return r;
 }
@@ -442,7 +415,7 @@ static int status_impl(struct perftune_ctx *ctx, struct pt_iter **iterp)
 		for (size_t k = 0; k < ji.n && r >= 0; k++) {
 			struct pt_jentry *e = &ji.e[k];
 			struct pt_tunable t;
-			char cur[PT_VAL] = "", later[80], note[256] = "";
+			char cur[PT_VAL] = "", later[PT_TX_NAME_MAX + 1], note[256] = "";
 			bool have = false;
 			struct pt_item item = { .name = ji.name, .key = e->key, .old = e->orig,
 						.value = e->written, .pid = ji.held || ji.orphaned ? ji.pid : 0 };

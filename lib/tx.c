@@ -41,11 +41,12 @@ struct stage {
 struct perftune_tx {
 	int refcount;
 	struct perftune_ctx *ctx;
-	char name[65];
+	char name[PT_TX_NAME_MAX + 1];
 	unsigned flags;
 	struct stage *s;
 	size_t n, cap;
 	bool committed, done;
+	bool released; /* perftune_tx_release(): takes nothing more */
 	struct pt_fcache *files; /* its keys' files, open from staging to the rollback (few keys) */
 };
 
@@ -138,8 +139,11 @@ PERFTUNE_EXPORT struct perftune_tx *perftune_tx_unref(struct perftune_tx *tx)
 {
 	if (!tx || __atomic_sub_fetch(&tx->refcount, 1, __ATOMIC_SEQ_CST) > 0)
 		return NULL;
-	if (tx->committed && !tx->done && (tx->flags & PERFTUNE_TX_HOLD))
-		perftune_tx_rollback(tx); /* a hold ends with its transaction */
+	/*
+	 * Never a write here: a held transaction not released stays journaled
+	 * as held by this process (orphaned once it exits), for a restore.  Its
+	 * PM QoS requests end as their fds close: the kernel drops them.
+	 */
 	release_holds(tx);
 	pt_attr_cache_destroy(tx->files);
 	perftune_ctx_unref(tx->ctx);
@@ -174,10 +178,10 @@ static struct stage *find(struct stage *s, size_t n, const char *key)
 static bool sched_staged(struct perftune_tx *tx, struct pending *p, const char *group)
 {
 	for (size_t i = 0; i < tx->n; i++)
-		if (tx->s[i].c.order == 0 && !strcmp(tx->s[i].c.group, group))
+		if (tx->s[i].c.order == PT_ORDER_SCHED && !strcmp(tx->s[i].c.group, group))
 			return true;
 	for (size_t i = 0; i < p->n; i++)
-		if (p->s[i].c.order == 0 && !strcmp(p->s[i].c.group, group))
+		if (p->s[i].c.order == PT_ORDER_SCHED && !strcmp(p->s[i].c.group, group))
 			return true;
 	return false;
 }
@@ -205,7 +209,7 @@ static int stage_one(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 	} else {
 		r = t->fam->validate(ctx, t, value, out, sizeof(out));
 	}
-	if (r == -ENOENT && t->order == 2 && t->group[0] && sched_staged(p->tx, p, t->group)) {
+	if (r == -ENOENT && t->order == PT_ORDER_RESET && t->group[0] && sched_staged(p->tx, p, t->group)) {
 		/* its scheduler switches first: validate after the switch */
 		snprintf(out, sizeof(out), "%s", value);
 		deferred = true;
@@ -237,10 +241,9 @@ static int stage_one(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 static int stage_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
 {
 	struct pending *p = ud;
+	int r = t->fam->expand ? t->fam->expand(ctx, t, p->input, stage_one, ud) : 1;
 
-	if (pt_cpu_is_macro(t))
-		return pt_cpu_expand_maxlat(ctx, t, p->input, stage_one, ud);
-	return stage_one(ctx, t, p->input, ud);
+	return r == 1 ? stage_one(ctx, t, p->input, ud) : r;
 }
 
 static int tx_set_impl(struct perftune_tx *tx, const char *key, const char *value)
@@ -257,9 +260,9 @@ static int tx_set_impl(struct perftune_tx *tx, const char *key, const char *valu
 	pt_lock(ctx);
 	prev = pt_attr_cache_use(ctx, &tx->files);
 	pt_err_clear(ctx);
-	if (tx->committed) {
-		r = pt_err(ctx, -EALREADY, "%s: transaction '%s' is already committed", key,
-			   tx->name);
+	if (tx->committed || tx->released) {
+		r = pt_err(ctx, -EALREADY, "%s: transaction '%s' is already %s", key, tx->name,
+			   tx->committed ? "committed" : "released");
 		goto out;
 	}
 	if (!pt_value_ok(value)) {
@@ -319,7 +322,7 @@ static int order_cmp(const void *a, const void *b)
 	if (g)
 		return g;
 	if (x->c.order != y->c.order)
-		return x->c.order - y->c.order;
+		return (int)x->c.order - (int)y->c.order;
 	return x->seq - y->seq;
 }
 
@@ -369,7 +372,7 @@ struct range {
 	size_t start, end;
 	int r;			/* the first failure in the range */
 	size_t failed;		/* its index */
-	char err[PERFTUNE_KEY_MAX + 1024];
+	char err[PT_ERR_MAX];
 };
 
 struct commit {
@@ -379,13 +382,12 @@ struct commit {
 	int jfd;
 	struct range *rg;
 	size_t nrg;
-	int abort; /* a device failed: the others start no further key */
 };
 
 static bool sched_undone(struct perftune_tx *tx, const struct range *rg)
 {
 	for (size_t i = rg->start; i < rg->end; i++)
-		if (tx->s[i].c.order == 0 && tx->s[i].attempted)
+		if (tx->s[i].c.order == PT_ORDER_SCHED && tx->s[i].attempted)
 			return true;
 	return false;
 }
@@ -401,7 +403,7 @@ static void undo_range(struct commit *c, struct range *rg)
 		for (size_t i = rg->end; i-- > rg->start;) {
 			struct stage *s = &tx->s[i];
 			int dummy = -1;
-			if (!s->attempted || (pass == 0) != (s->c.order == 0))
+			if (!s->attempted || (pass == 0) != (s->c.order == PT_ORDER_SCHED))
 				continue;
 			if (s->hold_fd >= 0) {
 				close(s->hold_fd);
@@ -413,7 +415,7 @@ static void undo_range(struct commit *c, struct range *rg)
 				int w = 0;
 				if (s->c.fam->read(ctx, t, cur, sizeof(cur)) < 0 || strcmp(cur, s->old))
 					w = s->c.fam->write(ctx, t, s->old, &dummy);
-				if (w < 0 && s->c.order == 2 && sched)
+				if (w < 0 && s->c.order == PT_ORDER_RESET && sched)
 					pt_log(ctx, PERFTUNE_LOG_INFO, "%s: reset with its scheduler",
 					       s->c.key);
 				else if (w < 0)
@@ -484,18 +486,6 @@ static int commit_post(struct perftune_ctx *ctx, struct perftune_tx *tx, int jfd
 	return pt_journal_append(ctx, jfd, "wrote", s->c.key, s->value);
 }
 
-static int commit_one(struct perftune_ctx *ctx, struct perftune_tx *tx, struct pt_jinfo *ji,
-		      int jfd, struct stage *s)
-{
-	struct pt_tunable tb;
-	int r = commit_pre(ctx, ji, jfd, s);
-
-	if (r <= 0)
-		return r;
-	r = s->c.fam->write(ctx, tunable(s, &tb), s->value, &s->hold_fd);
-	return r < 0 ? r : commit_post(ctx, tx, jfd, s);
-}
-
 static int dry_run(struct perftune_ctx *ctx, struct perftune_tx *tx)
 {
 	int n = 0;
@@ -528,7 +518,7 @@ static int read_dependents(struct perftune_ctx *ctx, struct perftune_tx *tx, siz
 		struct stage *d = &tx->s[j];
 		struct pt_tunable tb;
 		char old[PT_VAL];
-		if (d->c.order != 2 || d->deferred || strcmp(d->c.group, tx->s[sched].c.group))
+		if (d->c.order != PT_ORDER_RESET || d->deferred || strcmp(d->c.group, tx->s[sched].c.group))
 			continue;
 		d->pre = d->c.fam->read(ctx, tunable(d, &tb), old, sizeof(old)) == 0;
 		if (d->pre && set_str(&d->old, old) < 0)
@@ -546,136 +536,91 @@ static bool holds(struct perftune_tx *tx)
 	return false;
 }
 
-static void commit_range(struct commit *c, struct range *rg)
+/* ---- the batch engine's view of a commit: item i of group g is tx->s[i] ---- */
+static int b_pre(void *ud, size_t g, size_t i)
 {
+	struct commit *c = ud;
 	struct perftune_tx *tx = c->tx;
+	int r = tx->s[i].c.order == PT_ORDER_SCHED ? read_dependents(c->ctx, tx, i) : 0;
 
-	for (size_t i = rg->start; i < rg->end; i++) {
-		if (__atomic_load_n(&c->abort, __ATOMIC_SEQ_CST))
-			return;
-		rg->r = tx->s[i].c.order == 0 ? read_dependents(c->ctx, tx, i) : 0;
-		if (rg->r >= 0)
-			rg->r = commit_one(c->ctx, tx, c->ji, c->jfd, &tx->s[i]);
-		if (rg->r < 0) {
-			rg->failed = i;
-			snprintf(rg->err, sizeof(rg->err), "%s",
-				 pt_errmsg(c->ctx)[0] ? pt_errmsg(c->ctx) : strerror(-rg->r));
-			__atomic_store_n(&c->abort, 1, __ATOMIC_SEQ_CST);
-			return;
-		}
-	}
+	(void)g;
+	return r < 0 ? r : commit_pre(c->ctx, c->ji, c->jfd, &tx->s[i]);
 }
 
-static void range_failed(struct commit *c, struct range *rg, size_t i, int r)
+static bool b_file(void *ud, size_t g, size_t i, const char **path, const char **value)
 {
+	struct stage *s = &((struct commit *)ud)->tx->s[i];
+
+	(void)g;
+	*path = s->c.path;
+	*value = s->value;
+	return s->c.fam->flags & PT_FAM_FILE;
+}
+
+static int b_write(void *ud, size_t g, size_t i)
+{
+	struct commit *c = ud;
+	struct stage *s = &c->tx->s[i];
+	struct pt_tunable tb;
+
+	(void)g;
+	return s->c.fam->write(c->ctx, tunable(s, &tb), s->value, &s->hold_fd);
+}
+
+static int b_refused(void *ud, size_t g, size_t i, int r)
+{
+	struct commit *c = ud;
+	struct stage *s = &c->tx->s[i];
+
+	(void)g;
+	return pt_file_refused(c->ctx, s->c.key, s->value, r);
+}
+
+static int b_post(void *ud, size_t g, size_t i, int r)
+{
+	struct commit *c = ud;
+
+	(void)g;
+	return r < 0 ? r : commit_post(c->ctx, c->tx, c->jfd, &c->tx->s[i]);
+}
+
+/* the first failure of a device is its range's: rolled back, and named */
+static void b_end(void *ud, size_t g, size_t i, int r)
+{
+	struct commit *c = ud;
+	struct range *rg = &c->rg[g];
+
+	if (r >= 0)
+		return;
 	rg->r = r;
 	rg->failed = i;
 	snprintf(rg->err, sizeof(rg->err), "%s",
 		 pt_errmsg(c->ctx)[0] ? pt_errmsg(c->ctx) : strerror(-r));
-	__atomic_store_n(&c->abort, 1, __ATOMIC_SEQ_CST);
 }
 
-/*
- * The devices' keys in waves, with no thread per device: each wave takes the
- * next key of every device as far as its write (read, journal), makes all
- * those writes at once through io_uring (a scheduler switch sleeps ~25 ms in
- * the kernel: they sleep side by side in the kernel's workers), then reads
- * each back.  A device's keys keep their order: its next key is in the next
- * wave.  -EOPNOTSUPP before anything is done: use the threads.
- */
-static int commit_waves(struct commit *c)
-{
-	struct perftune_ctx *ctx = c->ctx;
-	struct perftune_tx *tx = c->tx;
-	size_t nd = c->nrg - 1;
-	_cleanup_free_ size_t *pos = NULL;
-	struct pt_wave w;
-	void *ud;
+static const struct pt_batch_ops commit_ops = {
+	.pre = b_pre, .file = b_file, .write = b_write, .refused = b_refused, .post = b_post,
+	.end = b_end, .stop_on_error = true,
+};
 
-	if (nd < 2 || pt_attr_get_write_fn(ctx, &ud) || !pt_uring_available())
-		return -EOPNOTSUPP;
-	pos = calloc(nd, sizeof(*pos));
-	if (!pos || pt_wave_init(&w, nd) < 0)
-		return -EOPNOTSUPP;
-	for (size_t d = 0; d < nd; d++)
-		pos[d] = c->rg[d + 1].start;
-	do {
-		for (size_t d = 0; d < nd && !c->abort && w.n < w.cap; d++) {
-			struct range *rg = &c->rg[d + 1]; /* up to its next write */
-			for (; pos[d] < rg->end; pos[d]++) {
-				struct stage *s = &tx->s[pos[d]];
-				struct pt_tunable tb;
-				int r = s->c.order == 0 ? read_dependents(ctx, tx, pos[d]) : 0;
-				if (r >= 0)
-					r = commit_pre(ctx, c->ji, c->jfd, s);
-				if (r == 1 && s->c.fam->write == pt_file_write &&
-				    pt_wave_add(ctx, &w, d, s->c.path, s->value) == 1)
-					break;
-				if (r == 1) { /* not a plain file write: here and now */
-					r = s->c.fam->write(ctx, tunable(s, &tb), s->value, &s->hold_fd);
-					if (r >= 0)
-						r = commit_post(ctx, tx, c->jfd, s);
-				}
-				if (r < 0) {
-					range_failed(c, rg, pos[d], r);
-					break;
-				}
-			}
-		}
-		if (w.n == 0)
-			break;
-		pt_wave_run(ctx, &w);
-		for (size_t q = 0; q < w.n; q++) { /* read back, in this thread */
-			size_t d = w.who[q];
-			struct stage *s = &tx->s[pos[d]];
-			struct pt_tunable tb;
-			int r = w.res[q];
-			if (r == -EINPROGRESS)
-				r = s->c.fam->write(ctx, tunable(s, &tb), s->value, &s->hold_fd);
-			else if (r < 0)
-				r = pt_file_refused(ctx, s->c.key, s->value, r);
-			if (r >= 0)
-				r = commit_post(ctx, tx, c->jfd, s);
-			if (r < 0)
-				range_failed(c, &c->rg[d + 1], pos[d], r);
-			else
-				pos[d]++;
-		}
-		pt_wave_reset(&w);
-	} while (!c->abort);
-	pt_wave_free(&w);
-	return 0;
-}
-
-/* a worker: one device's keys in order, its messages kept apart */
-static void commit_worker(size_t i, void *ud)
+static void undo_group(void *ud, size_t g)
 {
 	struct commit *c = ud;
-	char err[PERFTUNE_KEY_MAX + 1024];
 
-	pt_err_redirect(err, sizeof(err));
-	commit_range(c, &c->rg[i + 1]);
-	pt_err_redirect(NULL, 0);
+	undo_range(c, &c->rg[g]);
 }
 
-static void undo_worker(size_t i, void *ud)
-{
-	struct commit *c = ud;
-	char err[PERFTUNE_KEY_MAX + 1024];
-
-	pt_err_redirect(err, sizeof(err));
-	undo_range(c, &c->rg[i + 1]);
-	pt_err_redirect(NULL, 0);
-}
-
-/* rg[0]: keys without a device (maybe empty); rg[1..]: one per device */
-static int split_ranges(struct perftune_tx *tx, struct range **out)
+/* rg[0]: keys without a device (maybe empty); rg[1..]: one per device; grp: the same bounds */
+static int split_ranges(struct perftune_tx *tx, struct range **out, size_t (**grp)[2])
 {
 	struct range *rg = calloc(tx->n + 1, sizeof(*rg));
 	size_t n = 1, i = 0;
 
-	if (!rg)
+	*grp = calloc(tx->n + 1, sizeof(**grp));
+	if (!rg || !*grp) {
+		free(rg);
 		return -ENOMEM;
+	}
 	while (i < tx->n && !tx->s[i].c.group[0])
 		i++;
 	rg[0].end = i;
@@ -684,6 +629,10 @@ static int split_ranges(struct perftune_tx *tx, struct range **out)
 		while (i < tx->n && !strcmp(tx->s[i].c.group, tx->s[rg[n].start].c.group))
 			i++;
 		rg[n++].end = i;
+	}
+	for (size_t k = 0; k < n; k++) {
+		(*grp)[k][0] = rg[k].start;
+		(*grp)[k][1] = rg[k].end;
 	}
 	*out = rg;
 	return (int)n;
@@ -727,11 +676,12 @@ static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 	struct pt_jinfo ji;
 	struct commit c = { .ctx = ctx, .tx = tx, .ji = &ji, .jfd = -1 };
 	struct range *bad = NULL;
+	_cleanup_free_ size_t(*grp)[2] = NULL;
 	int r, written = 0, n;
 	bool existed;
 
 	memset(&ji, 0, sizeof(ji));
-	n = split_ranges(tx, &c.rg);
+	n = split_ranges(tx, &c.rg, &grp);
 	if (n < 0)
 		return n;
 	c.nrg = (size_t)n;
@@ -750,15 +700,13 @@ static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 	}
 	if (r < 0)
 		goto out;
-	commit_range(&c, &c.rg[0]); /* sysctls, THP, huge pages, ... in this thread */
-	if (c.rg[0].r >= 0 && commit_waves(&c) == -EOPNOTSUPP)
-		pt_parallel(c.nrg - 1, 256, commit_worker, &c); /* devices side by side */
+	/* sysctls, THP, huge pages, ... in this thread, then the devices side by side */
+	pt_batch_run(ctx, &commit_ops, &c, (const size_t(*)[2])grp, c.nrg);
 	for (size_t k = 0; k < c.nrg && !bad; k++)
 		if (c.rg[k].r < 0)
 			bad = &c.rg[k];
 	if (bad) {
-		pt_parallel(c.nrg - 1, 256, undo_worker, &c);
-		undo_range(&c, &c.rg[0]);
+		pt_batch_groups(&c, undo_group, c.nrg);
 		if (!existed)
 			drop_empty_journal(ctx, tx->name);
 		else
@@ -798,8 +746,9 @@ static int tx_commit_impl(struct perftune_tx *tx)
 	pt_lock(ctx);
 	prev = pt_attr_cache_use(ctx, &tx->files);
 	pt_err_clear(ctx);
-	if (tx->committed) {
-		r = pt_err(ctx, -EALREADY, "transaction '%s' is already committed", tx->name);
+	if (tx->committed || tx->released) {
+		r = pt_err(ctx, -EALREADY, "transaction '%s' is already %s", tx->name,
+			   tx->committed ? "committed" : "released");
 		goto out;
 	}
 	if (tx->n) /* an empty transaction has no array: qsort(NULL, 0) is undefined */
@@ -860,6 +809,34 @@ static int tx_rollback_impl(struct perftune_tx *tx)
 PERFTUNE_EXPORT int perftune_tx_rollback(struct perftune_tx *tx)
 {
 	return pt_api_ret(tx_rollback_impl(tx));
+}
+
+/*
+ * The end of a transaction's life in this process, with a result: a hold is
+ * given back (rolled back), staged values are dropped, a committed non-HOLD
+ * transaction stays in force.
+ */
+static int tx_release_impl(struct perftune_tx *tx)
+{
+	int r = 0;
+
+	if (!tx)
+		return -EINVAL;
+	pt_lock(tx->ctx);
+	pt_err_clear(tx->ctx);
+	if (tx->committed && !tx->done && (tx->flags & PERFTUNE_TX_HOLD))
+		r = tx_rollback_impl(tx); /* a hold ends with its release */
+	if (r >= 0) {
+		release_holds(tx);
+		tx->released = true;
+	}
+	pt_unlock(tx->ctx);
+	return r;
+}
+
+PERFTUNE_EXPORT int perftune_tx_release(struct perftune_tx *tx)
+{
+	return pt_api_ret(tx_release_impl(tx));
 }
 
 static int tx_changes_impl(struct perftune_tx *tx, struct pt_iter **iterp)

@@ -120,8 +120,10 @@ bool pt_uring_available(void)
 	static int known = -1; /* -1: not probed yet */
 	int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
 
+	if (getenv("PERFTUNE_NO_IO_URING")) /* perftune(8); read each time: the unit tier sets it */
+		return false;
 	if (k < 0) {
-		k = getenv("PERFTUNE_NO_IO_URING") ? 0 : probe(); /* perftune(8) */
+		k = probe();
 		__atomic_store_n(&known, k, __ATOMIC_RELAXED);
 	}
 	return k;
@@ -191,7 +193,8 @@ int pt_wave_init(struct pt_wave *w, size_t cap)
 	w->own = calloc(cap, sizeof(*w->own));
 	w->iov = calloc(cap, sizeof(*w->iov));
 	w->res = calloc(cap, sizeof(*w->res));
-	if (!w->who || !w->fd || !w->own || !w->iov || !w->res) {
+	w->path = calloc(cap, sizeof(*w->path));
+	if (!w->who || !w->fd || !w->own || !w->iov || !w->res || !w->path) {
 		pt_wave_free(w);
 		return -ENOMEM;
 	}
@@ -215,6 +218,7 @@ void pt_wave_free(struct pt_wave *w)
 	free(w->own);
 	free(w->iov);
 	free(w->res);
+	free(w->path);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -233,6 +237,7 @@ int pt_wave_add(struct perftune_ctx *ctx, struct pt_wave *w, size_t who, const c
 		return fd;
 	pt_log(ctx, PERFTUNE_LOG_DEBUG, "write %s <- %s", path, value);
 	w->who[w->n] = who;
+	w->path[w->n] = path;
 	w->fd[w->n] = fd;
 	w->iov[w->n].iov_base = (void *)value;
 	w->iov[w->n].iov_len = strlen(value);
@@ -240,36 +245,9 @@ int pt_wave_add(struct perftune_ctx *ctx, struct pt_wave *w, size_t who, const c
 	return 1;
 }
 
-/* a ring this large refused (RLIMIT_MEMLOCK before 5.12): the same writes from threads */
-static void thread_write(size_t q, void *ud)
-{
-	struct pt_wave *w = ud;
-	ssize_t n;
-
-	do
-		n = pwrite(w->fd[q], w->iov[q].iov_base, w->iov[q].iov_len, 0);
-	while (n < 0 && errno == EINTR);
-	w->res[q] = n < 0 ? -errno : (int)n;
-}
-
 void pt_wave_run(struct perftune_ctx *ctx, struct pt_wave *w)
 {
-	pt_log(ctx, PERFTUNE_LOG_DEBUG, "%zu writes at once (io_uring)", w->n);
-	if (pt_uring_write(w->n, w->fd, w->iov, w->res) < 0 &&
-	    pt_parallel(w->n, PT_WAVE_MAX, thread_write, w) < 0)
-		for (size_t q = 0; q < w->n; q++)
-			w->res[q] = -EINPROGRESS;
-	for (size_t q = 0; q < w->n; q++) {
-		int r = w->res[q];
-		if (r >= 0 && (size_t)r != w->iov[q].iov_len)
-			r = -EIO;
-		if (r >= 0 && !pt_root_is_host(ctx) && ftruncate(w->fd[q], r) < 0)
-			r = -errno; /* a fake root's plain file */
-		/* not known, busy or gone: the caller writes it again itself (retries, reopens) */
-		if (r == -EINPROGRESS || r == -EAGAIN || pt_attr_gone(r))
-			r = -EINPROGRESS;
-		w->res[q] = r < 0 ? r : 0;
-	}
+	pt_attr_write_batch(ctx, w->n, w->path, w->fd, w->iov, w->res);
 }
 
 void pt_wave_reset(struct pt_wave *w)

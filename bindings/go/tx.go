@@ -169,19 +169,27 @@ func (t *Tx) Rollback() error {
 // Close releases the Tx without restoring anything: a committed transaction
 // stays in force until [Context.Restore] of its name, except a holding one
 // (TxOptions.Hold), which ends with its Tx and is rolled back. Staged values
-// that were never committed are dropped. Close is idempotent.
+// that were never committed are dropped. If the rollback of a hold fails, the
+// error says so, the journal is kept and the Tx stays open: Close can be tried
+// again. Close is idempotent.
 func (t *Tx) Close() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.p != nil {
-		t.release()
+	if t.p == nil {
+		return nil
 	}
+	if _, err := callC("close", t.name, t.cctx, func() C.int {
+		return C.perftune_tx_release(t.p) // a committed holding tx rolls back here
+	}); err != nil {
+		return err
+	}
+	t.release()
 	return nil
 }
 
-// release frees the C objects; t.mu is held.
+// release frees the C objects (the C unref never writes); t.mu is held.
 func (t *Tx) release() {
-	C.perftune_tx_unref(t.p) // a committed holding tx rolls back here
+	C.perftune_tx_unref(t.p)
 	C.perftune_ctx_unref(t.cctx)
 	t.p, t.cctx = nil, nil
 	runtime.SetFinalizer(t, nil)

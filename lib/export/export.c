@@ -67,11 +67,8 @@ static int export_transaction_impl(struct perftune_ctx *ctx, const char *name,
 
 	if (!ctx || !name || !text)
 		return -EINVAL;
-	pt_lock(ctx);
-	pt_err_clear(ctx);
-	r = perftune_status(ctx, &it);
-	if (r < 0)
-		it = NULL;
+	pt_lock(ctx); /* the journals stay as they are read till the text is made */
+	r = perftune_status(ctx, &it); /* clears the message; leaves @it NULL on failure */
 	while (r >= 0 && (e = perftune_status_iter_next(it))) {
 		if (strcmp(perftune_status_entry_tx_name(e), name))
 			continue;

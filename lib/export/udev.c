@@ -27,7 +27,7 @@ static int rules_of(const struct xlist *l, const char *match, struct pt_buf *b)
 	struct pt_buf seen = { 0 }; /* "\nattr\n"...: a pattern stands for several disks */
 	int n = 0;
 
-	for (int order = 0; order < 3; order++)
+	for (enum pt_order order = PT_ORDER_SCHED; order <= PT_ORDER_RESET; order++)
 		for (size_t i = 0; i < l->n; i++) {
 			const struct xent *e = &l->e[i];
 			char m[1024], a[sizeof(e->nm.attr) + 2];

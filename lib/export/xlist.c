@@ -24,14 +24,6 @@ void pt_xlist_free(struct xlist *l)
 	free(l->summary);
 }
 
-static char *dup_or_null(const char *s, bool *oom)
-{
-	char *d = s ? strdup(s) : NULL;
-
-	*oom |= s && !d;
-	return d;
-}
-
 /* the names of @t set to @e's value, into @e */
 static int name_as(struct perftune_ctx *ctx, struct xent *e, const struct pt_tunable *t)
 {
@@ -60,15 +52,13 @@ static int add_one(struct perftune_ctx *ctx, struct xlist *l, const char *key, c
 			l->e[i].value = nv;
 			return t ? name_as(ctx, &l->e[i], t) : 0; /* boot names carry the value */
 		}
-	v = realloc(l->e, (l->n + 1) * sizeof(*v));
-	if (!v)
+	if (pt_grow(&l->e, &l->cap, l->n + 1, 16) < 0)
 		return -ENOMEM;
-	l->e = v;
 	v = &l->e[l->n++];
 	memset(v, 0, sizeof(*v));
-	v->key = dup_or_null(key, &oom);
-	v->value = dup_or_null(value, &oom);
-	v->hint = dup_or_null(hint, &oom);
+	v->key = pt_strdup_or_null(key, &oom);
+	v->value = pt_strdup_or_null(value, &oom);
+	v->hint = pt_strdup_or_null(hint, &oom);
 	if (oom)
 		return -ENOMEM;
 	return t ? name_as(ctx, v, t) : 0;
@@ -110,15 +100,14 @@ int pt_xlist_add(struct perftune_ctx *ctx, struct xlist *l, const char *key, con
 
 int pt_xlist_skip(struct xlist *l, const char *option, const char *value, const char *reason)
 {
-	struct xskip *s = realloc(l->s, (l->ns + 1) * sizeof(*s));
+	struct xskip *s;
 	bool oom = false;
 
-	if (!s)
+	if (pt_grow(&l->s, &l->scap, l->ns + 1, 8) < 0)
 		return -ENOMEM;
-	l->s = s;
 	s = &l->s[l->ns++];
-	*s = (struct xskip){ dup_or_null(option, &oom), dup_or_null(value, &oom),
-			     dup_or_null(reason, &oom) };
+	*s = (struct xskip){ pt_strdup_or_null(option, &oom), pt_strdup_or_null(value, &oom),
+			     pt_strdup_or_null(reason, &oom) };
 	return oom ? -ENOMEM : 0;
 }
 

@@ -25,9 +25,9 @@ struct xskip {
 
 struct xlist {
 	struct xent *e;
-	size_t n;
+	size_t n, cap;
 	struct xskip *s;
-	size_t ns;
+	size_t ns, scap;
 	char *title; /* "transaction 'x'" or "profile 'y' (path)" */
 	char *summary;
 };

@@ -273,8 +273,9 @@ static int emit_attr(struct perftune_ctx *ctx, const char *disk, int kind, const
 	snprintf(t.group, sizeof(t.group), "%s", disk);
 	t.kind = kind;
 	/* a scheduler switch resets nr_requests and replaces iosched/: they go after it */
-	t.order = kind == ATTR_SCHED ? 0
-		  : (kind == ATTR_IOSCHED || !strcmp(name, "nr_requests")) ? 2 : 1;
+	t.order = kind == ATTR_SCHED ? PT_ORDER_SCHED
+		  : (kind == ATTR_IOSCHED || !strcmp(name, "nr_requests")) ? PT_ORDER_RESET
+									    : PT_ORDER_ATTR;
 	if (note && *note)
 		snprintf(t.note, sizeof(t.note), "%s", note);
 	return emit(ctx, &t, ud);
@@ -524,6 +525,7 @@ const struct pt_family pt_block_family = {
 	.validate = block_validate,
 	.validate_cur = block_validate_cur,
 	.write = pt_file_write,
+	.flags = PT_FAM_FILE, /* plain file writes: a wave may take them */
 	.verify = block_verify,
 	.describe = block_describe,
 	.export_names = block_export_names,

@@ -349,11 +349,14 @@ static int cpu_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, co
 }
 
 /* idle.max_latency_us=N stages idle.<state>.disable=1 for each deeper state */
-int pt_cpu_expand_maxlat(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
-			 pt_stage_fn stage, void *ud)
+static int cpu_expand(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+		      pt_stage_fn stage, void *ud)
 {
 	long long limit;
 	int r = 0;
+
+	if (t->kind != C_MAXLAT)
+		return 1;
 
 	if (pt_parse_ll(value, &limit) < 0 || limit < 0)
 		return pt_err(ctx, -EINVAL, "%s: '%s' is not a latency in us", t->key, value);
@@ -379,11 +382,6 @@ int pt_cpu_expand_maxlat(struct perftune_ctx *ctx, const struct pt_tunable *t, c
 		r = stage(ctx, &s, "1", ud);
 	}
 	return r;
-}
-
-bool pt_cpu_is_macro(const struct pt_tunable *t)
-{
-	return t->fam == &pt_cpu_family && t->kind == C_MAXLAT;
 }
 
 static int cpu_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
@@ -437,5 +435,7 @@ const struct pt_family pt_cpu_family = {
 	.read = cpu_read,
 	.validate = cpu_validate,
 	.write = pt_file_write,
+	.flags = PT_FAM_FILE, /* plain file writes: a wave may take them */
+	.expand = cpu_expand,
 	.describe = cpu_describe,
 };

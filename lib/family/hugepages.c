@@ -254,6 +254,7 @@ const struct pt_family pt_hugepages_family = {
 	.read = pt_file_read,
 	.validate = hp_validate,
 	.write = pt_file_write,
+	.flags = PT_FAM_FILE, /* plain file writes: a wave may take them */
 	.verify = hp_verify,
 	.describe = hp_describe,
 	.export_names = hp_export_names,

@@ -93,6 +93,7 @@ const struct pt_family pt_numa_family = {
 	.validate = pt_file_validate,
 	.validate_cur = pt_file_validate_cur,
 	.write = pt_file_write,
+	.flags = PT_FAM_FILE, /* plain file writes: a wave may take them */
 	.describe = numa_describe,
 	.export_names = numa_export_names,
 };

@@ -87,5 +87,6 @@ const struct pt_family pt_selinux_family = {
 	.read = pt_file_read,
 	.validate = selinux_validate,
 	.write = pt_file_write,
+	.flags = PT_FAM_FILE, /* plain file writes: a wave may take them */
 	.describe = selinux_describe,
 };

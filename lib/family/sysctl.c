@@ -168,6 +168,7 @@ const struct pt_family pt_sysctl_family = {
 	.validate = pt_file_validate,
 	.validate_cur = sysctl_validate_cur,
 	.write = pt_file_write,
+	.flags = PT_FAM_FILE, /* plain file writes: a wave may take them */
 	.describe = sysctl_describe,
 	.export_names = sysctl_export_names,
 };
@@ -217,5 +218,6 @@ const struct pt_family pt_sysfs_family = {
 	.validate = pt_file_validate,
 	.validate_cur = pt_file_validate_cur,
 	.write = pt_file_write,
+	.flags = PT_FAM_FILE, /* plain file writes: a wave may take them */
 	.describe = pt_file_describe,
 };

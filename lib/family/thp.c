@@ -83,6 +83,7 @@ const struct pt_family pt_thp_family = {
 	.validate = pt_file_validate,
 	.validate_cur = pt_file_validate_cur,
 	.write = pt_file_write,
+	.flags = PT_FAM_FILE, /* plain file writes: a wave may take them */
 	.describe = pt_file_describe,
 	.export_names = thp_export_names,
 };

@@ -193,8 +193,9 @@ int pt_unit_devices(struct perftune_profile *p, struct pt_punit *u, struct pt_de
 		    struct pt_devset *out, char **rules)
 {
 	_cleanup_free_ char *why = NULL;
-	char *save = NULL, *dup;
-	int r = pt_vars_expand(p, u->devices, NULL, rules, &why);
+	char *save = NULL, *dup, an[160];
+	struct pt_popt attr = pt_unit_attr(u, "devices", u->devices, an, sizeof(an));
+	int r = pt_vars_expand(p, u->devices, &attr, rules, &why);
 
 	memset(out, 0, sizeof(*out));
 	if (r < 0)

@@ -245,3 +245,10 @@ int pt_pmap_sysfs(struct perftune_profile *p, const struct pt_punit *u, const st
 	r = pt_pmap_cond(p, u, o, key, value);
 	return r ? r : pt_pmap_key(p, u, o, key, value, false, NULL);
 }
+
+struct pt_popt pt_unit_attr(const struct pt_punit *u, const char *attr, const char *value, char *name,
+			    size_t size)
+{
+	snprintf(name, size, "[%s] %s", u->name, attr);
+	return (struct pt_popt){ name, (char *)value, u->file, u->line };
+}

@@ -15,20 +15,6 @@ struct chain {
 	size_t n;
 };
 
-static int add_file(struct perftune_profile *p, const char *path, const char **id)
-{
-	char **v = realloc(p->files, (p->nfiles + 2) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	p->files = v;
-	if (!(v[p->nfiles] = strdup(path)))
-		return -ENOMEM;
-	*id = v[p->nfiles++];
-	v[p->nfiles] = NULL;
-	return 0;
-}
-
 static int load_file(struct perftune_profile *p, const char *path, struct chain *ch, int depth);
 
 static int load_includes(struct perftune_profile *p, struct pt_popt *inc, struct chain *ch,
@@ -73,9 +59,9 @@ static int load_file(struct perftune_profile *p, const char *path, struct chain 
 	if (depth > PT_PROFILE_DEPTH)
 		return pt_err(p->ctx, -ELOOP, "%s: includes nested deeper than %d", path,
 			      PT_PROFILE_DEPTH);
-	r = add_file(p, path, &id);
-	if (r < 0)
-		return r;
+	id = pt_strv_add(&p->files, &p->nfiles, path); /* the origin each option points to */
+	if (!id)
+		return -ENOMEM;
 	r = pt_ini_parse(p->ctx, path, id, false, &c);
 	if (r < 0)
 		return r;

@@ -10,31 +10,46 @@
 #include <string.h>
 #include "profile-internal.h"
 
-/* TuneD creates an instance only if cpuinfo_regex and uname_regex match */
-static bool unit_applies(struct perftune_profile *p, struct pt_punit *u)
+/* 1 if @u matches @text (always if @re is NULL), 0 if not, -errno */
+static int regex_applies(struct perftune_profile *p, struct pt_punit *u, const char *attr,
+			 const char *re, const char *text)
 {
-	char un[1024];
+	_cleanup_free_ char *why = NULL, *x = NULL;
+	char an[160];
+	struct pt_popt a;
 	bool bad = false;
+	int r;
+
+	if (!re)
+		return 1;
+	a = pt_unit_attr(u, attr, re, an, sizeof(an));
+	r = pt_vars_expand(p, re, &a, &x, &why);
+	if (r < 0)
+		return r;
+	return pt_regex_search(x, text, &bad);
+}
+
+/* TuneD creates an instance only if cpuinfo_regex and uname_regex match: 1, 0, -errno */
+static int unit_applies(struct perftune_profile *p, struct pt_punit *u)
+{
+	_cleanup_free_ char *ci = NULL;
+	char un[1024];
+	int r;
 
 	if (!u->enabled)
-		return false;
+		return 0;
 	if (u->cpuinfo_regex) {
-		_cleanup_free_ char *ci = malloc(PT_READ_MAX), *why = NULL, *re = NULL;
-		if (!ci || pt_vars_expand(p, u->cpuinfo_regex, NULL, &re, &why) < 0)
-			return false;
+		if (!(ci = malloc(PT_READ_MAX)))
+			return -ENOMEM;
 		if (pt_attr_read_raw(p->ctx, "proc/cpuinfo", ci, PT_READ_MAX) < 0)
 			ci[0] = '\0';
-		if (!pt_regex_search(re, ci, &bad))
-			return false;
 	}
-	if (u->uname_regex) {
-		_cleanup_free_ char *why = NULL, *re = NULL;
+	r = regex_applies(p, u, "cpuinfo_regex", u->cpuinfo_regex, ci);
+	if (r > 0 && u->uname_regex) {
 		pt_machine_uname(p->ctx, un, sizeof(un));
-		if (pt_vars_expand(p, u->uname_regex, NULL, &re, &why) < 0 ||
-		    !pt_regex_search(re, un, &bad))
-			return false;
+		r = regex_applies(p, u, "uname_regex", u->uname_regex, un);
 	}
-	return true;
+	return r;
 }
 
 static int prio_cmp(const void *a, const void *b)
@@ -92,12 +107,16 @@ int pt_profile_map(struct perftune_profile *p, unsigned flags, const char *txnam
 			r = pt_vars_define(p, &p->u[i]);
 	if (r >= 0)
 		r = priorities(p);
-	for (size_t i = 0; i < p->n && r >= 0; i++)
-		if (strcmp(p->u[i].name, "variables") && unit_applies(p, &p->u[i]))
+	for (size_t i = 0; i < p->n && r >= 0; i++) {
+		if (!strcmp(p->u[i].name, "variables"))
+			continue;
+		r = unit_applies(p, &p->u[i]);
+		if (r > 0)
 			order[n++] = &p->u[i];
-		else if (strcmp(p->u[i].name, "variables"))
+		else if (r == 0)
 			pt_log(p->ctx, PERFTUNE_LOG_INFO, "profile %s: [%s] does not apply here",
 			       p->name, p->u[i].name);
+	}
 	qsort(order, n, sizeof(*order), prio_cmp);
 	for (size_t i = 0; i < n && r >= 0; i++)
 		r = pt_map_unit(p, order[i], taken, flags);

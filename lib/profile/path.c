@@ -41,17 +41,11 @@ char **pt_profile_path(void)
 	}
 	if (!(dup = strdup(env)))
 		goto oom;
-	for (char *d = strtok_r(dup, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		char **nv = realloc(v, (n + 2) * sizeof(*v));
-		if (!nv || !(nv[n] = strdup(d))) {
-			v = nv ? nv : v;
-			v[n] = NULL;
+	for (char *d = strtok_r(dup, ":", &save); d; d = strtok_r(NULL, ":", &save))
+		if (!pt_strv_add(&v, &n, d)) {
 			free(dup);
 			goto oom;
 		}
-		v = nv;
-		v[++n] = NULL;
-	}
 	free(dup);
 	return v;
 oom:

@@ -137,6 +137,12 @@ int pt_pmap_key(struct perftune_profile *p, const struct pt_punit *u, const stru
 /* ">N" / "<N": keep the current value if it already satisfies; 1 = handled. */
 int pt_pmap_cond(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
 		 const char *key, const char *value);
+/*
+ * A unit attribute (devices=, cpuinfo_regex=, ...) as an option for its
+ * expansion and messages: "[disk] devices" (in @name) at the section's line.
+ */
+struct pt_popt pt_unit_attr(const struct pt_punit *u, const char *attr, const char *value, char *name,
+			    size_t size);
 /* @path relative to the root ("sys/..."), as a sysfs[] key; CPU masks in the file's width */
 int pt_pmap_sysfs(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
 		  const char *path, const char *value);

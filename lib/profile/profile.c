@@ -102,7 +102,8 @@ PERFTUNE_EXPORT const char *perftune_profile_summary(struct perftune_profile *p)
 	return p ? p->summary : NULL;
 }
 
-static int profile_items_impl(struct perftune_profile *p, struct pt_iter **iterp)
+static int profile_items_impl(struct perftune_profile *p,
+			      struct perftune_profile_item_iter **iterp)
 {
 	struct pt_iter *it;
 
@@ -121,19 +122,14 @@ static int profile_items_impl(struct perftune_profile *p, struct pt_iter **iterp
 			return -ENOMEM;
 		}
 	}
-	*iterp = it;
+	*iterp = pt_profile_item_iter(it);
 	return 0;
 }
 
 PERFTUNE_EXPORT int perftune_profile_items(struct perftune_profile *p,
 					   struct perftune_profile_item_iter **iterp)
 {
-	struct pt_iter *it = NULL;
-	int r = profile_items_impl(p, iterp ? &it : NULL);
-
-	if (r >= 0)
-		*iterp = pt_profile_item_iter(it);
-	return pt_api_ret(r);
+	return pt_api_ret(profile_items_impl(p, iterp));
 }
 
 static int strict_error(struct perftune_profile *p)
@@ -213,7 +209,7 @@ static int list_add(struct perftune_ctx *ctx, struct pt_iter *it, const char *na
 	return r;
 }
 
-static int profile_list_impl(struct perftune_ctx *ctx, struct pt_iter **iterp)
+static int profile_list_impl(struct perftune_ctx *ctx, struct perftune_profile_entry_iter **iterp)
 {
 	_cleanup_(pt_strv_freep) char **dirs = pt_profile_path();
 	char **names = NULL;
@@ -270,17 +266,12 @@ static int profile_list_impl(struct perftune_ctx *ctx, struct pt_iter **iterp)
 		pt_iter_free(it);
 		return r;
 	}
-	*iterp = it;
+	*iterp = pt_profile_entry_iter(it);
 	return 0;
 }
 
 PERFTUNE_EXPORT int perftune_profile_list(struct perftune_ctx *ctx,
 					  struct perftune_profile_entry_iter **iterp)
 {
-	struct pt_iter *it = NULL;
-	int r = profile_list_impl(ctx, iterp ? &it : NULL);
-
-	if (r >= 0)
-		*iterp = pt_profile_entry_iter(it);
-	return pt_api_ret(r);
+	return pt_api_ret(profile_list_impl(ctx, iterp));
 }

@@ -80,14 +80,8 @@ static int grow(struct pt_vars *vs)
 {
 	size_t nslot, *old = vs->slot;
 
-	if (vs->n == vs->cap) {
-		size_t cap = vs->cap ? vs->cap * 2 : 16;
-		struct pt_var *a = realloc(vs->v, cap * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		vs->v = a;
-		vs->cap = cap;
-	}
+	if (pt_grow(&vs->v, &vs->cap, vs->n + 1, 16) < 0)
+		return -ENOMEM;
 	if ((vs->n + 1) * 2 < vs->nslot)
 		return 0;
 	nslot = vs->nslot ? vs->nslot * 2 : 32;
@@ -267,14 +261,8 @@ static int include_file(struct perftune_profile *p, const struct pt_punit *u,
 	for (size_t i = 0; i < p->nfiles && !id; i++)
 		if (!strcmp(p->files[i], real))
 			id = p->files[i];
-	if (!id) {
-		char **v = realloc(p->files, (p->nfiles + 2) * sizeof(*v));
-		if (!v || !(v[p->nfiles] = strdup(real)))
-			return -ENOMEM;
-		p->files = v;
-		id = v[p->nfiles++];
-		v[p->nfiles] = NULL;
-	}
+	if (!id && !(id = pt_strv_add(&p->files, &p->nfiles, real)))
+		return -ENOMEM;
 	/* a variables file has no section header: its lines are one section */
 	r = pt_ini_parse(p->ctx, real, id, true, &c);
 	if (r < 0)

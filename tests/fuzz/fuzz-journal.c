@@ -5,9 +5,9 @@
  * perftune_restore run on it.  "@BOOT@" in the input is replaced by this
  * boot's id, so that seeds can be of this boot or of another one.
  *
- * A first byte 0xF1..0xF7 makes the journal hostile instead (the rest is the
+ * A first byte 0xF1..0xF8 makes the journal hostile instead (the rest is the
  * content): group/other-readable, a symlink, a hard link, a directory, a
- * group-readable or symlinked journal dir, another owner.  Hostile or not,
+ * group-readable or symlinked journal dir, another owner, a FIFO.  Hostile or not,
  * a journal that fails to load is refused with a one-line message, restore
  * writes nothing, and the file is left byte for byte as it was.
  *
@@ -32,6 +32,7 @@ enum shape {
 	LOOSE_DIR,   /* the journal dir is 0750 */
 	SYMLINK_DIR, /* the journal dir is a symlink to a 0700 dir */
 	OTHER_OWNER, /* owned by nobody (needs root, else REGULAR) */
+	FIFO,	     /* fuzz.journal is a FIFO: nothing may wait on it (hole D) */
 	N_SHAPES,
 };
 
@@ -128,6 +129,10 @@ static const char *lay_out(enum shape shape, const char *top, const char *jdir, 
 	case DIRECTORY:
 		if (mkdir(file, 0700) < 0)
 			fz_fail("mkdir: %s", strerror(errno));
+		return NULL;
+	case FIFO:
+		if (mkfifo(file, 0600) < 0)
+			fz_fail("mkfifo: %s", strerror(errno));
 		return NULL;
 	default:
 		fz_spill(file, text, len, shape == LOOSE_MODE ? 0644 : 0600);

@@ -125,6 +125,20 @@ static const struct {
 	{ "[vm]\ntransparent_hugepages=sometimes\n", "tuned.conf:2: [vm] transparent_hugepages",
 	  -EINVAL },
 	{ "[cpu]\npriority=first\n", "tuned.conf:2: [cpu] priority=first", -EINVAL },
+	/* unit attributes are expanded too: errors name the section (this crashed before) */
+	{ "[disk]\ndevices=${f:assertion:x:1:2}\nreadahead=4096\n",
+	  "tuned.conf:1: [disk] devices: assertion 'x' failed", -EINVAL },
+	{ "[disk]\ncpuinfo_regex=${f:assertion:x:1:2}\nreadahead=4096\n",
+	  "tuned.conf:1: [disk] cpuinfo_regex: assertion 'x' failed", -EINVAL },
+	{ "[sysctl]\nuname_regex=${f:cpulist_unpack:0-8191}\nvm.swappiness=1\n",
+	  "tuned.conf:1: [sysctl] uname_regex: the value expands to more than 4095 bytes", -EINVAL },
+	/* the value limit (issue 27 E; more shapes in expansion-limit.sh) */
+	{ "[sysctl]\nvm.swappiness=${f:cpulist_unpack:0-8191}\n",
+	  "tuned.conf:2: vm.swappiness: the value expands to more than 4095 bytes", -EINVAL },
+	{ "[variables]\na=${f:cpulist_pack:0-1}\nb=${a}${a}${a}${a}${a}${a}${a}${a}${a}${a}\n"
+	  "c=${b}${b}${b}${b}${b}${b}${b}${b}${b}${b}\nd=${c}${c}${c}${c}${c}${c}${c}${c}${c}${c}\n"
+	  "e=${d}${d}${d}${d}${d}${d}${d}${d}${d}${d}\n",
+	  "tuned.conf:6: e: the value expands to more than 4095 bytes", -EINVAL },
 };
 
 START_TEST(bad_input_is_an_error_naming_file_and_line)

@@ -532,15 +532,15 @@ END_TEST
 /* hole D: a FIFO named *.journal is skipped with a warning, never waited for */
 START_TEST(fifo_journal_is_skipped_not_waited_for)
 {
-	struct perftune_iter *it;
+	struct perftune_status_iter *it;
 	int r;
 
 	alarm(20); /* a hang fails the test instead of its timeout */
 	ck_assert_int_eq(mkfifo(jfile, 0600), 0);
 	perftune_ctx_set_log_fn(f.ctx, keep_log, PERFTUNE_LOG_WARNING, NULL);
 	ck_assert_int_eq(perftune_status(f.ctx, &it), 0);
-	ck_assert_int_eq(perftune_iter_next(it), 0);
-	perftune_iter_free(it);
+	ck_assert_ptr_null(perftune_status_iter_next(it));
+	perftune_status_iter_free(it);
 	ck_assert_msg(strstr(logged, "j.journal is not a regular file, skipped"), "log: %s", logged);
 	ck_assert_int_eq(perftune_restore(f.ctx, NULL, PERFTUNE_RESTORE_ORPHANS), 0);
 	r = perftune_restore(f.ctx, "j", 0);
@@ -666,7 +666,7 @@ END_TEST
 START_TEST(relative_journal_dir_variable_is_an_error)
 {
 	struct perftune_ctx *ctx;
-	struct perftune_iter *it = NULL;
+	struct perftune_status_iter *it = NULL;
 
 	setenv("PERFTUNE_JOURNAL_DIR", "run/perftune", 1);
 	ck_assert_int_eq(perftune_ctx_new(&ctx), 0);

@@ -95,15 +95,74 @@ START_TEST(commit_writes_every_key_and_restore_returns_all)
 }
 END_TEST
 
+/*
+ * The three write strategies of the batch engine (lib/batch.c), for the
+ * sweeps: _i = strategy * BIG_WRITES + position - 1.  Serial: forced; waves:
+ * chosen (io_uring here) or forced (the simulated kernel needs no ring);
+ * threads: PERFTUNE_NO_IO_URING, as a user would.
+ */
+static const char *const strategy_name[] = { "serial", "waves", "threads" };
+#define SWEEP_CASES (3 * BIG_WRITES)
+
+static int sweep_strategy_of(int i, int writes)
+{
+	int st = i / writes;
+
+	pt_batch_force(-1);
+	unsetenv("PERFTUNE_NO_IO_URING");
+	if (st == PT_BATCH_SERIAL)
+		pt_batch_force(PT_BATCH_SERIAL);
+	else if (st == PT_BATCH_WAVES && !pt_uring_available())
+		pt_batch_force(PT_BATCH_WAVES);
+	else if (st == PT_BATCH_THREADS)
+		setenv("PERFTUNE_NO_IO_URING", "1", 1);
+	ck_assert_int_eq(pt_batch_strategy(2), st);
+	return i % writes + 1;
+}
+
+static int sweep_strategy(int i)
+{
+	return sweep_strategy_of(i, BIG_WRITES);
+}
+
+static void count_waves(struct perftune_ctx *ctx, int prio, const char *msg, void *ud)
+{
+	(void)ctx;
+	(void)prio;
+	if (strstr(msg, "writes at once"))
+		++*(int *)ud;
+}
+
+/* each strategy writes every key and gives every original back; only waves make waves */
+START_TEST(commit_and_restore_on_each_strategy)
+{
+	struct snap *before = snap_take(f.root);
+	int r, waves = 0;
+
+	sweep_strategy(_i * BIG_WRITES);
+	perftune_ctx_set_log_fn(f.ctx, count_waves, PERFTUNE_LOG_DEBUG, &waves);
+	r = commit_big(0);
+	ck_assert_msg(r == BIG_WRITES, "%s: commit: %d %s", strategy_name[_i], r,
+		      perftune_ctx_last_error(f.ctx));
+	ck_assert_int_eq(f.sim.writes, BIG_WRITES);
+	ck_assert_msg((waves > 0) == (_i == PT_BATCH_WAVES), "%s: %d waves", strategy_name[_i],
+		      waves);
+	ck_assert_int_eq(perftune_restore(f.ctx, "big", 0), BIG_WRITES - 1);
+	assert_same(before);
+	snap_free(before);
+}
+END_TEST
+
 /* a fault at write N: the commit fails naming the key, and every file is as before */
 START_TEST(commit_fault_at_every_write_restores_all)
 {
 	struct snap *before = snap_take(f.root);
 	int r;
 
-	f.sim.fault_at = _i;
+	f.sim.fault_at = sweep_strategy(_i);
 	r = commit_big(0);
-	ck_assert_msg(r == -EIO, "fault at write %d: commit returned %d", _i, r);
+	ck_assert_msg(r == -EIO, "%s, fault at write %d: commit returned %d",
+		      strategy_name[_i / BIG_WRITES], f.sim.fault_at, r);
 	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "(rolled back)"));
 	ck_assert_msg(strncmp(perftune_ctx_last_error(f.ctx), "block.", 6) == 0 ||
 			      strchr(perftune_ctx_last_error(f.ctx), ':'),
@@ -125,7 +184,7 @@ START_TEST(commit_crash_at_every_write_then_restore_orphans)
 
 	pid = fork();
 	if (pid == 0) {
-		f.sim.crash_at = _i;
+		f.sim.crash_at = sweep_strategy(_i);
 		commit_big(0);
 		_exit(0);
 	}
@@ -396,8 +455,79 @@ START_TEST(pmqos_needs_a_hold)
 	ck_assert_int_eq(perftune_tx_new(f.ctx, "q", PERFTUNE_TX_HOLD, &tx), 0);
 	ck_assert_int_eq(perftune_tx_set(tx, "pmqos.cpu_dma_latency_us", "0"), 1);
 	ck_assert_int_eq(perftune_tx_commit(tx), 1);
-	perftune_tx_unref(tx); /* the hold ends with the transaction */
+	ck_assert_int_ge(perftune_tx_release(tx), 0); /* the hold ends with its release */
+	perftune_tx_unref(tx);
 	ck_assert_int_eq(fx_journals(&f), 0);
+}
+END_TEST
+
+/* unref only frees: a held transaction not released stays journaled as held */
+START_TEST(unref_of_a_held_transaction_writes_nothing)
+{
+	struct perftune_tx *tx;
+	struct perftune_status_iter *it;
+	const struct perftune_status_entry *e;
+	struct snap *before;
+	int writes, held = 0;
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "kept", PERFTUNE_TX_HOLD, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "10"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), 1);
+	before = snap_take(f.root);
+	writes = f.sim.writes;
+	perftune_tx_unref(tx);
+	ck_assert_int_eq(f.sim.writes, writes);
+	assert_same(before);
+	snap_free(before);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "10");
+	ck_assert_int_eq(fx_journals(&f), 1);
+	ck_assert_int_eq(perftune_status(f.ctx, &it), 0);
+	while ((e = perftune_status_iter_next(it))) {
+		ck_assert_str_eq(perftune_status_entry_tx_name(e), "kept");
+		ck_assert(perftune_status_entry_flags(e) & PERFTUNE_STATUS_HELD);
+		ck_assert_int_eq(perftune_status_entry_pid(e), getpid());
+		held++;
+	}
+	perftune_status_iter_free(it);
+	ck_assert_int_eq(held, 1);
+	/* held by this process: it restores it (another process would need FORCE) */
+	ck_assert_int_eq(perftune_restore(f.ctx, "kept", 0), 1);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+	ck_assert_int_eq(fx_journals(&f), 0);
+}
+END_TEST
+
+/* release is the explicit end, with a result */
+START_TEST(release_gives_a_hold_back_and_ends_the_transaction)
+{
+	struct perftune_tx *tx;
+
+	/* uncommitted: what was staged is dropped, nothing is written */
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "rel", PERFTUNE_TX_HOLD, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "10"), 1);
+	ck_assert_int_eq(perftune_tx_release(tx), 0);
+	ck_assert_int_eq(f.sim.writes, 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "11"), -EALREADY);
+	ck_assert_int_eq(perftune_tx_commit(tx), -EALREADY);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "released"));
+	perftune_tx_unref(tx);
+	/* committed and held: rolled back, the count of keys written back */
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "rel", PERFTUNE_TX_HOLD, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "10"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), 1);
+	ck_assert_int_eq(perftune_tx_release(tx), 1);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+	ck_assert_int_eq(fx_journals(&f), 0);
+	perftune_tx_unref(tx);
+	/* committed without a hold: stays in force */
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "rel", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "10"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), 1);
+	ck_assert_int_eq(perftune_tx_release(tx), 0);
+	perftune_tx_unref(tx);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "10");
+	ck_assert_int_eq(perftune_restore(f.ctx, "rel", 0), 1);
+	ck_assert_int_eq(perftune_tx_release(NULL), -EINVAL);
 }
 END_TEST
 
@@ -668,14 +798,6 @@ START_TEST(large_transaction_closes_its_files_after_commit)
 }
 END_TEST
 
-/* count the io_uring waves a call logs */
-static void count_waves(struct perftune_ctx *ctx, int prio, const char *msg, void *ud)
-{
-	(void)ctx, (void)prio;
-	if (strstr(msg, "writes at once (io_uring)"))
-		++*(int *)ud;
-}
-
 /*
  * Keys of several devices with the library's own writes (no simulator): with
  * io_uring, each rank of keys is one wave (sda's second key waits for the
@@ -790,17 +912,18 @@ static int commit_kv(const char *name, const char *const (*kv)[2], size_t n, uns
 /* flags common to every live key of @name in status, ~0u if it has none; *npid its holder */
 static unsigned status_flags(const char *name, int *npid)
 {
-	struct perftune_iter *it;
+	struct perftune_status_iter *it;
+	const struct perftune_status_entry *e;
 	unsigned all = ~0u;
 
 	*npid = -1;
 	ck_assert_int_eq(perftune_status(f.ctx, &it), 0);
-	while (perftune_iter_next(it))
-		if (!strcmp(perftune_iter_name(it), name)) {
-			all &= perftune_iter_flags(it);
-			*npid = perftune_iter_pid(it);
+	while ((e = perftune_status_iter_next(it)))
+		if (!strcmp(perftune_status_entry_tx_name(e), name)) {
+			all &= perftune_status_entry_flags(e);
+			*npid = perftune_status_entry_pid(e);
 		}
-	perftune_iter_free(it);
+	perftune_status_iter_free(it);
 	return all;
 }
 
@@ -810,8 +933,8 @@ static void assert_applied(const char *name)
 	unsigned fl = status_flags(name, &pid);
 
 	ck_assert_msg(fl != ~0u, "%s: not in status", name);
-	ck_assert_msg(fl & PERFTUNE_ITEM_COMMITTED, "%s: not committed (0x%x)", name, fl);
-	ck_assert_msg(!(fl & (PERFTUNE_ITEM_ORPHANED | PERFTUNE_ITEM_HELD)),
+	ck_assert_msg(fl & PERFTUNE_STATUS_COMMITTED, "%s: not committed (0x%x)", name, fl);
+	ck_assert_msg(!(fl & (PERFTUNE_STATUS_ORPHANED | PERFTUNE_STATUS_HELD)),
 		      "%s: orphaned or held (0x%x, pid %d) after a failed re-apply", name, fl, pid);
 	ck_assert_int_eq(pid, 0);
 }
@@ -830,17 +953,17 @@ static int in_child(void (*fn)(int), int arg)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-static void reapply_faulty(int at)
+static void reapply_faulty(int i)
 {
 	f.sim.writes = 0;
-	f.sim.fault_at = at;
+	f.sim.fault_at = sweep_strategy_of(i, REAPPLY_WRITES);
 	_exit(commit_kv("keep", keep2, ARRAY_SIZE(keep2), 0, NULL) == -EIO ? 3 : 4);
 }
 
-static void reapply_crash(int at)
+static void reapply_crash(int i)
 {
 	f.sim.writes = 0;
-	f.sim.crash_at = at;
+	f.sim.crash_at = sweep_strategy_of(i, REAPPLY_WRITES);
 	commit_kv("keep", keep2, ARRAY_SIZE(keep2), 0, NULL);
 }
 
@@ -874,7 +997,7 @@ START_TEST(failed_reapply_in_process_keeps_the_transaction)
 	ck_assert_int_eq(commit_kv("keep", keep1, ARRAY_SIZE(keep1), 0, NULL), 3);
 	applied = snap_take(f.root);
 	f.sim.writes = 0;
-	f.sim.fault_at = _i;
+	f.sim.fault_at = sweep_strategy_of(_i, REAPPLY_WRITES);
 	ck_assert_int_eq(commit_kv("keep", keep2, ARRAY_SIZE(keep2), 0, NULL), -EIO);
 	f.sim.fault_at = 0;
 	assert_same(applied);
@@ -897,11 +1020,11 @@ START_TEST(failed_reapply_of_a_held_transaction_keeps_the_hold)
 	ck_assert_int_eq(commit_kv("keep", keep1, ARRAY_SIZE(keep1), PERFTUNE_TX_HOLD, &held), 3);
 	applied = snap_take(f.root);
 	f.sim.writes = 0;
-	f.sim.fault_at = _i;
+	f.sim.fault_at = sweep_strategy_of(_i, REAPPLY_WRITES);
 	ck_assert_int_eq(commit_kv("keep", keep2, ARRAY_SIZE(keep2), PERFTUNE_TX_HOLD, NULL), -EIO);
 	f.sim.fault_at = 0;
 	assert_same(applied);
-	ck_assert(status_flags("keep", &pid) & PERFTUNE_ITEM_HELD);
+	ck_assert(status_flags("keep", &pid) & PERFTUNE_STATUS_HELD);
 	ck_assert_int_eq(pid, getpid());
 	ck_assert_int_eq(perftune_tx_rollback(held), 3);
 	perftune_tx_unref(held);
@@ -922,7 +1045,7 @@ START_TEST(crash_in_reapply_then_restore_orphans_gives_back_the_originals)
 
 	ck_assert_int_eq(commit_kv("keep", keep1, ARRAY_SIZE(keep1), 0, NULL), 3);
 	ck_assert_int_eq(in_child(reapply_crash, _i), 99);
-	ck_assert(status_flags("keep", &pid) & PERFTUNE_ITEM_ORPHANED);
+	ck_assert(status_flags("keep", &pid) & PERFTUNE_STATUS_ORPHANED);
 	ck_assert_msg(perftune_restore(f.ctx, NULL, PERFTUNE_RESTORE_ORPHANS) >= 1, "%s",
 		      perftune_ctx_last_error(f.ctx));
 	assert_same(before);
@@ -990,10 +1113,13 @@ static Suite *tx_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, commit_writes_every_key_and_restore_returns_all);
-	tcase_add_loop_test(tc, commit_fault_at_every_write_restores_all, 1, BIG_WRITES + 1);
-	tcase_add_loop_test(tc, commit_crash_at_every_write_then_restore_orphans, 1, BIG_WRITES + 1);
+	tcase_add_loop_test(tc, commit_and_restore_on_each_strategy, 0, 3);
+	tcase_add_loop_test(tc, commit_fault_at_every_write_restores_all, 0, SWEEP_CASES);
+	tcase_add_loop_test(tc, commit_crash_at_every_write_then_restore_orphans, 0, SWEEP_CASES);
 	tcase_add_test(tc, hold_crash_after_commit_is_orphan_and_restorable);
 	tcase_add_test(tc, applied_transaction_is_not_an_orphan);
+	tcase_add_test(tc, unref_of_a_held_transaction_writes_nothing);
+	tcase_add_test(tc, release_gives_a_hold_back_and_ends_the_transaction);
 	tcase_add_test(tc, validation_failure_stages_nothing_and_writes_nothing);
 	tcase_add_test(tc, scheduler_aliases_map_to_blk_mq_names);
 	tcase_add_test(tc, bio_based_write_that_does_nothing_fails_and_rolls_back);
@@ -1019,13 +1145,15 @@ static Suite *tx_suite(void)
 	tc = tcase_create("reapply");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, failed_reapply_by_another_process_keeps_the_transaction, 1,
-			    REAPPLY_WRITES + 1);
-	tcase_add_loop_test(tc, failed_reapply_in_process_keeps_the_transaction, 1, REAPPLY_WRITES + 1);
-	tcase_add_loop_test(tc, failed_reapply_of_a_held_transaction_keeps_the_hold, 1,
-			    REAPPLY_WRITES + 1);
-	tcase_add_loop_test(tc, crash_in_reapply_then_restore_orphans_gives_back_the_originals, 1,
-			    REAPPLY_WRITES + 1);
+	/* every write position of the re-apply on each strategy: serial, waves, threads */
+	tcase_add_loop_test(tc, failed_reapply_by_another_process_keeps_the_transaction, 0,
+			    3 * REAPPLY_WRITES);
+	tcase_add_loop_test(tc, failed_reapply_in_process_keeps_the_transaction, 0,
+			    3 * REAPPLY_WRITES);
+	tcase_add_loop_test(tc, failed_reapply_of_a_held_transaction_keeps_the_hold, 0,
+			    3 * REAPPLY_WRITES);
+	tcase_add_loop_test(tc, crash_in_reapply_then_restore_orphans_gives_back_the_originals, 0,
+			    3 * REAPPLY_WRITES);
 	tcase_add_loop_test(tc, failed_profile_reapply_keeps_the_transaction, 1, 4);
 	suite_add_tcase(s, tc);
 	return s;

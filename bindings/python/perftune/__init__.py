@@ -16,7 +16,7 @@ before every write, so they can be restored even after a crash::
 
 Errors are :class:`PerftuneError` (an OSError) with ``errno`` and the
 library's one-line message; ENOENT/ENODEV also are FileNotFoundError,
-EACCES/EPERM/EROFS PermissionError, EINVAL/ERANGE/ENOTUNIQ/ENAMETOOLONG
+EACCES/EPERM/EROFS PermissionError, EINVAL/ENOTUNIQ/ENAMETOOLONG
 ValueError.  The C API itself is in :mod:`perftune._perftune`.
 """
 

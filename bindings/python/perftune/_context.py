@@ -346,9 +346,10 @@ class Context:
 
 
 def _release_tx(ptr: Any, pid: int) -> None:
-    # a committed HOLD transaction rolls back here; not in a forked child,
-    # which would give back what its parent still holds
+    # a committed HOLD transaction rolls back here (the C unref only frees);
+    # not in a forked child, which would give back what its parent still holds
     if os.getpid() == pid:
+        _lib.perftune_tx_release(ptr)
         _lib.perftune_tx_unref(ptr)
 
 
@@ -510,6 +511,11 @@ class Transaction:
         restored (a hold ends with its transaction)."""
         with self._lock:
             if self._finalizer.alive:
+                # the end of a hold has a result: a failed rollback raises, the
+                # journal is kept and the transaction stays open (close again)
+                rc = _lib.perftune_tx_release(self._ptr)
+                if rc < 0:
+                    raise error_from_errno(rc, _lib.perftune_ctx_last_error(self._ctx_ptr))
                 self._finalizer()
                 self._finished = True
                 if self._hold:

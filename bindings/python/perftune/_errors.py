@@ -44,7 +44,7 @@ class PerftunePermissionError(PerftuneError, PermissionError):
 
 class PerftuneValueError(PerftuneError, ValueError):
     """A malformed key or value, or a value the tunable does not accept
-    (EINVAL, ERANGE, ENOTUNIQ, ENAMETOOLONG)."""
+    (EINVAL, ENOTUNIQ, ENAMETOOLONG; the library maps a value out of range to EINVAL)."""
 
 
 _CLASSES: dict[int, type[PerftuneError]] = {

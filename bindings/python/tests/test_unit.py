@@ -586,20 +586,22 @@ def test_log_callback_exception_does_not_break_the_call(
 
 
 def test_threads_share_a_context(ctx: perftune.Context) -> None:
+    """Calls run concurrently (no lock of the binding around them); the last
+    error is per thread, so each failure carries its own call's message."""
     errors: list[BaseException] = []
 
-    def worker() -> None:
+    def worker(n: int) -> None:
         try:
             for _ in range(200):
                 assert ctx.get("thp.enabled") == "madvise"
                 try:
-                    ctx.get("block.nope.scheduler")
+                    ctx.get(f"block.nope{n}.scheduler")
                 except perftune.PerftuneNotFound as e:
-                    assert str(e).startswith("block.nope.scheduler")  # not another thread's
+                    assert str(e).startswith(f"block.nope{n}.scheduler")  # not another thread's
         except BaseException as e:  # noqa: BLE001
             errors.append(e)
 
-    threads = [threading.Thread(target=worker) for _ in range(4)]
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
     for t in threads:
         t.start()
     for t in threads:
