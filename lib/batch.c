@@ -157,10 +157,10 @@ int pt_batch_run(struct perftune_ctx *ctx, const struct pt_batch_ops *ops, void 
 		if (run_waves(&rn, ngrp) == 0)
 			break;
 		/* no memory for a wave: threads */
-		pt_parallel(ngrp - 1, PT_THREAD_MAX, group_worker, &rn);
+		pt_parallel(ngrp - 1, PT_THREADS_MAX, group_worker, &rn);
 		break;
 	case PT_BATCH_THREADS:
-		pt_parallel(ngrp - 1, PT_THREAD_MAX, group_worker, &rn);
+		pt_parallel(ngrp - 1, PT_THREADS_MAX, group_worker, &rn);
 		break;
 	}
 	return rn.abort ? -ECANCELED : 0;
@@ -176,6 +176,6 @@ void pt_batch_groups(void *ud, void (*fn)(void *ud, size_t g), size_t ngrp)
 		for (size_t g = 1; g < ngrp; g++)
 			fn(ud, g);
 	else if (ngrp > 1) /* waves write; a rollback's few reads and writes go on threads */
-		pt_parallel(ngrp - 1, PT_THREAD_MAX, group_worker, &rn);
+		pt_parallel(ngrp - 1, PT_THREADS_MAX, group_worker, &rn);
 	fn(ud, 0);
 }

@@ -131,18 +131,6 @@ struct pt_iter *pt_iter_new(void)
 	return calloc(1, sizeof(struct pt_iter));
 }
 
-static char *dup_or_null(const char *s, bool *fail)
-{
-	char *d;
-
-	if (!s)
-		return NULL;
-	d = strdup(s);
-	if (!d)
-		*fail = true;
-	return d;
-}
-
 static void item_clear(struct pt_item *it)
 {
 	free(it->name);
@@ -158,20 +146,14 @@ int pt_iter_add(struct pt_iter *it, const struct pt_item *item)
 	struct pt_item c = { .flags = item->flags, .pid = item->pid };
 	bool fail = false;
 
-	if (it->n == it->cap) {
-		size_t cap = it->cap ? it->cap * 2 : 64;
-		struct pt_item *n = realloc(it->items, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		it->items = n;
-		it->cap = cap;
-	}
-	c.name = dup_or_null(item->name, &fail);
-	c.key = dup_or_null(item->key, &fail);
-	c.value = dup_or_null(item->value, &fail);
-	c.old = dup_or_null(item->old, &fail);
-	c.current = dup_or_null(item->current, &fail);
-	c.note = dup_or_null(item->note && item->note[0] ? item->note : NULL, &fail);
+	if (pt_grow(&it->items, &it->cap, it->n + 1, 64) < 0)
+		return -ENOMEM;
+	c.name = pt_strdup_or_null(item->name, &fail);
+	c.key = pt_strdup_or_null(item->key, &fail);
+	c.value = pt_strdup_or_null(item->value, &fail);
+	c.old = pt_strdup_or_null(item->old, &fail);
+	c.current = pt_strdup_or_null(item->current, &fail);
+	c.note = pt_strdup_or_null(item->note && item->note[0] ? item->note : NULL, &fail);
 	if (fail) {
 		item_clear(&c);
 		return -ENOMEM;

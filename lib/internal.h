@@ -83,7 +83,6 @@ void pt_lock(struct perftune_ctx *ctx);
 void pt_unlock(struct perftune_ctx *ctx);
 
 /* ---- batch.c: the one engine of commit, rollback and restore ---- */
-#define PT_THREAD_MAX 256 /* threads of one batch, one per device */
 enum pt_strategy {
 	PT_BATCH_SERIAL,  /* no device or one: in the caller's thread */
 	PT_BATCH_WAVES,	  /* devices' writes at once through io_uring */
@@ -242,6 +241,7 @@ char *pt_strdup_or_null(const char *s, bool *oom);
  * copy, or NULL when out of memory (the vector is then still terminated).
  */
 char *pt_strv_add(char ***v, size_t *n, const char *s);
+void pt_strv_free(char **v); /* each string and the vector; NULL is fine */
 
 /* ---- shared/cpulist.c: CPU and node lists and masks (bit i in byte i / 8) ---- */
 #define PT_CPUS_MAX 8192
@@ -480,7 +480,6 @@ int pt_journal_load(struct perftune_ctx *ctx, const char *name, struct pt_jinfo 
 void pt_jinfo_free(struct pt_jinfo *ji);
 struct pt_jentry *pt_jinfo_find(struct pt_jinfo *ji, const char *key);
 int pt_journal_names(struct perftune_ctx *ctx, char ***names); /* NULL-terminated, sorted by seq */
-void pt_strv_free(char **v);
 /*
  * Open the journal of @name for this process: a new one (whole: header and
  * holder); if there is one already, -EEXIST when @create, else append to it.

@@ -453,14 +453,8 @@ static struct pt_jentry *jinfo_add(struct pt_jinfo *ji, const char *key)
 {
 	struct pt_jentry *e;
 
-	if (ji->n == ji->cap) {
-		size_t cap = ji->cap ? ji->cap * 2 : 16;
-		void *n = realloc(ji->e, cap * sizeof(*ji->e));
-		if (!n)
-			return NULL;
-		ji->e = n;
-		ji->cap = cap;
-	}
+	if (pt_grow(&ji->e, &ji->cap, ji->n + 1, 16) < 0)
+		return NULL;
 	if (index_grow(ji) < 0)
 		return NULL;
 	e = &ji->e[ji->n];
@@ -676,13 +670,6 @@ static int seq_cmp(const void *a, const void *b)
 	return strcmp(*x, *y);
 }
 
-void pt_strv_free(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
 int pt_journal_names(struct perftune_ctx *ctx, char ***names)
 {
 	int dfd = pt_journal_dir_open(ctx, false);
@@ -712,7 +699,7 @@ int pt_journal_names(struct perftune_ctx *ctx, char ***names)
 	while ((de = readdir(d))) {
 		size_t l = strlen(de->d_name);
 		struct stat st;
-		char **nv;
+		char name[PT_TX_NAME_MAX + 1];
 		if (l <= 8 || strcmp(de->d_name + l - 8, ".journal"))
 			continue;
 		/* a FIFO, socket, device or directory is no journal (a symlink is refused on load) */
@@ -723,18 +710,13 @@ int pt_journal_names(struct perftune_ctx *ctx, char ***names)
 			       perftune_ctx_get_journal_dir(ctx), de->d_name);
 			continue;
 		}
-		nv = realloc(v, (n + 2) * sizeof(char *));
-		if (!nv)
-			break;
-		v = nv;
-		v[n] = strndup(de->d_name, l - 8);
-		if (!v[n])
-			break;
-		if (!pt_journal_name_ok(v[n])) {
-			free(v[n]);
+		if (l - 8 > PT_TX_NAME_MAX)
+			continue; /* no journal name is that long */
+		snprintf(name, sizeof(name), "%.*s", (int)(l - 8), de->d_name); /* no ".journal" */
+		if (!pt_journal_name_ok(name))
 			continue;
-		}
-		v[++n] = NULL;
+		if (!pt_strv_add(&v, &n, name))
+			break;
 	}
 	closedir(d);
 	qsort(v, n, sizeof(char *), seq_cmp);

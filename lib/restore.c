@@ -386,7 +386,7 @@ PERFTUNE_EXPORT int perftune_restore(struct perftune_ctx *ctx, const char *name,
 	return pt_api_ret(restore_impl(ctx, name, flags));
 }
 
-static int status_impl(struct perftune_ctx *ctx, struct pt_iter **iterp)
+static int status_impl(struct perftune_ctx *ctx, struct perftune_status_iter **iterp)
 {
 	struct pt_iter *it;
 	char **names = NULL;
@@ -453,16 +453,11 @@ static int status_impl(struct perftune_ctx *ctx, struct pt_iter **iterp)
 		pt_iter_free(it);
 		return r;
 	}
-	*iterp = it;
+	*iterp = pt_status_iter(it);
 	return 0;
 }
 
 PERFTUNE_EXPORT int perftune_status(struct perftune_ctx *ctx, struct perftune_status_iter **iterp)
 {
-	struct pt_iter *it = NULL;
-	int r = status_impl(ctx, iterp ? &it : NULL);
-
-	if (r >= 0)
-		*iterp = pt_status_iter(it);
-	return pt_api_ret(r);
+	return pt_api_ret(status_impl(ctx, iterp));
 }

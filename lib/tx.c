@@ -61,9 +61,9 @@ static int tx_new_impl(struct perftune_ctx *ctx, const char *name, unsigned flag
 		name = "default";
 	if (!pt_journal_name_ok(name))
 		return pt_err(ctx, -EINVAL,
-			      "'%s': a transaction name is 1-64 of [A-Za-z0-9_.@-], not starting "
+			      "'%s': a transaction name is 1-%d of [A-Za-z0-9_.@-], not starting "
 			      "with '.'",
-			      name);
+			      name, PT_TX_NAME_MAX);
 	if (flags & ~(unsigned)(PERFTUNE_TX_DRY_RUN | PERFTUNE_TX_HOLD | PERFTUNE_TX_ALLOW_PARTIAL))
 		return pt_err(ctx, -EINVAL, "unknown transaction flags 0x%x", flags);
 	tx = calloc(1, sizeof(*tx));
@@ -246,6 +246,23 @@ static int stage_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void
 	return r == 1 ? stage_one(ctx, t, p->input, ud) : r;
 }
 
+/*
+ * The opening of a call that stages or commits: lock the context, use the
+ * transaction's open files, clear the message.  0, or -EALREADY for a
+ * transaction that takes nothing more (@key, if any, leads the message); the
+ * caller unuses and unlocks either way.
+ */
+static int tx_enter(struct perftune_tx *tx, const char *key, struct pt_fcache **prev)
+{
+	pt_lock(tx->ctx);
+	*prev = pt_attr_cache_use(tx->ctx, &tx->files);
+	pt_err_clear(tx->ctx);
+	if (!tx->committed && !tx->released)
+		return 0;
+	return pt_err(tx->ctx, -EALREADY, "%s%stransaction '%s' is already %s", key ? key : "",
+		      key ? ": " : "", tx->name, tx->committed ? "committed" : "released");
+}
+
 static int tx_set_impl(struct perftune_tx *tx, const char *key, const char *value)
 {
 	struct perftune_ctx *ctx;
@@ -257,14 +274,9 @@ static int tx_set_impl(struct perftune_tx *tx, const char *key, const char *valu
 	if (!tx || !key || !value)
 		return -EINVAL;
 	ctx = tx->ctx;
-	pt_lock(ctx);
-	prev = pt_attr_cache_use(ctx, &tx->files);
-	pt_err_clear(ctx);
-	if (tx->committed || tx->released) {
-		r = pt_err(ctx, -EALREADY, "%s: transaction '%s' is already %s", key, tx->name,
-			   tx->committed ? "committed" : "released");
+	r = tx_enter(tx, key, &prev);
+	if (r < 0)
 		goto out;
-	}
 	if (!pt_value_ok(value)) {
 		r = pt_err(ctx, -EINVAL, "%s: value has a newline or control character, or is too "
 					 "long",
@@ -285,16 +297,9 @@ static int tx_set_impl(struct perftune_tx *tx, const char *key, const char *valu
 			old->seq = seq;
 			continue;
 		}
-		if (tx->n == tx->cap) {
-			size_t cap = tx->cap ? tx->cap * 2 : 16;
-			struct stage *n = realloc(tx->s, cap * sizeof(*n));
-			if (!n) {
-				r = -ENOMEM;
-				goto out;
-			}
-			tx->s = n;
-			tx->cap = cap;
-		}
+		r = pt_grow(&tx->s, &tx->cap, tx->n + 1, 16);
+		if (r < 0)
+			goto out;
 		p.s[taken].seq = (int)tx->n;
 		tx->s[tx->n++] = p.s[taken];
 	}
@@ -743,14 +748,9 @@ static int tx_commit_impl(struct perftune_tx *tx)
 	if (!tx)
 		return -EINVAL;
 	ctx = tx->ctx;
-	pt_lock(ctx);
-	prev = pt_attr_cache_use(ctx, &tx->files);
-	pt_err_clear(ctx);
-	if (tx->committed || tx->released) {
-		r = pt_err(ctx, -EALREADY, "transaction '%s' is already %s", tx->name,
-			   tx->committed ? "committed" : "released");
+	r = tx_enter(tx, NULL, &prev);
+	if (r < 0)
 		goto out;
-	}
 	if (tx->n) /* an empty transaction has no array: qsort(NULL, 0) is undefined */
 		qsort(tx->s, tx->n, sizeof(*tx->s), order_cmp);
 	if (tx->flags & PERFTUNE_TX_DRY_RUN) {
@@ -839,7 +839,7 @@ PERFTUNE_EXPORT int perftune_tx_release(struct perftune_tx *tx)
 	return pt_api_ret(tx_release_impl(tx));
 }
 
-static int tx_changes_impl(struct perftune_tx *tx, struct pt_iter **iterp)
+static int tx_changes_impl(struct perftune_tx *tx, struct perftune_change_iter **iterp)
 {
 	struct pt_iter *it;
 
@@ -863,16 +863,11 @@ static int tx_changes_impl(struct perftune_tx *tx, struct pt_iter **iterp)
 			return -ENOMEM;
 		}
 	}
-	*iterp = it;
+	*iterp = pt_change_iter(it);
 	return 0;
 }
 
 PERFTUNE_EXPORT int perftune_tx_changes(struct perftune_tx *tx, struct perftune_change_iter **iterp)
 {
-	struct pt_iter *it = NULL;
-	int r = tx_changes_impl(tx, iterp ? &it : NULL);
-
-	if (r >= 0)
-		*iterp = pt_change_iter(it);
-	return pt_api_ret(r);
+	return pt_api_ret(tx_changes_impl(tx, iterp));
 }

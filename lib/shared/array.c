@@ -45,3 +45,10 @@ char *pt_strv_add(char ***v, size_t *n, const char *s)
 	nv[++*n] = NULL;
 	return nv[*n - 1];
 }
+
+void pt_strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
