@@ -226,26 +226,34 @@ void pt_iter_free(struct pt_iter *it)
 		return o ? o->item.flags & (mask) : 0;                                             \
 	}
 
-TYPED_ITER(tunable, tunable)
-STRING(tunable, key, key, true)
-STRING(tunable, value, value, true)
-STRING(tunable, note, note, true)
+/* m(o, x) for each x of up to six */
+#define EACH_1(m, o, x) m(o, x)
+#define EACH_2(m, o, x, ...) m(o, x) EACH_1(m, o, __VA_ARGS__)
+#define EACH_3(m, o, x, ...) m(o, x) EACH_2(m, o, __VA_ARGS__)
+#define EACH_4(m, o, x, ...) m(o, x) EACH_3(m, o, __VA_ARGS__)
+#define EACH_5(m, o, x, ...) m(o, x) EACH_4(m, o, __VA_ARGS__)
+#define EACH_6(m, o, x, ...) m(o, x) EACH_5(m, o, __VA_ARGS__)
+#define EACH_N(x1, x2, x3, x4, x5, x6, n, ...) n
+#define EACH(m, o, ...)                                                                            \
+	EACH_N(__VA_ARGS__, EACH_6, EACH_5, EACH_4, EACH_3, EACH_2, EACH_1, -)(m, o, __VA_ARGS__)
+
+/* (name, field): perftune_<obj>_<name>() returns the item's field */
+#define FIELD_NAME(name, field) name
+#define FIELD_OF(name, field) field
+#define FIELD_(obj, name, field) STRING(obj, name, field, true)
+#define FIELD(obj, name_field) FIELD_(obj, FIELD_NAME name_field, FIELD_OF name_field)
+
+/* one public object: its type and iterator, its string fields */
+#define OBJECT(obj, iter, ...) TYPED_ITER(obj, iter) EACH(FIELD, obj, __VA_ARGS__)
+
+OBJECT(tunable, tunable, (key, key), (value, value), (note, note))
 FLAGS(tunable, PERFTUNE_TUNABLE_READONLY)
 
-TYPED_ITER(change, change)
-STRING(change, key, key, true)
-STRING(change, old_value, old, true)
-STRING(change, new_value, value, true)
-STRING(change, note, note, true)
+OBJECT(change, change, (key, key), (old_value, old), (new_value, value), (note, note))
 FLAGS(change, PERFTUNE_CHANGE_WRITTEN | PERFTUNE_CHANGE_UNCHANGED)
 
-TYPED_ITER(status_entry, status)
-STRING(status_entry, tx_name, name, true)
-STRING(status_entry, key, key, true)
-STRING(status_entry, original, old, true)
-STRING(status_entry, written, value, true)
-STRING(status_entry, current, current, true)
-STRING(status_entry, note, note, true)
+OBJECT(status_entry, status, (tx_name, name), (key, key), (original, old), (written, value),
+       (current, current), (note, note))
 FLAGS(status_entry, PERFTUNE_STATUS_DRIFT | PERFTUNE_STATUS_ORPHANED | PERFTUNE_STATUS_HELD |
 			    PERFTUNE_STATUS_WRITTEN | PERFTUNE_STATUS_COMMITTED |
 			    PERFTUNE_STATUS_SHADOWED)
@@ -255,18 +263,11 @@ PERFTUNE_EXPORT int perftune_status_entry_pid(const struct perftune_status_entry
 	return o ? o->item.pid : 0;
 }
 
-TYPED_ITER(profile_item, profile_item)
-STRING(profile_item, option, name, true)
-STRING(profile_item, value_as_written, old, true)
-STRING(profile_item, key, key, true)
-STRING(profile_item, value, value, true)
-STRING(profile_item, location, current, true)
+/* a skipped item's note is its skip reason */
+OBJECT(profile_item, profile_item, (option, name), (value_as_written, old), (key, key),
+       (value, value), (location, current))
 STRING(profile_item, skip_reason, note, o->item.flags & PERFTUNE_PROFILE_ITEM_SKIPPED)
 STRING(profile_item, note, note, !(o->item.flags & PERFTUNE_PROFILE_ITEM_SKIPPED))
 FLAGS(profile_item, PERFTUNE_PROFILE_ITEM_SKIPPED | PERFTUNE_PROFILE_ITEM_UNCHANGED)
 
-TYPED_ITER(profile_entry, profile_entry)
-STRING(profile_entry, name, name, true)
-STRING(profile_entry, path, key, true)
-STRING(profile_entry, summary, value, true)
-STRING(profile_entry, error, note, true)
+OBJECT(profile_entry, profile_entry, (name, name), (path, key), (summary, value), (error, note))
