@@ -126,7 +126,7 @@ const char *perftune_ctx_last_error(struct perftune_ctx *ctx);
  * and dev/ of its root: "openat2 (RESOLVE_BENEATH)", or "user-space (...)" with
  * the reason (openat2 answered ENOSYS or EPERM: a kernel older than 5.6 or a
  * seccomp filter; or PERFTUNE_NO_OPENAT2 is set).  Probed on first use, then
- * kept for the context.  NULL if @ctx is NULL.  Symbol node LIBPERFTUNE_2.
+ * kept for the context.  NULL if @ctx is NULL.  (LIBPERFTUNE_1)
  */
 const char *perftune_ctx_get_resolver(struct perftune_ctx *ctx);
 

@@ -202,6 +202,15 @@ func (c *Context) JournalDir() string {
 	})
 }
 
+// Resolver says how the context confines kernel paths below sys/, proc/ and
+// dev/ of its root: "openat2 (RESOLVE_BENEATH)", or "user-space (...)" with the
+// reason (a kernel older than 5.6, a seccomp filter, or PERFTUNE_NO_OPENAT2).
+func (c *Context) Resolver() string {
+	return c.getString(func(p *C.struct_perftune_ctx) *C.char {
+		return C.perftune_ctx_get_resolver(p)
+	})
+}
+
 func (c *Context) getString(fn func(*C.struct_perftune_ctx) *C.char) string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()

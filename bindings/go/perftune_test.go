@@ -79,6 +79,22 @@ func TestOpenOptions(t *testing.T) {
 	wantErrno(t, err, syscall.EINVAL, "journal")
 }
 
+func TestResolver(t *testing.T) {
+	ft := newFakeTree(t)
+	c := ft.open(t)
+	if got := c.Resolver(); !strings.HasPrefix(got, "openat2 (") && !strings.HasPrefix(got, "user-space (") {
+		t.Errorf("Resolver() = %q", got)
+	}
+	t.Setenv("PERFTUNE_NO_OPENAT2", "1")
+	u := ft.open(t)
+	if got := u.Resolver(); !strings.HasPrefix(got, "user-space (") || !strings.Contains(got, "PERFTUNE_NO_OPENAT2") {
+		t.Errorf("Resolver() with PERFTUNE_NO_OPENAT2=1 = %q", got)
+	}
+	if _, err := u.Get("sysctl.vm.swappiness"); err != nil {
+		t.Errorf("Get through the user-space resolver: %v", err)
+	}
+}
+
 func TestJournalDirFromEnvironment(t *testing.T) {
 	dir := t.TempDir() + "/from-env"
 	t.Setenv("PERFTUNE_JOURNAL_DIR", dir)

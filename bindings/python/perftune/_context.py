@@ -145,6 +145,13 @@ class Context:
         return str(_lib.perftune_ctx_get_journal_dir(self._handle()))
 
     @property
+    def resolver(self) -> str:
+        """How kernel paths are confined below sys/, proc/ and dev/ of the root:
+        ``"openat2 (RESOLVE_BENEATH)"``, or ``"user-space (...)"`` with the reason
+        (a kernel older than 5.6, a seccomp filter, or ``PERFTUNE_NO_OPENAT2``)."""
+        return str(_lib.perftune_ctx_get_resolver(self._handle()))
+
+    @property
     def closed(self) -> bool:
         return not self._finalizer.alive
 

@@ -47,6 +47,17 @@ def test_context_properties(ctx: perftune.Context, tree: FakeTree, journal_dir) 
     assert str(tree.root) in repr(ctx)
 
 
+def test_resolver_says_which_confinement_is_used(tree: FakeTree, journal_dir, monkeypatch) -> None:
+    with perftune.Context(root=tree.root, journal_dir=journal_dir) as c:
+        assert re.match(r"(openat2 \(RESOLVE_BENEATH\)|user-space \(.+\))$", c.resolver)
+    monkeypatch.setenv("PERFTUNE_NO_OPENAT2", "1")
+    with perftune.Context(root=tree.root, journal_dir=journal_dir) as c:
+        assert c.resolver.startswith("user-space (")
+        assert "PERFTUNE_NO_OPENAT2" in c.resolver
+        # the same keys resolve through the user-space walk
+        assert c.get("sysctl.vm.swappiness") == tree.read("proc/sys/vm/swappiness")
+
+
 def test_relative_root_is_made_absolute(tree: FakeTree, journal_dir, monkeypatch) -> None:
     monkeypatch.chdir(tree.root.parent)
     with perftune.Context(root=tree.root.name, journal_dir=journal_dir) as c:
