@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The library context: root, journal dir, log callback, last error. */
+/* The library context: root, journal dir, log callback; it creates and frees attr.c's state. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
