@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -18,6 +19,119 @@
 #include "internal.h"
 
 static const char *const tops[PT_TOP_MAX] = { "sys/", "proc/", "dev/" };
+
+struct pt_attr {
+	int root_fd;
+	int top_fd[PT_TOP_MAX]; /* sys, proc, dev under the root: opened once, on first use */
+	bool host;		/* the root is "/": the real kernel's files */
+	struct pt_fcache *fcache; /* kernel files kept open for the length of one call */
+	pt_write_fn write_fn;
+	void *write_data;
+	struct pt_resolver_state resolver; /* resolve.c: openat2 or the user-space walk */
+};
+
+static struct pt_attr *attr_of(struct perftune_ctx *ctx)
+{
+	return pt_ctx_head(ctx)->attr;
+}
+
+struct pt_attr *pt_attr_new(void)
+{
+	struct pt_attr *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->root_fd = -1;
+	for (int i = 0; i < PT_TOP_MAX; i++)
+		a->top_fd[i] = -1;
+	return a;
+}
+
+static void close_tops(struct pt_attr *a)
+{
+	for (int i = 0; i < PT_TOP_MAX; i++) {
+		if (a->top_fd[i] >= 0)
+			close(a->top_fd[i]);
+		a->top_fd[i] = -1;
+	}
+}
+
+void pt_attr_set_root(struct pt_attr *a, int root_fd, bool host)
+{
+	close_tops(a);
+	if (a->root_fd >= 0)
+		close(a->root_fd);
+	a->root_fd = root_fd;
+	a->host = host;
+}
+
+void pt_attr_free(struct pt_attr *a)
+{
+	if (!a)
+		return;
+	pt_attr_cache_destroy(a->fcache);
+	pt_attr_set_root(a, -1, false);
+	free(a);
+}
+
+/*
+ * The fd of a top directory (sys, proc, dev) of the root, opened on first use
+ * and kept: it saves an open and a close per kernel file.  Worker threads of
+ * a parallel commit may race here; the loser closes its own fd.
+ */
+static int top_fd(struct pt_attr *a, int i, const char *name)
+{
+	int fd = __atomic_load_n(&a->top_fd[i], __ATOMIC_ACQUIRE), expected = -1;
+
+	if (fd >= 0)
+		return fd;
+	fd = openat(a->root_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	if (!__atomic_compare_exchange_n(&a->top_fd[i], &expected, fd, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		close(fd);
+		fd = expected;
+	}
+	return fd;
+}
+
+void pt_attr_set_write_fn(struct perftune_ctx *ctx, pt_write_fn fn, void *userdata)
+{
+	attr_of(ctx)->write_fn = fn;
+	attr_of(ctx)->write_data = userdata;
+}
+
+pt_write_fn pt_attr_get_write_fn(struct perftune_ctx *ctx, void **userdata)
+{
+	*userdata = attr_of(ctx)->write_data;
+	return attr_of(ctx)->write_fn;
+}
+
+void pt_resolve_force(struct perftune_ctx *ctx, bool user)
+{
+	pt_resolver_state_force(&attr_of(ctx)->resolver, user);
+}
+
+const char *pt_resolver_name(struct perftune_ctx *ctx)
+{
+	struct pt_attr *a = attr_of(ctx);
+	int top = top_fd(a, 0, "sys");
+
+	if (top < 0)
+		top = top_fd(a, 1, "proc");
+	return pt_resolver_state_name(&a->resolver, top);
+}
+
+PERFTUNE_EXPORT const char *perftune_ctx_get_resolver(struct perftune_ctx *ctx)
+{
+	return ctx ? pt_resolver_name(ctx) : NULL;
+}
+
+int pt_resolver_refused(struct perftune_ctx *ctx)
+{
+	return __atomic_load_n(&attr_of(ctx)->resolver.refused, __ATOMIC_RELAXED);
+}
 
 /* Split "sys/block/x" into the (cached) top dir fd and the rest. */
 static int open_top(struct perftune_ctx *ctx, const char *path, const char **rest)
@@ -30,7 +144,7 @@ static int open_top(struct perftune_ctx *ctx, const char *path, const char **res
 			memcpy(top, tops[i], n - 1);
 			top[n - 1] = '\0';
 			*rest = whole ? "." : path + n;
-			return pt_top_fd(ctx, (int)i, top);
+			return top_fd(attr_of(ctx), (int)i, top);
 		}
 	}
 	return -EPERM;
@@ -54,7 +168,7 @@ int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags)
 	if (top < 0)
 		return top;
 	/* never wait on what a fake root may hold (a FIFO): O_NONBLOCK, then its type checked */
-	fd = pt_resolve_open(ctx, top, rest, (flags & O_PATH) ? flags : flags | O_NONBLOCK);
+	fd = pt_resolve_open(&attr_of(ctx)->resolver, top, rest, (flags & O_PATH) ? flags : flags | O_NONBLOCK);
 	if (fd >= 0 && !(flags & (O_PATH | O_DIRECTORY)) && !file_ok(fd, path)) {
 		close(fd);
 		return -EMEDIUMTYPE;
@@ -113,7 +227,7 @@ static struct pt_fcache *cache_new(int depth)
 
 void pt_attr_cache_begin(struct perftune_ctx *ctx)
 {
-	struct pt_fcache **fcp = pt_ctx_fcache(ctx);
+	struct pt_fcache **fcp = &attr_of(ctx)->fcache;
 
 	if (!*fcp)
 		*fcp = cache_new(0);
@@ -123,7 +237,7 @@ void pt_attr_cache_begin(struct perftune_ctx *ctx)
 
 struct pt_fcache *pt_attr_cache_use(struct perftune_ctx *ctx, struct pt_fcache **own)
 {
-	struct pt_fcache **fcp = pt_ctx_fcache(ctx), *prev = *fcp;
+	struct pt_fcache **fcp = &attr_of(ctx)->fcache, *prev = *fcp;
 
 	if (!*own)
 		*own = cache_new(1); /* always open: its files stay until it is destroyed */
@@ -139,7 +253,7 @@ size_t pt_attr_cache_files(struct pt_fcache *fc)
 
 void pt_attr_cache_unuse(struct perftune_ctx *ctx, struct pt_fcache *prev)
 {
-	*pt_ctx_fcache(ctx) = prev;
+	attr_of(ctx)->fcache = prev;
 }
 
 static void cache_close_all(struct pt_fcache *fc)
@@ -153,7 +267,7 @@ static void cache_close_all(struct pt_fcache *fc)
 
 void pt_attr_cache_end(struct perftune_ctx *ctx)
 {
-	struct pt_fcache *fc = *pt_ctx_fcache(ctx);
+	struct pt_fcache *fc = attr_of(ctx)->fcache;
 
 	if (fc && fc->depth > 0 && --fc->depth == 0)
 		cache_close_all(fc);
@@ -168,17 +282,9 @@ void pt_attr_cache_destroy(struct pt_fcache *fc)
 	free(fc);
 }
 
-void pt_attr_cache_free(struct perftune_ctx *ctx)
-{
-	struct pt_fcache **fcp = pt_ctx_fcache(ctx);
-
-	pt_attr_cache_destroy(*fcp);
-	*fcp = NULL;
-}
-
 static struct pt_fcache *cache_of(struct perftune_ctx *ctx, const char *path)
 {
-	struct pt_fcache *fc = *pt_ctx_fcache(ctx);
+	struct pt_fcache *fc = attr_of(ctx)->fcache;
 
 	if (!fc || !fc->depth || (strncmp(path, "sys/", 4) && strncmp(path, "proc/", 5)))
 		return NULL;
@@ -232,7 +338,7 @@ static int cache_get(struct perftune_ctx *ctx, const char *path, struct stat *st
 	if (!fc)
 		return NOCACHE;
 	fd = cache_find(fc, path, &s);
-	if (fd != NOCACHE && !pt_root_is_host(ctx) && (fstat(fd, &s) < 0 || s.st_nlink == 0)) {
+	if (fd != NOCACHE && !attr_of(ctx)->host && (fstat(fd, &s) < 0 || s.st_nlink == 0)) {
 		cache_drop(fc, fd);
 		fd = NOCACHE;
 	}
@@ -414,7 +520,7 @@ int pt_attr_write(struct perftune_ctx *ctx, const char *path, const char *value)
 {
 	void *ud;
 	pt_write_fn fn = pt_attr_get_write_fn(ctx, &ud);
-	struct wr a = { value, strlen(value), !pt_root_is_host(ctx) };
+	struct wr a = { value, strlen(value), !attr_of(ctx)->host };
 	int r, tries = 0;
 
 	pt_log(ctx, PERFTUNE_LOG_DEBUG, "write %s <- %s", path, value);
@@ -466,7 +572,7 @@ void pt_attr_write_batch(struct perftune_ctx *ctx, size_t n, const char *const *
 		int r = res[q];
 		if (r >= 0 && (size_t)r != iov[q].iov_len)
 			r = -EIO;
-		if (r >= 0 && !pt_root_is_host(ctx) && ftruncate(fds[q], r) < 0)
+		if (r >= 0 && !attr_of(ctx)->host && ftruncate(fds[q], r) < 0)
 			r = -errno; /* a fake root's plain file */
 		/* not known, busy or gone: the caller writes it again itself (retries, reopens) */
 		if (r == -EINPROGRESS || r == -EAGAIN || pt_attr_gone(r))
@@ -553,7 +659,7 @@ int pt_attr_writable(struct perftune_ctx *ctx, const char *path, char *reason, s
 		snprintf(reason, size, "read-only in this kernel (mode %04o)", st.st_mode & 07777);
 		return 0;
 	}
-	if (pt_root_is_host(ctx) && geteuid() != 0 && geteuid() != st.st_uid) {
+	if (attr_of(ctx)->host && geteuid() != 0 && geteuid() != st.st_uid) {
 		snprintf(reason, size, "needs root (owned by uid %u, mode %04o)", st.st_uid,
 			 st.st_mode & 07777);
 		return 0;
@@ -619,4 +725,34 @@ int pt_attr_readlink(struct perftune_ctx *ctx, const char *path, char *buf, size
 		return -errno;
 	buf[n] = '\0';
 	return (int)n;
+}
+
+/* ---- waves (uring.c): the files of one write per device ---- */
+
+int pt_wave_add(struct perftune_ctx *ctx, struct pt_wave *w, size_t who, const char *path,
+		const char *value)
+{
+	int fd;
+
+	if (w->n == w->cap)
+		return 0;
+	fd = pt_attr_kept_fd(ctx, path);
+	w->own[w->n] = fd < 0; /* the kept files are full: one for this wave */
+	if (fd < 0)
+		fd = pt_attr_open(ctx, path, O_WRONLY | O_NOFOLLOW);
+	if (fd < 0)
+		return fd;
+	pt_log(ctx, PERFTUNE_LOG_DEBUG, "write %s <- %s", path, value);
+	w->who[w->n] = who;
+	w->path[w->n] = path;
+	w->fd[w->n] = fd;
+	w->iov[w->n].iov_base = (void *)value;
+	w->iov[w->n].iov_len = strlen(value);
+	w->n++;
+	return 1;
+}
+
+void pt_wave_run(struct perftune_ctx *ctx, struct pt_wave *w)
+{
+	pt_attr_write_batch(ctx, w->n, w->path, w->fd, w->iov, w->res);
 }

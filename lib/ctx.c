@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The library context: root, journal dir, log callback, last error. */
+/* The library context: root, journal dir, log callback; it creates and frees attr.c's state. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,32 +12,14 @@
 #define DEFAULT_JOURNAL_DIR "/run/perftune"
 
 struct perftune_ctx {
+	struct pt_ctx_head head; /* first: what attr.c and log.c read (internal.h) */
 	int refcount;
 	char *root;
-	int root_fd;
-	int top_fd[PT_TOP_MAX]; /* sys, proc, dev under the root: opened once, on first use */
 	char *journal_dir;
-	perftune_log_fn log_fn;
-	int log_max;
-	void *log_data;
 	struct udev *udev;
-	pt_write_fn write_fn;
-	void *write_data;
 	pthread_mutex_t lock;
-	pthread_mutex_t log_lock;
-	struct pt_fcache *fcache; /* attr.c: kernel files kept open for the length of one call */
-	int jdir_fd;		  /* journal.c: the journal directory while its lock is held */
-	struct pt_resolver_state resolver; /* resolve.c: openat2 or the user-space walk */
+	int jdir_fd; /* journal.c: the journal directory while its lock is held */
 };
-
-static void close_tops(struct perftune_ctx *ctx)
-{
-	for (int i = 0; i < PT_TOP_MAX; i++) {
-		if (ctx->top_fd[i] >= 0)
-			close(ctx->top_fd[i]);
-		ctx->top_fd[i] = -1;
-	}
-}
 
 static int ctx_new_impl(struct perftune_ctx **ctxp)
 {
@@ -51,19 +32,24 @@ static int ctx_new_impl(struct perftune_ctx **ctxp)
 	if (!ctx)
 		return -ENOMEM;
 	ctx->refcount = 1;
-	ctx->root_fd = -1;
 	ctx->jdir_fd = -1;
-	for (int i = 0; i < PT_TOP_MAX; i++)
-		ctx->top_fd[i] = -1;
+	ctx->head.attr = pt_attr_new();
+	if (!ctx->head.attr) {
+		free(ctx);
+		return -ENOMEM;
+	}
 	pthread_mutexattr_t ma;
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
 	pthread_mutex_init(&ctx->lock, &ma);
 	pthread_mutexattr_destroy(&ma);
-	pthread_mutex_init(&ctx->log_lock, NULL);
+	pthread_mutex_init(&ctx->head.log_lock, NULL);
 	/* a relative one is kept, to be refused by name when a journal is used */
 	ctx->journal_dir = strdup(jd && jd[0] ? jd : DEFAULT_JOURNAL_DIR);
 	if (!ctx->journal_dir) {
+		pt_attr_free(ctx->head.attr);
+		pthread_mutex_destroy(&ctx->lock);
+		pthread_mutex_destroy(&ctx->head.log_lock);
 		free(ctx);
 		return -ENOMEM;
 	}
@@ -92,13 +78,10 @@ PERFTUNE_EXPORT struct perftune_ctx *perftune_ctx_unref(struct perftune_ctx *ctx
 {
 	if (!ctx || __atomic_sub_fetch(&ctx->refcount, 1, __ATOMIC_SEQ_CST) > 0)
 		return NULL;
-	pt_attr_cache_free(ctx);
-	close_tops(ctx);
-	if (ctx->root_fd >= 0)
-		close(ctx->root_fd);
+	pt_attr_free(ctx->head.attr);
 	udev_unref(ctx->udev);
 	pthread_mutex_destroy(&ctx->lock);
-	pthread_mutex_destroy(&ctx->log_lock);
+	pthread_mutex_destroy(&ctx->head.log_lock);
 	free(ctx->root);
 	free(ctx->journal_dir);
 	free(ctx);
@@ -122,12 +105,9 @@ static int ctx_set_root_impl(struct perftune_ctx *ctx, const char *root)
 		close(fd);
 		return -ENOMEM;
 	}
-	close_tops(ctx);
-	if (ctx->root_fd >= 0)
-		close(ctx->root_fd);
+	pt_attr_set_root(ctx->head.attr, fd, strcmp(copy, "/") == 0);
 	free(ctx->root);
 	ctx->root = copy;
-	ctx->root_fd = fd;
 	return 0;
 }
 
@@ -173,18 +153,9 @@ PERFTUNE_EXPORT void perftune_ctx_set_log_fn(struct perftune_ctx *ctx, perftune_
 {
 	if (!ctx)
 		return;
-	ctx->log_fn = fn;
-	ctx->log_max = max_priority;
-	ctx->log_data = userdata;
-}
-
-/* the last error of each thread: concurrent calls on one context keep their own */
-static __thread char last_error[PT_ERR_MAX];
-
-PERFTUNE_EXPORT const char *perftune_ctx_last_error(struct perftune_ctx *ctx)
-{
-	(void)ctx;
-	return last_error;
+	ctx->head.log_fn = fn;
+	ctx->head.log_max = max_priority;
+	ctx->head.log_data = userdata;
 }
 
 PERFTUNE_EXPORT const char *perftune_version(void)
@@ -192,46 +163,9 @@ PERFTUNE_EXPORT const char *perftune_version(void)
 	return PERFTUNE_VERSION;
 }
 
-struct pt_fcache **pt_ctx_fcache(struct perftune_ctx *ctx)
-{
-	return &ctx->fcache;
-}
-
 int *pt_ctx_jdir(struct perftune_ctx *ctx)
 {
 	return &ctx->jdir_fd;
-}
-
-struct pt_resolver_state *pt_ctx_resolver(struct perftune_ctx *ctx)
-{
-	return &ctx->resolver;
-}
-
-int pt_root_fd(struct perftune_ctx *ctx)
-{
-	return ctx->root_fd;
-}
-
-/*
- * The fd of a top directory (sys, proc, dev) of the root, opened on first use
- * and kept: it saves an open and a close per kernel file.  Worker threads of
- * a parallel commit may race here; the loser closes its own fd.
- */
-int pt_top_fd(struct perftune_ctx *ctx, int i, const char *name)
-{
-	int fd = __atomic_load_n(&ctx->top_fd[i], __ATOMIC_ACQUIRE), expected = -1;
-
-	if (fd >= 0)
-		return fd;
-	fd = openat(ctx->root_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	if (!__atomic_compare_exchange_n(&ctx->top_fd[i], &expected, fd, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE)) {
-		close(fd);
-		fd = expected;
-	}
-	return fd;
 }
 
 bool pt_root_is_host(struct perftune_ctx *ctx)
@@ -253,60 +187,6 @@ struct udev *pt_udev(struct perftune_ctx *ctx)
 	if (!ctx->udev)
 		ctx->udev = udev_new();
 	return ctx->udev;
-}
-
-void pt_log(struct perftune_ctx *ctx, int prio, const char *fmt, ...)
-{
-	char msg[PERFTUNE_KEY_MAX + 2048];
-	va_list ap;
-
-	if (!ctx->log_fn || prio > ctx->log_max)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	pt_one_line(msg);
-	pthread_mutex_lock(&ctx->log_lock); /* workers of a parallel commit log too */
-	ctx->log_fn(ctx, prio, msg, ctx->log_data);
-	pthread_mutex_unlock(&ctx->log_lock);
-}
-
-/* a worker thread of a parallel commit keeps its own message */
-static __thread char *err_sink;
-static __thread size_t err_sink_size;
-
-void pt_err_redirect(char *buf, size_t size)
-{
-	err_sink = buf;
-	err_sink_size = size;
-	if (buf)
-		buf[0] = '\0';
-}
-
-const char *pt_errmsg(struct perftune_ctx *ctx)
-{
-	(void)ctx;
-	return err_sink ? err_sink : last_error;
-}
-
-int pt_err(struct perftune_ctx *ctx, int err, const char *fmt, ...)
-{
-	char *buf = err_sink ? err_sink : last_error;
-	size_t size = err_sink ? err_sink_size : sizeof(last_error);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	pt_one_line(buf);
-	pt_log(ctx, PERFTUNE_LOG_DEBUG, "error: %s", buf);
-	return err;
-}
-
-void pt_err_clear(struct perftune_ctx *ctx)
-{
-	(void)ctx;
-	(err_sink ? err_sink : last_error)[0] = '\0';
 }
 
 /*
@@ -342,16 +222,4 @@ void pt_lock(struct perftune_ctx *ctx)
 void pt_unlock(struct perftune_ctx *ctx)
 {
 	pthread_mutex_unlock(&ctx->lock);
-}
-
-void pt_attr_set_write_fn(struct perftune_ctx *ctx, pt_write_fn fn, void *userdata)
-{
-	ctx->write_fn = fn;
-	ctx->write_data = userdata;
-}
-
-pt_write_fn pt_attr_get_write_fn(struct perftune_ctx *ctx, void **userdata)
-{
-	*userdata = ctx->write_data;
-	return ctx->write_fn;
 }

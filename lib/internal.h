@@ -4,6 +4,7 @@
 #define PERFTUNE_INTERNAL_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -17,25 +18,36 @@
 #define PT_KEY_SHOWN 96	  /* bytes of a key quoted in an error message, then "..." */
 #define PT_ERR_MAX (PERFTUNE_KEY_MAX + 1024) /* one message: a key and what went wrong */
 
-/* ---- ctx.c ---- */
-int pt_root_fd(struct perftune_ctx *ctx);
-struct pt_fcache;
-struct pt_fcache **pt_ctx_fcache(struct perftune_ctx *ctx); /* attr.c's, kept in the context */
-int *pt_ctx_jdir(struct perftune_ctx *ctx);		  /* journal.c's, kept in the context */
-/* resolve.c's, kept in the context: which resolver, why, a refusal of the fallback's calls */
-struct pt_resolver_state {
-	int mode, why, refused;
+/*
+ * The first member of struct perftune_ctx (ctx.c): the part that attr.c and
+ * log.c read, so that neither calls into ctx.c (which creates and frees the
+ * attr state) and lib/ has no import circle.  ctx.c alone sets it.
+ */
+struct pt_attr;
+struct pt_ctx_head {
+	struct pt_attr *attr; /* attr.c: root and top fds, file cache, write hook, resolver */
+	perftune_log_fn log_fn;
+	int log_max;
+	void *log_data;
+	pthread_mutex_t log_lock;
 };
-struct pt_resolver_state *pt_ctx_resolver(struct perftune_ctx *ctx);
-#define PT_TOP_MAX 3
-int pt_top_fd(struct perftune_ctx *ctx, int i, const char *name);
+static inline struct pt_ctx_head *pt_ctx_head(struct perftune_ctx *ctx)
+{
+	return (struct pt_ctx_head *)ctx;
+}
+
+/* ---- ctx.c ---- */
+struct pt_fcache;
+int *pt_ctx_jdir(struct perftune_ctx *ctx); /* journal.c's, kept in the context */
 bool pt_root_is_host(struct perftune_ctx *ctx);
 /* libraries that read /sys themselves (libcpupower) see our root: host, or umockdev on it */
 bool pt_sys_is_root(struct perftune_ctx *ctx);
 struct udev *pt_udev(struct perftune_ctx *ctx);
-void pt_log(struct perftune_ctx *ctx, int prio, const char *fmt, ...) _printf_(3, 4);
 /* Map @r onto the errno set perftune.h documents: every exported int function returns through it. */
 int pt_api_ret(int r);
+
+/* ---- log.c: the log callback and the calling thread's last error ---- */
+void pt_log(struct perftune_ctx *ctx, int prio, const char *fmt, ...) _printf_(3, 4);
 /* Set the calling thread's one-line error and return @err (a negative errno). */
 int pt_err(struct perftune_ctx *ctx, int err, const char *fmt, ...) _printf_(3, 4);
 void pt_err_clear(struct perftune_ctx *ctx);
@@ -74,11 +86,12 @@ struct pt_wave {
 	const char **path; /* the caller's strings, for the write hook */
 };
 int pt_wave_init(struct pt_wave *w, size_t cap);
+void pt_wave_reset(struct pt_wave *w); /* for the next wave */
+void pt_wave_free(struct pt_wave *w);
+/* attr.c: they open the files (or take the kept ones) and write through the hook */
 int pt_wave_add(struct perftune_ctx *ctx, struct pt_wave *w, size_t who, const char *path,
 		const char *value);
 void pt_wave_run(struct perftune_ctx *ctx, struct pt_wave *w);
-void pt_wave_reset(struct pt_wave *w); /* for the next wave */
-void pt_wave_free(struct pt_wave *w);
 void pt_lock(struct perftune_ctx *ctx);
 void pt_unlock(struct perftune_ctx *ctx);
 
@@ -119,6 +132,10 @@ int pt_batch_run(struct perftune_ctx *ctx, const struct pt_batch_ops *ops, void 
 void pt_batch_groups(void *ud, void (*fn)(void *ud, size_t g), size_t ngrp);
 
 /* ---- resolve.c: how attr.c opens a path below a top directory without leaving it ---- */
+/* attr.c's, one per context: which resolver, why, a refusal of the fallback's calls */
+struct pt_resolver_state {
+	int mode, why, refused;
+};
 /*
  * Open @rest below the top directory fd @top: openat2(RESOLVE_BENEATH |
  * RESOLVE_NO_MAGICLINKS), or where the kernel or a seccomp filter refuses it
@@ -126,17 +143,31 @@ void pt_batch_groups(void *ud, void (*fn)(void *ud, size_t g), size_t ngrp);
  * same confinement walked in user space.  -EPERM: it would leave the top;
  * -ELOOP: a magic link, too many links, or O_NOFOLLOW on a link.
  */
-int pt_resolve_open(struct perftune_ctx *ctx, int top, const char *rest, int flags);
+int pt_resolve_open(struct pt_resolver_state *s, int top, const char *rest, int flags);
 /* the user-space walk alone (the unit tier and the fuzzer test it directly) */
 int pt_resolve_user(int top, const char *rest, int flags);
+/* use the user-space walk (@user) or openat2 from now on, no probe */
+void pt_resolver_state_force(struct pt_resolver_state *s, bool user);
+/* the name of pt_resolver_name(), probed below @top (sys/ or proc/; -errno: none) if need be */
+const char *pt_resolver_state_name(struct pt_resolver_state *s, int top);
+
+/* ---- attr.c: the only place that opens, reads and writes kernel files ---- */
+/*
+ * Its state, one per context (ctx.c creates and frees it): the root fd and
+ * its top directories (sys, proc, dev: opened once, on first use), the file
+ * cache, the write hook, the resolver chosen.
+ */
+#define PT_TOP_MAX 3
+struct pt_attr *pt_attr_new(void);
+void pt_attr_free(struct pt_attr *a);
+/* take @root_fd (an O_PATH directory) as the root; its top fds are opened again */
+void pt_attr_set_root(struct pt_attr *a, int root_fd, bool host);
 /* use the user-space walk (@user) or openat2 from now on, no probe */
 void pt_resolve_force(struct perftune_ctx *ctx, bool user);
 /* "openat2 (RESOLVE_BENEATH)" or "user-space (openat2: <why>)", probed if need be */
 const char *pt_resolver_name(struct perftune_ctx *ctx);
 /* ENOSYS or EPERM: the user-space walk's own calls were refused (a filter); 0 if not */
 int pt_resolver_refused(struct perftune_ctx *ctx);
-
-/* ---- attr.c: the only place that opens, reads and writes kernel files ---- */
 /*
  * Paths are relative to the context root and must start with "sys/",
  * "proc/" or "dev/"; they are opened with pt_resolve_open() below that top
@@ -151,7 +182,6 @@ int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags);
  */
 void pt_attr_cache_begin(struct perftune_ctx *ctx);
 void pt_attr_cache_end(struct perftune_ctx *ctx);
-void pt_attr_cache_free(struct perftune_ctx *ctx);
 /*
  * A cache of one's own (a transaction's, kept from its staging to its
  * rollback): *@own, created on first use, becomes the context's until

@@ -391,26 +391,20 @@ int pt_resolve_user(int top, const char *rest, int flags)
 	return r;
 }
 
-static struct pt_resolver_state *state(struct perftune_ctx *ctx)
-{
-	return pt_ctx_resolver(ctx);
-}
-
-/* the user-space walk, noting in the context a refusal of the calls it makes */
-static int open_user(struct perftune_ctx *ctx, int top, const char *rest, int flags)
+/* the user-space walk, noting in @s a refusal of the calls it makes */
+static int open_user(struct pt_resolver_state *s, int top, const char *rest, int flags)
 {
 	int fd;
 
 	walk_refused = 0;
 	fd = pt_resolve_user(top, rest, flags);
 	if (fd < 0 && walk_refused)
-		__atomic_store_n(&state(ctx)->refused, walk_refused, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->refused, walk_refused, __ATOMIC_RELAXED);
 	return fd;
 }
 
-int pt_resolve_open(struct perftune_ctx *ctx, int top, const char *rest, int flags)
+int pt_resolve_open(struct pt_resolver_state *s, int top, const char *rest, int flags)
 {
-	struct pt_resolver_state *s = state(ctx);
 	int mode = __atomic_load_n(&s->mode, __ATOMIC_ACQUIRE), fd;
 
 	if (mode == MODE_UNKNOWN)
@@ -418,7 +412,7 @@ int pt_resolve_open(struct perftune_ctx *ctx, int top, const char *rest, int fla
 	if (mode < 0)
 		return mode;
 	if (mode == MODE_USER)
-		return open_user(ctx, top, rest, flags);
+		return open_user(s, top, rest, flags);
 	fd = open_kernel(top, rest, flags);
 	/*
 	 * A filter installed since the probe (a seccomp filter can be added to a
@@ -427,30 +421,23 @@ int pt_resolve_open(struct perftune_ctx *ctx, int top, const char *rest, int fla
 	if (fd == -ENOSYS || (fd == -EPERM && probe(s, top) == MODE_USER)) {
 		__atomic_store_n(&s->why, -fd, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->mode, MODE_USER, __ATOMIC_RELEASE);
-		return open_user(ctx, top, rest, flags);
+		return open_user(s, top, rest, flags);
 	}
 	return fd == -EXDEV ? -EPERM : fd; /* EXDEV: an escape attempt */
 }
 
-void pt_resolve_force(struct perftune_ctx *ctx, bool user)
+void pt_resolver_state_force(struct pt_resolver_state *s, bool user)
 {
-	struct pt_resolver_state *s = state(ctx);
-
 	s->why = 0;
 	__atomic_store_n(&s->mode, user ? MODE_USER : MODE_OPENAT2, __ATOMIC_RELEASE);
 }
 
-const char *pt_resolver_name(struct perftune_ctx *ctx)
+const char *pt_resolver_state_name(struct pt_resolver_state *s, int top)
 {
-	struct pt_resolver_state *s = state(ctx);
 	int mode = __atomic_load_n(&s->mode, __ATOMIC_ACQUIRE), why;
 
-	if (mode == MODE_UNKNOWN) {
-		int top = pt_top_fd(ctx, 0, "sys");
-		if (top < 0)
-			top = pt_top_fd(ctx, 1, "proc");
+	if (mode == MODE_UNKNOWN)
 		mode = top < 0 ? top : probe(s, top);
-	}
 	why = __atomic_load_n(&s->why, __ATOMIC_RELAXED);
 	if (mode == MODE_OPENAT2)
 		return "openat2 (RESOLVE_BENEATH)";
@@ -466,14 +453,4 @@ const char *pt_resolver_name(struct perftune_ctx *ctx)
 	default:
 		return "user-space (openat2 refused the probe)";
 	}
-}
-
-PERFTUNE_EXPORT const char *perftune_ctx_get_resolver(struct perftune_ctx *ctx)
-{
-	return ctx ? pt_resolver_name(ctx) : NULL;
-}
-
-int pt_resolver_refused(struct perftune_ctx *ctx)
-{
-	return __atomic_load_n(&state(ctx)->refused, __ATOMIC_RELAXED);
 }

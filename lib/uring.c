@@ -222,34 +222,6 @@ void pt_wave_free(struct pt_wave *w)
 	memset(w, 0, sizeof(*w));
 }
 
-int pt_wave_add(struct perftune_ctx *ctx, struct pt_wave *w, size_t who, const char *path,
-		const char *value)
-{
-	int fd;
-
-	if (w->n == w->cap)
-		return 0;
-	fd = pt_attr_kept_fd(ctx, path);
-	w->own[w->n] = fd < 0; /* the kept files are full: one for this wave */
-	if (fd < 0)
-		fd = pt_attr_open(ctx, path, O_WRONLY | O_NOFOLLOW);
-	if (fd < 0)
-		return fd;
-	pt_log(ctx, PERFTUNE_LOG_DEBUG, "write %s <- %s", path, value);
-	w->who[w->n] = who;
-	w->path[w->n] = path;
-	w->fd[w->n] = fd;
-	w->iov[w->n].iov_base = (void *)value;
-	w->iov[w->n].iov_len = strlen(value);
-	w->n++;
-	return 1;
-}
-
-void pt_wave_run(struct perftune_ctx *ctx, struct pt_wave *w)
-{
-	pt_attr_write_batch(ctx, w->n, w->path, w->fd, w->iov, w->res);
-}
-
 void pt_wave_reset(struct pt_wave *w)
 {
 	wave_close(w);
