@@ -17,6 +17,9 @@ int pt_grow_(void **v, size_t *cap, size_t need, size_t size, size_t first)
 			return -ENOMEM;
 		ncap *= 2;
 	}
+	/* said here, not by reallocarray(): ASan aborts on an overflowing count */
+	if (size && ncap > SIZE_MAX / size)
+		return -ENOMEM;
 	nv = reallocarray(*v, ncap, size);
 	if (!nv)
 		return -ENOMEM;
