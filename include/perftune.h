@@ -48,7 +48,7 @@
 extern "C" {
 #endif
 
-#define PERFTUNE_KEY_MAX 512   /* bytes, including the NUL */
+#define PERFTUNE_KEY_MAX 512	/* bytes, including the NUL */
 #define PERFTUNE_VALUE_MAX 4096 /* bytes, including the NUL */
 
 /* ------------------------------------------------------------------------ */
@@ -212,7 +212,7 @@ const char *perftune_desc_path(const struct perftune_desc *d);	  /* kernel file 
 const char *perftune_desc_choices(const struct perftune_desc *d); /* space separated, or NULL */
 /** perftune_desc_range() - true if the value is a number in [*min, *max]. */
 bool perftune_desc_range(const struct perftune_desc *d, long long *min, long long *max);
-const char *perftune_desc_unit(const struct perftune_desc *d);	 /* "kB", "us", "pages" or NULL */
+const char *perftune_desc_unit(const struct perftune_desc *d); /* "kB", "us", "pages" or NULL */
 bool perftune_desc_writable(const struct perftune_desc *d);
 const char *perftune_desc_reason(const struct perftune_desc *d); /* why not writable, or NULL */
 const char *perftune_desc_info(const struct perftune_desc *d);	 /* extra facts, or NULL */
@@ -233,8 +233,8 @@ struct perftune_tx;
 
 /** Transaction flags. */
 enum {
-	PERFTUNE_TX_DRY_RUN = 1 << 0,	   /* validate and report, write nothing */
-	PERFTUNE_TX_HOLD = 1 << 1,	   /* keep held values (PM QoS fds) while the tx lives */
+	PERFTUNE_TX_DRY_RUN = 1 << 0,	    /* validate and report, write nothing */
+	PERFTUNE_TX_HOLD = 1 << 1,	    /* keep held values (PM QoS fds) while the tx lives */
 	PERFTUNE_TX_ALLOW_PARTIAL = 1 << 2, /* accept fewer huge pages than asked */
 };
 
@@ -361,7 +361,7 @@ struct perftune_status_iter;
 
 /** Flags of a status entry (perftune_status_entry_flags()). */
 enum perftune_status_flag {
-	PERFTUNE_STATUS_DRIFT = 1 << 0,	    /* the value now differs from what the transaction wrote */
+	PERFTUNE_STATUS_DRIFT = 1 << 0, /* the value now differs from what the transaction wrote */
 	PERFTUNE_STATUS_ORPHANED = 1 << 1,  /* the transaction's holder process is gone */
 	PERFTUNE_STATUS_HELD = 1 << 2,	    /* the transaction is held by a live process */
 	PERFTUNE_STATUS_WRITTEN = 1 << 3,   /* the key was written (not just journaled) */
@@ -477,7 +477,8 @@ struct perftune_profile_item_iter;
 /** Flags of a profile item (perftune_profile_item_flags()). */
 enum perftune_profile_item_flag {
 	PERFTUNE_PROFILE_ITEM_UNCHANGED = 1 << 4, /* a ">N"/"<N" value the machine already meets */
-	PERFTUNE_PROFILE_ITEM_SKIPPED = 1 << 10,  /* not applied: perftune_profile_item_skip_reason() */
+	PERFTUNE_PROFILE_ITEM_SKIPPED =
+		1 << 10, /* not applied: perftune_profile_item_skip_reason() */
 };
 
 /** perftune_profile_item_iter_next() - the next item, or NULL at the end. */

@@ -22,8 +22,8 @@ static const char *const tops[PT_TOP_MAX] = { "sys/", "proc/", "dev/" };
 
 struct pt_attr {
 	int root_fd;
-	int top_fd[PT_TOP_MAX]; /* sys, proc, dev under the root: opened once, on first use */
-	bool host;		/* the root is "/": the real kernel's files */
+	int top_fd[PT_TOP_MAX];	  /* sys, proc, dev under the root: opened once, on first use */
+	bool host;		  /* the root is "/": the real kernel's files */
 	struct pt_fcache *fcache; /* kernel files kept open for the length of one call */
 	pt_write_fn write_fn;
 	void *write_data;
@@ -168,7 +168,8 @@ int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags)
 	if (top < 0)
 		return top;
 	/* never wait on what a fake root may hold (a FIFO): O_NONBLOCK, then its type checked */
-	fd = pt_resolve_open(&attr_of(ctx)->resolver, top, rest, (flags & O_PATH) ? flags : flags | O_NONBLOCK);
+	fd = pt_resolve_open(&attr_of(ctx)->resolver, top, rest,
+			     (flags & O_PATH) ? flags : flags | O_NONBLOCK);
 	if (fd >= 0 && !(flags & (O_PATH | O_DIRECTORY)) && !file_ok(fd, path)) {
 		close(fd);
 		return -EMEDIUMTYPE;
@@ -565,7 +566,8 @@ void pt_attr_write_batch(struct perftune_ctx *ctx, size_t n, const char *const *
 		}
 		return;
 	}
-	if (pt_uring_write(n, fds, iov, res) < 0 && pt_parallel(n, PT_WAVE_MAX, thread_write, &b) < 0)
+	if (pt_uring_write(n, fds, iov, res) < 0 &&
+	    pt_parallel(n, PT_WAVE_MAX, thread_write, &b) < 0)
 		for (size_t q = 0; q < n; q++)
 			res[q] = -EINPROGRESS;
 	for (size_t q = 0; q < n; q++) {

@@ -110,7 +110,8 @@ static int run_waves(struct run *rn, size_t ngrp)
 				    pt_wave_add(ctx, &w, d, path, value) == 1)
 					break;
 				if (r == 1) /* not a plain file write: here and now */
-					r = ops->post(rn->ud, g, pos[d], ops->write(rn->ud, g, pos[d]));
+					r = ops->post(rn->ud, g, pos[d],
+						      ops->write(rn->ud, g, pos[d]));
 				if (!finish(rn, g, pos[d], r)) {
 					pos[d] = end;
 					break;

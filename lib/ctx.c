@@ -96,7 +96,8 @@ static int ctx_set_root_impl(struct perftune_ctx *ctx, const char *root)
 	if (!ctx)
 		return -EINVAL;
 	if (!root || root[0] != '/')
-		return pt_err(ctx, -EINVAL, "root '%s': not an absolute path", root ? root : "(null)");
+		return pt_err(ctx, -EINVAL, "root '%s': not an absolute path",
+			      root ? root : "(null)");
 	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return pt_err(ctx, -errno, "root %s: %s", root, strerror(errno));
@@ -197,9 +198,23 @@ struct udev *pt_udev(struct perftune_ctx *ctx)
 int pt_api_ret(int r)
 {
 	switch (r) {
-	case -EINVAL: case -ENOENT: case -ENODEV: case -EACCES: case -EPERM: case -EROFS:
-	case -ENOMEM: case -EIO: case -EBUSY: case -ENAMETOOLONG: case -EOPNOTSUPP:
-	case -ENOTUNIQ: case -EALREADY: case -EAGAIN: case -ELOOP: case -EFBIG: case -ENOTDIR:
+	case -EINVAL:
+	case -ENOENT:
+	case -ENODEV:
+	case -EACCES:
+	case -EPERM:
+	case -EROFS:
+	case -ENOMEM:
+	case -EIO:
+	case -EBUSY:
+	case -ENAMETOOLONG:
+	case -EOPNOTSUPP:
+	case -ENOTUNIQ:
+	case -EALREADY:
+	case -EAGAIN:
+	case -ELOOP:
+	case -EFBIG:
+	case -ENOTDIR:
 		return r;
 	case -ERANGE: /* a number out of the tunable's range */
 	case -EISDIR: /* a key naming a directory, not an attribute file */

@@ -41,14 +41,23 @@ struct perftune_desc *pt_desc_new(const struct pt_tunable *t)
 	return d;
 }
 
-void pt_desc_set_value(struct perftune_desc *d, const char *v) { set_str(&d->value, v); }
+void pt_desc_set_value(struct perftune_desc *d, const char *v)
+{
+	set_str(&d->value, v);
+}
 void pt_desc_set_unreadable(struct perftune_desc *d, const char *why)
 {
 	set_str(&d->value, NULL);
 	set_str(&d->unreadable, why);
 }
-void pt_desc_set_choices(struct perftune_desc *d, const char *c) { set_str(&d->choices, c); }
-void pt_desc_set_unit(struct perftune_desc *d, const char *u) { set_str(&d->unit, u); }
+void pt_desc_set_choices(struct perftune_desc *d, const char *c)
+{
+	set_str(&d->choices, c);
+}
+void pt_desc_set_unit(struct perftune_desc *d, const char *u)
+{
+	set_str(&d->unit, u);
+}
 
 void pt_desc_set_range(struct perftune_desc *d, long long min, long long max)
 {
@@ -82,15 +91,42 @@ void pt_desc_add_info(struct perftune_desc *d, const char *fmt, ...)
 	d->info = n;
 }
 
-PERFTUNE_EXPORT const char *perftune_desc_key(const struct perftune_desc *d) { return d ? d->key : NULL; }
-PERFTUNE_EXPORT const char *perftune_desc_value(const struct perftune_desc *d) { return d ? d->value : NULL; }
-PERFTUNE_EXPORT const char *perftune_desc_path(const struct perftune_desc *d) { return d ? d->path : NULL; }
-PERFTUNE_EXPORT const char *perftune_desc_choices(const struct perftune_desc *d) { return d ? d->choices : NULL; }
-PERFTUNE_EXPORT const char *perftune_desc_unit(const struct perftune_desc *d) { return d ? d->unit : NULL; }
-PERFTUNE_EXPORT bool perftune_desc_writable(const struct perftune_desc *d) { return d && d->writable; }
-PERFTUNE_EXPORT const char *perftune_desc_reason(const struct perftune_desc *d) { return d ? d->reason : NULL; }
-PERFTUNE_EXPORT const char *perftune_desc_info(const struct perftune_desc *d) { return d ? d->info : NULL; }
-PERFTUNE_EXPORT const char *perftune_desc_unreadable(const struct perftune_desc *d) { return d ? d->unreadable : NULL; }
+PERFTUNE_EXPORT const char *perftune_desc_key(const struct perftune_desc *d)
+{
+	return d ? d->key : NULL;
+}
+PERFTUNE_EXPORT const char *perftune_desc_value(const struct perftune_desc *d)
+{
+	return d ? d->value : NULL;
+}
+PERFTUNE_EXPORT const char *perftune_desc_path(const struct perftune_desc *d)
+{
+	return d ? d->path : NULL;
+}
+PERFTUNE_EXPORT const char *perftune_desc_choices(const struct perftune_desc *d)
+{
+	return d ? d->choices : NULL;
+}
+PERFTUNE_EXPORT const char *perftune_desc_unit(const struct perftune_desc *d)
+{
+	return d ? d->unit : NULL;
+}
+PERFTUNE_EXPORT bool perftune_desc_writable(const struct perftune_desc *d)
+{
+	return d && d->writable;
+}
+PERFTUNE_EXPORT const char *perftune_desc_reason(const struct perftune_desc *d)
+{
+	return d ? d->reason : NULL;
+}
+PERFTUNE_EXPORT const char *perftune_desc_info(const struct perftune_desc *d)
+{
+	return d ? d->info : NULL;
+}
+PERFTUNE_EXPORT const char *perftune_desc_unreadable(const struct perftune_desc *d)
+{
+	return d ? d->unreadable : NULL;
+}
 
 PERFTUNE_EXPORT bool perftune_desc_range(const struct perftune_desc *d, long long *min,
 					 long long *max)
@@ -216,12 +252,12 @@ void pt_iter_free(struct pt_iter *it)
 
 /* a string field of an object; @when: the condition under which it has one */
 #define STRING(obj, name, field, when)                                                             \
-	PERFTUNE_EXPORT const char *perftune_##obj##_##name(const struct perftune_##obj *o)       \
+	PERFTUNE_EXPORT const char *perftune_##obj##_##name(const struct perftune_##obj *o)        \
 	{                                                                                          \
 		return o && (when) ? o->item.field : NULL;                                         \
 	}
 #define FLAGS(obj, mask)                                                                           \
-	PERFTUNE_EXPORT unsigned perftune_##obj##_flags(const struct perftune_##obj *o)           \
+	PERFTUNE_EXPORT unsigned perftune_##obj##_flags(const struct perftune_##obj *o)            \
 	{                                                                                          \
 		return o ? o->item.flags & (mask) : 0;                                             \
 	}
@@ -266,7 +302,7 @@ PERFTUNE_EXPORT int perftune_status_entry_pid(const struct perftune_status_entry
 /* a skipped item's note is its skip reason */
 OBJECT(profile_item, profile_item, (option, name), (value_as_written, old), (key, key),
        (value, value), (location, current))
-STRING(profile_item, skip_reason, note, o->item.flags & PERFTUNE_PROFILE_ITEM_SKIPPED)
+STRING(profile_item, skip_reason, note, o->item.flags &PERFTUNE_PROFILE_ITEM_SKIPPED)
 STRING(profile_item, note, note, !(o->item.flags & PERFTUNE_PROFILE_ITEM_SKIPPED))
 FLAGS(profile_item, PERFTUNE_PROFILE_ITEM_SKIPPED | PERFTUNE_PROFILE_ITEM_UNCHANGED)
 

@@ -14,7 +14,7 @@
 
 #define PT_READ_MAX 65536 /* bounded reads of kernel files */
 #define PT_VAL PERFTUNE_VALUE_MAX
-#define PT_TX_NAME_MAX 64			 /* a transaction name: 1-64 of [A-Za-z0-9_.@-] */
+#define PT_TX_NAME_MAX 64 /* a transaction name: 1-64 of [A-Za-z0-9_.@-] */
 #define PT_KEY_SHOWN 96	  /* bytes of a key quoted in an error message, then "..." */
 #define PT_ERR_MAX (PERFTUNE_KEY_MAX + 1024) /* one message: a key and what went wrong */
 
@@ -219,8 +219,8 @@ int pt_attr_dir_has_entries(struct perftune_ctx *ctx, const char *path);
 int pt_attr_readlink(struct perftune_ctx *ctx, const char *path, char *buf, size_t size);
 
 /* Swappable write, for the unit tier's simulated kernel (not exported). */
-typedef int (*pt_write_fn)(struct perftune_ctx *ctx, const char *path, const char *buf,
-			   size_t len, void *userdata);
+typedef int (*pt_write_fn)(struct perftune_ctx *ctx, const char *path, const char *buf, size_t len,
+			   void *userdata);
 void pt_attr_set_write_fn(struct perftune_ctx *ctx, pt_write_fn fn, void *userdata);
 pt_write_fn pt_attr_get_write_fn(struct perftune_ctx *ctx, void **userdata);
 /*
@@ -238,13 +238,14 @@ int pt_attr_write_real(struct perftune_ctx *ctx, const char *path, const char *b
 /* ---- shared/util.c ---- */
 bool pt_has_cntrl(const char *s);
 void pt_one_line(char *s);
-void pt_normalize(char *s);		  /* bracket choice, trim, collapse blanks */
+void pt_normalize(char *s); /* bracket choice, trim, collapse blanks */
 void pt_trim(char *s);
-bool pt_choice_in(const char *raw, const char *word); /* word among the choices of raw */
+bool pt_choice_in(const char *raw, const char *word);	  /* word among the choices of raw */
 void pt_choices(const char *raw, char *out, size_t size); /* "a [b] c" -> "a b c" */
 int pt_parse_ll(const char *s, long long *v);
 bool pt_value_ok(const char *v); /* printable, bounded, no newline */
-int pt_snprintf(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4); /* -ENAMETOOLONG on truncation */
+int pt_snprintf(char *buf, size_t size, const char *fmt, ...)
+	_printf_(3, 4); /* -ENAMETOOLONG on truncation */
 
 /* ---- shared/buf.c: a growable string; out of memory shows once, at pt_buf_steal() ---- */
 struct pt_buf {
@@ -284,7 +285,7 @@ void pt_format_cpulist(const unsigned char *mask, int nbits, char *out, size_t s
 void pt_cpus_set(unsigned char *m, long i, bool on); /* outside the mask: ignored */
 bool pt_cpus_has(const unsigned char *m, long i);
 int pt_cpus_parse(const char *s, unsigned char *mask); /* TuneD's cpulist_unpack syntax */
-int pt_cpus_hex(const char *s, unsigned char *m);	 /* "0x..." (commas allowed), ORed in */
+int pt_cpus_hex(const char *s, unsigned char *m);      /* "0x..." (commas allowed), ORed in */
 char *pt_cpus_list(const unsigned char *m, const char *prefix, bool pack); /* "0,1" / "0-1" */
 char *pt_cpus_hexstr(const unsigned char *m);				   /* "0000000f" */
 
@@ -346,7 +347,7 @@ struct pt_xnames {
 	char dev[64];		       /* udev: the kernel's name of the device ("sda") */
 	char attr[128];		       /* udev: its attribute ("queue/scheduler") */
 	enum pt_order order;	       /* udev: the rules in the order of a commit */
-	char boot[128];		       /* kernel command line with the value: "numa_balancing=disable" */
+	char boot[128]; /* kernel command line with the value: "numa_balancing=disable" */
 };
 
 struct pt_family {
@@ -389,9 +390,9 @@ struct pt_family {
 	unsigned flags;
 };
 enum {
-	PT_FAM_HELD = 1 << 0, /* the value lives with an open fd: restore = close */
+	PT_FAM_HELD = 1 << 0,	  /* the value lives with an open fd: restore = close */
 	PT_FAM_SNAPSHOT = 1 << 1, /* the original is a snapshot string, not a value read back */
-	PT_FAM_FILE = 1 << 2, /* write() is pt_file_write(): a plain file write (batch waves) */
+	PT_FAM_FILE = 1 << 2,	  /* write() is pt_file_write(): a plain file write (batch waves) */
 };
 
 int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *kp);
@@ -419,11 +420,10 @@ int pt_file_check(struct perftune_ctx *ctx, const struct pt_tunable *t, const ch
 int pt_file_refused(struct perftune_ctx *ctx, const char *key, const char *value, int r);
 int pt_file_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 		  int *hold_fd);
-int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
-		     struct perftune_desc *d);
+int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t, struct perftune_desc *d);
 /* export_names of a file: its sysctl.d name if it lives in /proc/sys */
-void pt_file_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t,
-			  const char *value, struct pt_xnames *x);
+void pt_file_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+			  struct pt_xnames *x);
 /* validate a number in [min, max] */
 int pt_validate_range(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
 		      long long min, long long max, char *out, size_t size);
@@ -474,9 +474,9 @@ struct perftune_profile_item_iter *pt_profile_item_iter(struct pt_iter *it);
 struct perftune_profile_entry_iter *pt_profile_entry_iter(struct pt_iter *it);
 
 /* ---- families ---- */
-extern const struct pt_family pt_block_family, pt_hugepages_family, pt_thp_family,
-	pt_cpu_family, pt_pmqos_family, pt_numa_family, pt_proc_family, pt_selinux_family,
-	pt_sysctl_family, pt_sysfs_family;
+extern const struct pt_family pt_block_family, pt_hugepages_family, pt_thp_family, pt_cpu_family,
+	pt_pmqos_family, pt_numa_family, pt_proc_family, pt_selinux_family, pt_sysctl_family,
+	pt_sysfs_family;
 
 /* hugepages.c: the boot parameters for @value pages of @kb (0: the default size) */
 void pt_hugepages_boot(struct perftune_ctx *ctx, unsigned long kb, const char *value, char *buf,
@@ -486,9 +486,9 @@ void pt_hugepages_boot(struct perftune_ctx *ctx, unsigned long kb, const char *v
 struct pt_journal;
 struct pt_jentry {
 	char *key;
-	char *orig;	/* original value (possibly handed over) */
-	char *written;	/* last value written, or NULL */
-	bool restored;	/* already given back */
+	char *orig;		/* original value (possibly handed over) */
+	char *written;		/* last value written, or NULL */
+	bool restored;		/* already given back */
 	unsigned long long seq; /* when the original was taken: orders stacked transactions */
 };
 struct pt_jinfo {
@@ -521,8 +521,7 @@ int pt_journal_append(struct perftune_ctx *ctx, int jfd, const char *tag, const 
 /* pt_journal_load(), and the journal kept open in *@jfd for pt_journal_append() */
 int pt_journal_load_fd(struct perftune_ctx *ctx, const char *name, struct pt_jinfo *ji, int *jfd);
 /* "restored <key>" for each of @keys, in one write */
-int pt_journal_append_restored(struct perftune_ctx *ctx, int jfd, const char *const *keys,
-			       size_t n);
+int pt_journal_append_restored(struct perftune_ctx *ctx, int jfd, const char *const *keys, size_t n);
 int pt_journal_append_to(struct perftune_ctx *ctx, const char *name, const char *tag,
 			 const char *key, const char *value);
 int pt_journal_remove(struct perftune_ctx *ctx, const char *name);

@@ -80,8 +80,9 @@ static unsigned long long proc_starttime(pid_t pid)
 		return 0;
 	buf[n] = '\0';
 	rp = strrchr(buf, ')'); /* comm may contain spaces */
-	if (!rp || sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-				  "%*d %*d %*d %*d %llu",
+	if (!rp || sscanf(rp + 2,
+			  "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			  "%*d %*d %*d %*d %llu",
 			  &st) != 1)
 		return 0;
 	return st;
@@ -235,9 +236,10 @@ int pt_journal_dir_open(struct perftune_ctx *ctx, bool create)
 		return pt_err(ctx, fd, "journal directory %s: %s", dir, why ? why : strerror(-fd));
 	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 0077)) {
 		close(fd);
-		return pt_err(ctx, -EPERM,
-			      "journal directory %s: must be owned by uid %u with mode 0700, refusing",
-			      dir, geteuid());
+		return pt_err(
+			ctx, -EPERM,
+			"journal directory %s: must be owned by uid %u with mode 0700, refusing",
+			dir, geteuid());
 	}
 	return fd;
 }
@@ -264,7 +266,8 @@ int pt_journal_lock(struct perftune_ctx *ctx, int *lockfd)
 	if (fd < 0) {
 		int r = -errno;
 		close(dfd);
-		return pt_err(ctx, r, "journal lock %s/.lock: %s", perftune_ctx_get_journal_dir(ctx),
+		return pt_err(ctx, r, "journal lock %s/.lock: %s",
+			      perftune_ctx_get_journal_dir(ctx),
 			      r == -EPERM ? "not a regular file, refusing" : strerror(-r));
 	}
 	while (flock(fd, LOCK_EX) < 0)
@@ -363,8 +366,9 @@ static int open_journal(struct perftune_ctx *ctx, const char *name, int flags, i
 	if (*fd < 0 && errno == ELOOP)
 		return pt_err(ctx, -ELOOP, "journal %s: is a symlink, refusing", name);
 	if (*fd < 0 && errno == EISDIR) /* opened for writing too */
-		return pt_err(ctx, -EPERM, "journal %s: not a private regular file of uid %u, refusing",
-			      name, geteuid());
+		return pt_err(ctx, -EPERM,
+			      "journal %s: not a private regular file of uid %u, refusing", name,
+			      geteuid());
 	if (*fd < 0 && errno != ENOENT && errno != EEXIST)
 		return pt_err(ctx, -errno, "journal %s: %s", name, strerror(errno));
 	if (*fd < 0)
@@ -372,8 +376,9 @@ static int open_journal(struct perftune_ctx *ctx, const char *name, int flags, i
 	if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 0077) || st.st_nlink != 1) {
 		close(*fd);
-		return pt_err(ctx, -EPERM, "journal %s: not a private regular file of uid %u, refusing",
-			      name, geteuid());
+		return pt_err(ctx, -EPERM,
+			      "journal %s: not a private regular file of uid %u, refusing", name,
+			      geteuid());
 	}
 	if (append)
 		heal_tail(ctx, name, *fd, st.st_size);
@@ -656,7 +661,8 @@ int pt_journal_load_fd(struct perftune_ctx *ctx, const char *name, struct pt_jin
 	}
 	if (jfd && line[0] && ftruncate(fd, line - buf) == 0) /* before appending to it */
 		pt_log(ctx, PERFTUNE_LOG_WARNING,
-		       "journal %s: dropped its last record, cut short by an interrupted append", name);
+		       "journal %s: dropped its last record, cut short by an interrupted append",
+		       name);
 	if (jfd) { /* handed over to the caller */
 		*jfd = fd;
 		fd = -1;
@@ -800,8 +806,7 @@ int pt_journal_append(struct perftune_ctx *ctx, int jfd, const char *tag, const 
 	return 0;
 }
 
-int pt_journal_append_restored(struct perftune_ctx *ctx, int jfd, const char *const *keys,
-			       size_t n)
+int pt_journal_append_restored(struct perftune_ctx *ctx, int jfd, const char *const *keys, size_t n)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0, cap = 1;
@@ -837,8 +842,7 @@ int pt_journal_append_to(struct perftune_ctx *ctx, const char *name, const char 
  * creating it leaves nothing behind, never an empty or headless journal.
  * -EEXIST: the journal is there already; -EOPNOTSUPP: no O_TMPFILE here.
  */
-static int create_journal(struct perftune_ctx *ctx, const char *name, const char *content,
-			  int *fd)
+static int create_journal(struct perftune_ctx *ctx, const char *name, const char *content, int *fd)
 {
 	_cleanup_close_ int dfd = pt_journal_dir_open(ctx, true);
 	char file[128], proc[64];

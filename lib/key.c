@@ -11,8 +11,8 @@
 #include "internal.h"
 
 static const struct pt_family *const families[] = {
-	&pt_block_family, &pt_cpu_family,     &pt_hugepages_family, &pt_numa_family,
-	&pt_pmqos_family, &pt_proc_family,    &pt_selinux_family,   &pt_sysctl_family,
+	&pt_block_family, &pt_cpu_family,  &pt_hugepages_family, &pt_numa_family,
+	&pt_pmqos_family, &pt_proc_family, &pt_selinux_family,	 &pt_sysctl_family,
 	&pt_sysfs_family, &pt_thp_family,
 };
 
@@ -354,7 +354,8 @@ static int selector_prefixes(struct perftune_ctx *ctx, const char *prefix, char 
 	if (!v)
 		return -ENOMEM;
 	for (int i = 0; i < n; i++)
-		if (asprintf(&v[i], "block.%s%s%s", t[i].group, close[1] ? "" : ".", close + 1) < 0) {
+		if (asprintf(&v[i], "block.%s%s%s", t[i].group, close[1] ? "" : ".", close + 1) <
+		    0) {
 			pt_strv_free(v);
 			return -ENOMEM;
 		}
@@ -362,8 +363,7 @@ static int selector_prefixes(struct perftune_ctx *ctx, const char *prefix, char 
 	return n;
 }
 
-static int list_impl(struct perftune_ctx *ctx, const char *prefix,
-				  struct pt_iter **iterp)
+static int list_impl(struct perftune_ctx *ctx, const char *prefix, struct pt_iter **iterp)
 {
 	struct list_state ls = { 0 };
 	char *plain[2] = { (char *)prefix, NULL };
@@ -389,7 +389,8 @@ static int list_impl(struct perftune_ctx *ctx, const char *prefix,
 
 		/* skip families no prefix can match */
 		for (char **p = ls.prefixes; p && *p && !wanted; p++)
-			wanted = !strncmp(*p, name, strlen(*p) < strlen(name) ? strlen(*p) : strlen(name)) &&
+			wanted = !strncmp(*p, name,
+					  strlen(*p) < strlen(name) ? strlen(*p) : strlen(name)) &&
 				 (strlen(*p) <= strlen(name) || strchr(".[", (*p)[strlen(name)]));
 		if (!wanted)
 			continue;
@@ -423,8 +424,7 @@ PERFTUNE_EXPORT int perftune_list(struct perftune_ctx *ctx, const char *prefix,
 	return pt_api_ret(r);
 }
 
-static int describe_impl(struct perftune_ctx *ctx, const char *key,
-				      struct perftune_desc **descp)
+static int describe_impl(struct perftune_ctx *ctx, const char *key, struct perftune_desc **descp)
 {
 	struct pt_tunable t;
 	struct perftune_desc *d;

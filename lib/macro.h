@@ -13,7 +13,10 @@
 #define _unused_ __attribute__((unused))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-static inline void freep(void *p) { free(*(void **)p); }
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
 static inline void closep(int *fd)
 {
 	if (*fd >= 0)

@@ -31,8 +31,8 @@
 #include "missing/missing-openat2.h"
 
 #define OPEN_TRIES 64
-#define LINKS_MAX 40	  /* the kernel's MAXSYMLINKS */
-#define DEPTH_MAX 256	  /* directories deep below the top */
+#define LINKS_MAX 40		/* the kernel's MAXSYMLINKS */
+#define DEPTH_MAX 256		/* directories deep below the top */
 #define TODO_MAX (4 * PATH_MAX) /* the rest of the path, links spliced in */
 
 /* file system types (linux/magic.h; spelled out: 4.18's headers lack some) */
@@ -142,9 +142,10 @@ static bool fs_in(long type, const long *set, size_t n)
 }
 
 /* the file systems that live below /sys and /proc */
-static const long sys_fs[] = { FS_SYSFS, FS_SELINUX, FS_SECURITY, FS_DEBUG, FS_TRACE,
-			       FS_CGROUP, FS_CGROUP2, FS_CONFIG, FS_BPF, FS_PSTORE,
-			       FS_EFIVAR, FS_FUSECTL };
+static const long sys_fs[] = {
+	FS_SYSFS,   FS_SELINUX, FS_SECURITY, FS_DEBUG,	FS_TRACE,  FS_CGROUP,
+	FS_CGROUP2, FS_CONFIG,	FS_BPF,	     FS_PSTORE, FS_EFIVAR, FS_FUSECTL
+};
 static const long proc_fs[] = { FS_PROC, FS_BINFMT };
 
 /*
@@ -160,11 +161,9 @@ static int check_final(int top, int fd)
 
 	if (fstatfs(top, &ts) < 0 || fstatfs(fd, &fs) < 0)
 		return sys_err();
-	if ((long)ts.f_type == FS_SYSFS &&
-	    !fs_in((long)fs.f_type, sys_fs, ARRAY_SIZE(sys_fs)))
+	if ((long)ts.f_type == FS_SYSFS && !fs_in((long)fs.f_type, sys_fs, ARRAY_SIZE(sys_fs)))
 		return -EPERM;
-	if ((long)ts.f_type == FS_PROC &&
-	    !fs_in((long)fs.f_type, proc_fs, ARRAY_SIZE(proc_fs)))
+	if ((long)ts.f_type == FS_PROC && !fs_in((long)fs.f_type, proc_fs, ARRAY_SIZE(proc_fs)))
 		return -EPERM;
 	r = fd_path(top, tp, sizeof(tp));
 	if (r == 0)

@@ -86,7 +86,8 @@ static int give_pre(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct item *
 	int r;
 
 	r = t->fam->read(ctx, t, cur, sizeof(cur));
-	if (r == -ENOENT && t->order == PT_ORDER_RESET) /* an iosched parameter gone with its scheduler */
+	if (r == -ENOENT &&
+	    t->order == PT_ORDER_RESET) /* an iosched parameter gone with its scheduler */
 		return 0;
 	if (r < 0)
 		return r;
@@ -190,8 +191,13 @@ static void b_end(void *ud, size_t g, size_t i, int r)
 
 /* every original is tried: a key that cannot be given back does not stop the others */
 static const struct pt_batch_ops restore_ops = {
-	.pre = b_pre, .file = b_file, .write = b_write, .refused = b_refused, .post = b_post,
-	.end = b_end, .stop_on_error = false,
+	.pre = b_pre,
+	.file = b_file,
+	.write = b_write,
+	.refused = b_refused,
+	.post = b_post,
+	.end = b_end,
+	.stop_on_error = false,
 };
 
 /* no device first, then per device: the scheduler first, then newest first */
@@ -234,8 +240,8 @@ static int collect(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct restore
 		} else if (tb.fam->flags & PT_FAM_HELD) { /* died with its holder's fd */
 			r = pt_journal_append(ctx, jfd, "restored", e->key, NULL);
 		} else if (later_holder(&o, e->key, e->seq, later, sizeof(later))) {
-			pt_log(ctx, PERFTUNE_LOG_INFO, "%s: handed over to transaction '%s'", e->key,
-			       later);
+			pt_log(ctx, PERFTUNE_LOG_INFO, "%s: handed over to transaction '%s'",
+			       e->key, later);
 			r = pt_journal_append_to(ctx, later, "handover", e->key, e->orig);
 			if (r >= 0)
 				r = pt_journal_append(ctx, jfd, "restored", e->key, NULL);
@@ -279,8 +285,8 @@ int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags
 	if (r < 0)
 		return r;
 	if (ji.held && ji.pid != getpid() && !(flags & PERFTUNE_RESTORE_FORCE)) {
-		r = pt_err(ctx, -EBUSY, "transaction '%s' is held by process %d (stop it first)", name,
-			   ji.pid);
+		r = pt_err(ctx, -EBUSY, "transaction '%s' is held by process %d (stop it first)",
+			   name, ji.pid);
 		goto out;
 	}
 	if (ji.foreign_boot) {
@@ -406,7 +412,8 @@ static int status_impl(struct perftune_ctx *ctx, struct perftune_status_iter **i
 		struct pt_jinfo ji;
 		struct others o;
 		if (pt_journal_load(ctx, names[i], &ji) < 0) {
-			struct pt_item bad = { .name = names[i], .key = "",
+			struct pt_item bad = { .name = names[i],
+					       .key = "",
 					       .note = (char *)pt_errmsg(ctx) };
 			r = pt_iter_add(it, &bad);
 			continue;
@@ -417,11 +424,15 @@ static int status_impl(struct perftune_ctx *ctx, struct perftune_status_iter **i
 			struct pt_tunable t;
 			char cur[PT_VAL] = "", later[PT_TX_NAME_MAX + 1], note[256] = "";
 			bool have = false;
-			struct pt_item item = { .name = ji.name, .key = e->key, .old = e->orig,
-						.value = e->written, .pid = ji.held || ji.orphaned ? ji.pid : 0 };
+			struct pt_item item = { .name = ji.name,
+						.key = e->key,
+						.old = e->orig,
+						.value = e->written,
+						.pid = ji.held || ji.orphaned ? ji.pid : 0 };
 			if (e->restored)
 				continue;
-			if (pt_resolve_one(ctx, e->key, &t) == 0 && t.fam->read(ctx, &t, cur, sizeof(cur)) == 0)
+			if (pt_resolve_one(ctx, e->key, &t) == 0 &&
+			    t.fam->read(ctx, &t, cur, sizeof(cur)) == 0)
 				have = true;
 			else
 				snprintf(note, sizeof(note), "%s", pt_errmsg(ctx));
@@ -437,7 +448,8 @@ static int status_impl(struct perftune_ctx *ctx, struct perftune_status_iter **i
 			} else if (have && e->written && strcmp(cur, e->written) &&
 				   !(t.fam->flags & PT_FAM_HELD)) {
 				item.flags |= PT_ITEM_DRIFT;
-				snprintf(note, sizeof(note), "drift: changed behind perftune's back");
+				snprintf(note, sizeof(note),
+					 "drift: changed behind perftune's back");
 			}
 			if (ji.foreign_boot)
 				snprintf(note, sizeof(note), "journal from another boot");

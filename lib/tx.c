@@ -18,16 +18,16 @@
  * 256 keys.  The family ops get the full pt_tunable back from tunable().
  */
 struct stage {
-	struct pt_ctun c;   /* the tunable */
-	char *value;	    /* exact value to write */
-	char *old;	    /* value before this commit */
-	char *input;	    /* as given, when an alias was mapped; or NULL */
-	unsigned flags;	    /* PT_ITEM_* */
-	bool deferred;	    /* iosched parameter of a scheduler staged in the same tx */
-	bool attempted;	    /* a write was tried: give it back on failure */
-	bool journaled;	    /* the journal had the key before this commit */
-	bool pre;	    /* old was read before its scheduler switched: journal that */
-	int seq;	    /* staging order, for a stable sort */
+	struct pt_ctun c; /* the tunable */
+	char *value;	  /* exact value to write */
+	char *old;	  /* value before this commit */
+	char *input;	  /* as given, when an alias was mapped; or NULL */
+	unsigned flags;	  /* PT_ITEM_* */
+	bool deferred;	  /* iosched parameter of a scheduler staged in the same tx */
+	bool attempted;	  /* a write was tried: give it back on failure */
+	bool journaled;	  /* the journal had the key before this commit */
+	bool pre;	  /* old was read before its scheduler switched: journal that */
+	int seq;	  /* staging order, for a stable sort */
 	int hold_fd;
 };
 
@@ -46,12 +46,12 @@ struct perftune_tx {
 	struct stage *s;
 	size_t n, cap;
 	bool committed, done;
-	bool released; /* perftune_tx_release(): takes nothing more */
+	bool released;		 /* perftune_tx_release(): takes nothing more */
 	struct pt_fcache *files; /* its keys' files, open from staging to the rollback (few keys) */
 };
 
 static int tx_new_impl(struct perftune_ctx *ctx, const char *name, unsigned flags,
-				    struct perftune_tx **txp)
+		       struct perftune_tx **txp)
 {
 	struct perftune_tx *tx;
 
@@ -209,7 +209,8 @@ static int stage_one(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 	} else {
 		r = t->fam->validate(ctx, t, value, out, sizeof(out));
 	}
-	if (r == -ENOENT && t->order == PT_ORDER_RESET && t->group[0] && sched_staged(p->tx, p, t->group)) {
+	if (r == -ENOENT && t->order == PT_ORDER_RESET && t->group[0] &&
+	    sched_staged(p->tx, p, t->group)) {
 		/* its scheduler switches first: validate after the switch */
 		snprintf(out, sizeof(out), "%s", value);
 		deferred = true;
@@ -278,8 +279,9 @@ static int tx_set_impl(struct perftune_tx *tx, const char *key, const char *valu
 	if (r < 0)
 		goto out;
 	if (!pt_value_ok(value)) {
-		r = pt_err(ctx, -EINVAL, "%s: value has a newline or control character, or is too "
-					 "long",
+		r = pt_err(ctx, -EINVAL,
+			   "%s: value has a newline or control character, or is too "
+			   "long",
 			   key);
 		goto out;
 	}
@@ -337,8 +339,7 @@ static int oom(struct perftune_ctx *ctx, const struct stage *s)
 }
 
 /* Take what the kernel made of the value: @got, and @note saying so. */
-static int accept_got(struct perftune_ctx *ctx, struct stage *s, const char *got,
-		      const char *note)
+static int accept_got(struct perftune_ctx *ctx, struct stage *s, const char *got, const char *note)
 {
 	if (set_str(&s->c.note, note) < 0 || set_str(&s->value, got) < 0)
 		return oom(ctx, s);
@@ -363,8 +364,7 @@ static int verify(struct perftune_ctx *ctx, struct perftune_tx *tx, struct stage
 		return accept_got(ctx, s, got, note);
 	}
 	if (r == -EAGAIN && (tx->flags & PERFTUNE_TX_ALLOW_PARTIAL)) {
-		pt_log(ctx, PERFTUNE_LOG_WARNING, "%s (accepted: partial allowed)",
-		       pt_errmsg(ctx));
+		pt_log(ctx, PERFTUNE_LOG_WARNING, "%s (accepted: partial allowed)", pt_errmsg(ctx));
 		snprintf(note, sizeof(note), "partial: asked %s, got %s", s->value, got);
 		pt_err_clear(ctx);
 		return accept_got(ctx, s, got, note);
@@ -375,8 +375,8 @@ static int verify(struct perftune_ctx *ctx, struct perftune_tx *tx, struct stage
 /* Keys of one device (or all keys without a device): tx->s[start, end). */
 struct range {
 	size_t start, end;
-	int r;			/* the first failure in the range */
-	size_t failed;		/* its index */
+	int r;	       /* the first failure in the range */
+	size_t failed; /* its index */
 	char err[PT_ERR_MAX];
 };
 
@@ -418,11 +418,12 @@ static void undo_range(struct commit *c, struct range *rg)
 				const struct pt_tunable *t = tunable(s, &tb);
 				char cur[PT_VAL];
 				int w = 0;
-				if (s->c.fam->read(ctx, t, cur, sizeof(cur)) < 0 || strcmp(cur, s->old))
+				if (s->c.fam->read(ctx, t, cur, sizeof(cur)) < 0 ||
+				    strcmp(cur, s->old))
 					w = s->c.fam->write(ctx, t, s->old, &dummy);
 				if (w < 0 && s->c.order == PT_ORDER_RESET && sched)
-					pt_log(ctx, PERFTUNE_LOG_INFO, "%s: reset with its scheduler",
-					       s->c.key);
+					pt_log(ctx, PERFTUNE_LOG_INFO,
+					       "%s: reset with its scheduler", s->c.key);
 				else if (w < 0)
 					pt_log(ctx, PERFTUNE_LOG_ERR, "rollback of %s failed: %s",
 					       s->c.key, pt_errmsg(ctx));
@@ -523,7 +524,8 @@ static int read_dependents(struct perftune_ctx *ctx, struct perftune_tx *tx, siz
 		struct stage *d = &tx->s[j];
 		struct pt_tunable tb;
 		char old[PT_VAL];
-		if (d->c.order != PT_ORDER_RESET || d->deferred || strcmp(d->c.group, tx->s[sched].c.group))
+		if (d->c.order != PT_ORDER_RESET || d->deferred ||
+		    strcmp(d->c.group, tx->s[sched].c.group))
 			continue;
 		d->pre = d->c.fam->read(ctx, tunable(d, &tb), old, sizeof(old)) == 0;
 		if (d->pre && set_str(&d->old, old) < 0)
@@ -604,8 +606,13 @@ static void b_end(void *ud, size_t g, size_t i, int r)
 }
 
 static const struct pt_batch_ops commit_ops = {
-	.pre = b_pre, .file = b_file, .write = b_write, .refused = b_refused, .post = b_post,
-	.end = b_end, .stop_on_error = true,
+	.pre = b_pre,
+	.file = b_file,
+	.write = b_write,
+	.refused = b_refused,
+	.post = b_post,
+	.end = b_end,
+	.stop_on_error = true,
 };
 
 static void undo_group(void *ud, size_t g)
@@ -727,8 +734,9 @@ static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 		goto out;
 	}
 	/* without a hold it persists with no holder: "pid 0 0" in the same write */
-	r = pt_journal_append(ctx, c.jfd, tx->flags & PERFTUNE_TX_HOLD ? "commit" : "commit+release",
-			      NULL, NULL);
+	r = pt_journal_append(ctx, c.jfd,
+			      tx->flags & PERFTUNE_TX_HOLD ? "commit" : "commit+release", NULL,
+			      NULL);
 	if (r >= 0)
 		r = written;
 out:
@@ -856,8 +864,12 @@ static int tx_changes_impl(struct perftune_tx *tx, struct perftune_change_iter *
 		if (s->c.note)
 			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%s",
 				 note[0] ? "; " : "", s->c.note);
-		struct pt_item item = { .name = tx->name, .key = s->c.key, .value = s->value,
-					.old = s->old, .note = note, .flags = s->flags };
+		struct pt_item item = { .name = tx->name,
+					.key = s->c.key,
+					.value = s->value,
+					.old = s->old,
+					.note = note,
+					.flags = s->flags };
 		if (pt_iter_add(it, &item) < 0) {
 			pt_iter_free(it);
 			return -ENOMEM;

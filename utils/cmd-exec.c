@@ -9,12 +9,9 @@
 static int run_exec(struct perftune_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "nodes", required_argument, NULL, 'N' },
-		{ "membind", no_argument, NULL, 'm' },
-		{ "preferred", no_argument, NULL, 'p' },
-		{ "interleave", no_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{ "nodes", required_argument, NULL, 'N' }, { "membind", no_argument, NULL, 'm' },
+		{ "preferred", no_argument, NULL, 'p' },   { "interleave", no_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },	   { 0 },
 	};
 	const char *nodes = NULL;
 	int o, policy = PERFTUNE_MEM_LOCAL, r;
@@ -30,8 +27,9 @@ static int run_exec(struct perftune_ctx *ctx, int argc, char **argv)
 		case 'i':
 			if (policy != PERFTUNE_MEM_LOCAL)
 				return usage_error(&cmd_exec, "give one memory policy");
-			policy = o == 'm' ? PERFTUNE_MEM_BIND : o == 'p' ? PERFTUNE_MEM_PREFERRED
-									 : PERFTUNE_MEM_INTERLEAVE;
+			policy = o == 'm'   ? PERFTUNE_MEM_BIND
+				 : o == 'p' ? PERFTUNE_MEM_PREFERRED
+					    : PERFTUNE_MEM_INTERLEAVE;
 			break;
 		case 'h':
 			print_cmd_help(&cmd_exec, stdout);
@@ -51,7 +49,9 @@ static int run_exec(struct perftune_ctx *ctx, int argc, char **argv)
 }
 
 const struct cmd cmd_exec = {
-	"exec", run_exec, "exec --nodes LIST [--membind|--preferred|--interleave] -- CMD...",
+	"exec",
+	run_exec,
+	"exec --nodes LIST [--membind|--preferred|--interleave] -- CMD...",
 	"Run CMD on the CPUs of NUMA nodes LIST (0, 0-1). Memory comes from the node\n"
 	"the thread runs on, unless --membind (only LIST), --preferred (the first\n"
 	"node of LIST first) or --interleave (round-robin over LIST). To move a\n"

@@ -49,9 +49,12 @@ struct export_opts {
 static int parse_export(int argc, char **argv, struct export_opts *e)
 {
 	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
-		{ "profile", no_argument, NULL, 'P' },	    { "transaction", no_argument, NULL, 'T' },
-		{ "var", required_argument, NULL, 'v' },    { "help", no_argument, NULL, 'h' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "profile", no_argument, NULL, 'P' },
+		{ "transaction", no_argument, NULL, 'T' },
+		{ "var", required_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	int o;
@@ -59,17 +62,28 @@ static int parse_export(int argc, char **argv, struct export_opts *e)
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "+f:o:v:h", opts, NULL)) != -1) {
 		switch (o) {
-		case 'f': e->format = optarg; break;
-		case 'o': e->output = optarg; break;
-		case 'P': e->profile = true; break;
-		case 'T': e->transaction = true; break;
+		case 'f':
+			e->format = optarg;
+			break;
+		case 'o':
+			e->output = optarg;
+			break;
+		case 'P':
+			e->profile = true;
+			break;
+		case 'T':
+			e->transaction = true;
+			break;
 		case 'v':
 			if (e->nvars == MAX_VARS || !strchr(optarg, '='))
 				return usage_error(&cmd_export, "-v takes VAR=VALUE");
 			e->vars[e->nvars++] = optarg;
 			break;
-		case 'h': print_cmd_help(&cmd_export, stdout); exit(0);
-		default: return usage_error(&cmd_export, "bad option");
+		case 'h':
+			print_cmd_help(&cmd_export, stdout);
+			exit(0);
+		default:
+			return usage_error(&cmd_export, "bad option");
 		}
 	}
 	if (optind != argc - 1)
@@ -115,7 +129,8 @@ static int run_export(struct perftune_ctx *ctx, int argc, char **argv)
 }
 
 const struct cmd cmd_export = {
-	"export", run_export,
+	"export",
+	run_export,
 	"export --format sysctl|udev|cmdline|tuned [-o FILE] [--profile|--transaction]\n"
 	"         [-v VAR=VALUE]... NAME|PROFILE",
 	"Write what a journaled transaction NAME wrote, or what PROFILE maps to, in a\n"

@@ -19,13 +19,15 @@ static void items_text(struct perftune_profile *p)
 		return;
 	while ((e = perftune_profile_item_iter_next(it))) {
 		unsigned fl = perftune_profile_item_flags(e);
-		const char *key = perftune_profile_item_key(e), *note = fl & PERFTUNE_PROFILE_ITEM_SKIPPED
-								  ? perftune_profile_item_skip_reason(e)
-								  : perftune_profile_item_note(e);
+		const char *key = perftune_profile_item_key(e),
+			   *note = fl & PERFTUNE_PROFILE_ITEM_SKIPPED
+					   ? perftune_profile_item_skip_reason(e)
+					   : perftune_profile_item_note(e);
 		bool named = key && note && strstr(note, key);
 		if (fl & PERFTUNE_PROFILE_ITEM_SKIPPED)
-			printf("skipped: %s%s%s%s: %s\n", perftune_profile_item_option(e), key && !named ? " (" : "",
-			       key && !named ? key : "", key && !named ? ")" : "", note ? note : "");
+			printf("skipped: %s%s%s%s: %s\n", perftune_profile_item_option(e),
+			       key && !named ? " (" : "", key && !named ? key : "",
+			       key && !named ? ")" : "", note ? note : "");
 		else if (fl & PERFTUNE_PROFILE_ITEM_UNCHANGED)
 			printf("kept: %s = %s (%s: %s)\n", key, perftune_profile_item_value(e),
 			       perftune_profile_item_option(e), note ? note : "");
@@ -78,8 +80,9 @@ static void items_json(struct perftune_profile *p, unsigned want, const char *na
 			json_kv(stdout, &f, "value", perftune_profile_item_value(e));
 			json_kv(stdout, &f, "origin", perftune_profile_item_location(e));
 			json_kv(stdout, &f, "reason",
-				perftune_profile_item_skip_reason(e) ? perftune_profile_item_skip_reason(e)
-								     : perftune_profile_item_note(e));
+				perftune_profile_item_skip_reason(e)
+					? perftune_profile_item_skip_reason(e)
+					: perftune_profile_item_note(e));
 			fputs("}", stdout);
 			first = false;
 		}
@@ -119,10 +122,14 @@ struct apply_opts {
 static int parse_apply(int argc, char **argv, struct apply_opts *a)
 {
 	static const struct option opts[] = {
-		{ "name", required_argument, NULL, 'n' }, { "hold", no_argument, NULL, 'H' },
-		{ "dry-run", no_argument, NULL, 'd' },	  { "strict", no_argument, NULL, 's' },
-		{ "var", required_argument, NULL, 'v' },  { "json", no_argument, NULL, 'j' },
-		{ "allow-partial", no_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "hold", no_argument, NULL, 'H' },
+		{ "dry-run", no_argument, NULL, 'd' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "var", required_argument, NULL, 'v' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "allow-partial", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	int o;
@@ -130,23 +137,36 @@ static int parse_apply(int argc, char **argv, struct apply_opts *a)
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "+n:v:h", opts, NULL)) != -1) {
 		switch (o) {
-		case 'n': a->name = optarg; break;
+		case 'n':
+			a->name = optarg;
+			break;
 		case 'H':
 			a->txflags |= PERFTUNE_TX_HOLD;
 			a->pflags |= PERFTUNE_PROFILE_HOLD;
 			break;
-		case 'd': a->txflags |= PERFTUNE_TX_DRY_RUN; break;
-		case 's': a->pflags |= PERFTUNE_PROFILE_STRICT; break;
-		case 'p': a->txflags |= PERFTUNE_TX_ALLOW_PARTIAL; break;
-		case 'j': a->json = true; break;
+		case 'd':
+			a->txflags |= PERFTUNE_TX_DRY_RUN;
+			break;
+		case 's':
+			a->pflags |= PERFTUNE_PROFILE_STRICT;
+			break;
+		case 'p':
+			a->txflags |= PERFTUNE_TX_ALLOW_PARTIAL;
+			break;
+		case 'j':
+			a->json = true;
+			break;
 		case 'v':
 			if (a->nvars == MAX_VARS || !strchr(optarg, '='))
 				return usage_error(&cmd_apply, "-v takes VAR=VALUE (at most %d)",
 						   MAX_VARS);
 			a->vars[a->nvars++] = optarg;
 			break;
-		case 'h': print_cmd_help(&cmd_apply, stdout); exit(0);
-		default: return usage_error(&cmd_apply, "bad option");
+		case 'h':
+			print_cmd_help(&cmd_apply, stdout);
+			exit(0);
+		default:
+			return usage_error(&cmd_apply, "bad option");
 		}
 	}
 	if (optind != argc - 1)
@@ -198,7 +218,8 @@ out:
 }
 
 const struct cmd cmd_apply = {
-	"apply", run_apply,
+	"apply",
+	run_apply,
 	"apply [--name NAME] [--hold] [--dry-run] [--strict] [--json] [-v VAR=VALUE]... PROFILE",
 	"Apply a TuneD-format profile (a name on the profile path, or a path) as one\n"
 	"transaction, named after the profile unless --name. Prints 'key: old -> new'\n"
@@ -228,7 +249,8 @@ static int run_list_profiles(struct perftune_ctx *ctx, int argc, char **argv)
 	if (json)
 		fputs("[", stdout);
 	while ((e = perftune_profile_entry_iter_next(it))) {
-		const char *sum = perftune_profile_entry_summary(e), *err = perftune_profile_entry_error(e);
+		const char *sum = perftune_profile_entry_summary(e),
+			   *err = perftune_profile_entry_error(e);
 		if (json) {
 			bool f = true;
 			printf("%s\n  {", first ? "" : ",");
@@ -239,7 +261,9 @@ static int run_list_profiles(struct perftune_ctx *ctx, int argc, char **argv)
 			fputs("}", stdout);
 		} else {
 			printf("%-28s %s\n", perftune_profile_entry_name(e),
-			       sum ? sum : err ? err : "");
+			       sum   ? sum
+			       : err ? err
+				     : "");
 		}
 		first = false;
 	}
@@ -250,7 +274,9 @@ static int run_list_profiles(struct perftune_ctx *ctx, int argc, char **argv)
 }
 
 const struct cmd cmd_list_profiles = {
-	"list-profiles", run_list_profiles, "list-profiles [--json]",
+	"list-profiles",
+	run_list_profiles,
+	"list-profiles [--json]",
 	"List the profiles on the profile path ($PERFTUNE_PROFILE_PATH, or\n"
 	"/etc/perftune/profiles, perftune's own, /etc/tuned, /usr/lib/tuned) with\n"
 	"their summaries.",

@@ -76,7 +76,9 @@ static int run_list(struct perftune_ctx *ctx, int argc, char **argv)
 }
 
 const struct cmd cmd_list = {
-	"list", run_list, "list [--json] [--writable] [PREFIX]",
+	"list",
+	run_list,
+	"list [--json] [--writable] [PREFIX]",
 	"List the tunables present on this machine with their values,\n"
 	"optionally only those whose key starts with PREFIX (block.sda, sysctl.vm).\n"
 	"Read-only sysctls (kernel.ostype) are marked '(read-only)'; --writable\n"
@@ -113,7 +115,9 @@ static int run_get(struct perftune_ctx *ctx, int argc, char **argv)
 }
 
 const struct cmd cmd_get = {
-	"get", run_get, "get [--json] KEY...",
+	"get",
+	run_get,
+	"get [--json] KEY...",
 	"Print the current value of each KEY (alone for one key, 'KEY = VALUE' for\n"
 	"several). A key that names several tunables prints their common value.",
 };
@@ -174,7 +178,9 @@ static int run_describe(struct perftune_ctx *ctx, int argc, char **argv)
 }
 
 const struct cmd cmd_describe = {
-	"describe", run_describe, "describe [--json] KEY",
+	"describe",
+	run_describe,
+	"describe [--json] KEY",
 	"Show a tunable's value, file, allowed choices or range, unit, and whether\n"
 	"it can be written (and why not). A file that refuses reads (EIO, a\n"
 	"write-only trigger) shows as '(unreadable: REASON)'.",

@@ -78,7 +78,8 @@ out:
 }
 
 const struct cmd cmd_set = {
-	"set", run_set,
+	"set",
+	run_set,
 	"set [--name NAME] [--hold] [--dry-run] [--allow-partial] KEY=VALUE...",
 	"Change tunables as one transaction (default name 'default'): each original\n"
 	"is journaled before the write, each write is read back, and any failure\n"
@@ -124,20 +125,25 @@ static int run_restore(struct perftune_ctx *ctx, int argc, char **argv)
 	}
 	if (optind < argc)
 		name = argv[optind++];
-	if (optind < argc || (!name) == !(flags & (PERFTUNE_RESTORE_ALL | PERFTUNE_RESTORE_ORPHANS)) ||
+	if (optind < argc ||
+	    (!name) == !(flags & (PERFTUNE_RESTORE_ALL | PERFTUNE_RESTORE_ORPHANS)) ||
 	    ((flags & PERFTUNE_RESTORE_ALL) && (flags & PERFTUNE_RESTORE_ORPHANS)))
 		return usage_error(&cmd_restore, "give one NAME, --all or --orphans");
 	r = perftune_restore(ctx, name, flags);
 	if (r < 0)
 		return lib_error(ctx, r, "restore");
-	printf("restored %s: %d value%s written back\n", name ? name
-		: flags & PERFTUNE_RESTORE_ALL ? "all transactions" : "orphaned transactions",
+	printf("restored %s: %d value%s written back\n",
+	       name			      ? name
+	       : flags & PERFTUNE_RESTORE_ALL ? "all transactions"
+					      : "orphaned transactions",
 	       r, r == 1 ? "" : "s");
 	return 0;
 }
 
 const struct cmd cmd_restore = {
-	"restore", run_restore, "restore [--force] NAME|--all|--orphans",
+	"restore",
+	run_restore,
+	"restore [--force] NAME|--all|--orphans",
 	"Return every key of a transaction to its original and remove its journal.\n"
 	"--orphans restores the transactions whose holder died (kill -9, OOM).\n"
 	"Keys changed behind perftune's back (drift) are restored too, with a warning.\n"
@@ -193,14 +199,16 @@ static int run_status(struct perftune_ctx *ctx, int argc, char **argv)
 	}
 	while ((e = perftune_status_iter_next(it))) {
 		unsigned fl = perftune_status_entry_flags(e);
-		const char *note = perftune_status_entry_note(e), *cur = perftune_status_entry_current(e);
+		const char *note = perftune_status_entry_note(e),
+			   *cur = perftune_status_entry_current(e);
 		if (!last || strcmp(lastbuf, perftune_status_entry_tx_name(e))) {
 			snprintf(lastbuf, sizeof(lastbuf), "%s", perftune_status_entry_tx_name(e));
 			last = lastbuf;
 			printf("%s: %s", last,
 			       fl & PERFTUNE_STATUS_ORPHANED ? "ORPHANED (holder gone: restore it)"
-			       : fl & PERFTUNE_STATUS_HELD ? "held"
-			       : fl & PERFTUNE_STATUS_COMMITTED ? "applied" : "incomplete");
+			       : fl & PERFTUNE_STATUS_HELD   ? "held"
+			       : fl & PERFTUNE_STATUS_COMMITTED ? "applied"
+								: "incomplete");
 			if (perftune_status_entry_pid(e))
 				printf(" pid %d", perftune_status_entry_pid(e));
 			putchar('\n');
@@ -209,8 +217,10 @@ static int run_status(struct perftune_ctx *ctx, int argc, char **argv)
 			printf("  error: %s\n", note ? note : "unreadable journal");
 			continue;
 		}
-		printf("  %s: %s -> %s, now %s%s%s%s\n", perftune_status_entry_key(e), perftune_status_entry_original(e),
-		       perftune_status_entry_written(e) ? perftune_status_entry_written(e) : "(not written)",
+		printf("  %s: %s -> %s, now %s%s%s%s\n", perftune_status_entry_key(e),
+		       perftune_status_entry_original(e),
+		       perftune_status_entry_written(e) ? perftune_status_entry_written(e)
+							: "(not written)",
 		       cur ? cur : "?", fl & PERFTUNE_STATUS_DRIFT ? " DRIFT" : "",
 		       note ? " - " : "", note ? note : "");
 	}
@@ -221,7 +231,9 @@ static int run_status(struct perftune_ctx *ctx, int argc, char **argv)
 }
 
 const struct cmd cmd_status = {
-	"status", run_status, "status [--json]",
+	"status",
+	run_status,
+	"status [--json]",
 	"List journaled transactions: each key's original, written and current value,\n"
 	"drift (changed behind perftune's back) and orphans (holder process gone).",
 };

@@ -123,8 +123,9 @@ void print_changes(struct perftune_tx *tx, bool dry)
 		if (!dry && !(fl & (PERFTUNE_CHANGE_WRITTEN | PERFTUNE_CHANGE_UNCHANGED)))
 			continue;
 		printf("%s: %s -> %s%s%s%s%s\n", perftune_change_key(e), old && *old ? old : "?",
-		       perftune_change_new_value(e), fl & PERFTUNE_CHANGE_UNCHANGED ? " (unchanged)" : "",
-		       note ? " (" : "", note ? note : "", note ? ")" : "");
+		       perftune_change_new_value(e),
+		       fl & PERFTUNE_CHANGE_UNCHANGED ? " (unchanged)" : "", note ? " (" : "",
+		       note ? note : "", note ? ")" : "");
 	}
 	perftune_change_iter_free(it);
 }

@@ -7,8 +7,8 @@
 #include "common.h"
 
 static const struct cmd *const cmds[] = {
-	&cmd_list, &cmd_get, &cmd_describe, &cmd_set, &cmd_restore, &cmd_status,
-	&cmd_apply, &cmd_list_profiles, &cmd_export, &cmd_exec,
+	&cmd_list,   &cmd_get,	 &cmd_describe,	     &cmd_set,	  &cmd_restore,
+	&cmd_status, &cmd_apply, &cmd_list_profiles, &cmd_export, &cmd_exec,
 };
 
 static void help(FILE *f)
@@ -38,7 +38,9 @@ static void log_stderr(struct perftune_ctx *ctx, int prio, const char *msg, void
 	(void)ctx;
 	(void)ud;
 	fprintf(stderr, "%s: %s%s\n", program,
-		prio <= PERFTUNE_LOG_ERR ? "error: " : prio == PERFTUNE_LOG_WARNING ? "warning: " : "",
+		prio <= PERFTUNE_LOG_ERR       ? "error: "
+		: prio == PERFTUNE_LOG_WARNING ? "warning: "
+					       : "",
 		msg);
 }
 
@@ -115,7 +117,9 @@ int main(int argc, char **argv)
 		if (jdir && (r = perftune_ctx_set_journal_dir(ctx, jdir)) < 0)
 			return usage_error(NULL, "--journal-dir must be an absolute path");
 		perftune_ctx_set_log_fn(ctx, log_stderr,
-					verbose > 1 ? LOG_DEBUG : verbose ? LOG_INFO : LOG_NOTICE,
+					verbose > 1 ? LOG_DEBUG
+					: verbose   ? LOG_INFO
+						    : LOG_NOTICE,
 					NULL);
 		r = cmds[i]->run(ctx, argc - optind, argv + optind);
 		perftune_ctx_unref(ctx);

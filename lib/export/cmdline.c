@@ -14,8 +14,9 @@ int pt_export_cmdline(struct perftune_ctx *ctx, const struct xlist *l, struct pt
 
 	for (size_t i = 0; i < l->n; i++) {
 		if (!l->e[i].nm.boot[0]) {
-			pt_log(ctx, PERFTUNE_LOG_NOTICE, "cmdline export: %s has no boot parameter "
-							 "(use --format sysctl, udev or tuned)",
+			pt_log(ctx, PERFTUNE_LOG_NOTICE,
+			       "cmdline export: %s has no boot parameter "
+			       "(use --format sysctl, udev or tuned)",
 			       l->e[i].key);
 			continue;
 		}

@@ -35,7 +35,8 @@ PERFTUNE_EXPORT int perftune_export_format_from_name(const char *name,
 
 static int render(struct perftune_ctx *ctx, const struct xlist *l, int format, char **text)
 {
-	static int (*const formats[])(struct perftune_ctx *, const struct xlist *, struct pt_buf *) = {
+	static int (*const formats[])(struct perftune_ctx *, const struct xlist *,
+				      struct pt_buf *) = {
 		[PERFTUNE_EXPORT_SYSCTL] = pt_export_sysctl,
 		[PERFTUNE_EXPORT_UDEV] = pt_export_udev,
 		[PERFTUNE_EXPORT_CMDLINE] = pt_export_cmdline,
@@ -56,8 +57,8 @@ static int render(struct perftune_ctx *ctx, const struct xlist *l, int format, c
 	return n;
 }
 
-static int export_transaction_impl(struct perftune_ctx *ctx, const char *name,
-						int format, char **text)
+static int export_transaction_impl(struct perftune_ctx *ctx, const char *name, int format,
+				   char **text)
 {
 	struct xlist l = { 0 };
 	struct perftune_status_iter *it = NULL;

@@ -6,7 +6,8 @@ int pt_export_sysctl(struct perftune_ctx *ctx, const struct xlist *l, struct pt_
 {
 	int n = 0;
 
-	pt_export_header(b, l, "Install as /etc/sysctl.d/60-perftune.conf, or load with sysctl -p FILE.");
+	pt_export_header(b, l,
+			 "Install as /etc/sysctl.d/60-perftune.conf, or load with sysctl -p FILE.");
 	for (size_t i = 0; i < l->n; i++)
 		if (l->e[i].nm.sysctl[0]) {
 			pt_buf_printf(b, "%s = %s\n", l->e[i].nm.sysctl, l->e[i].value);

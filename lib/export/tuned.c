@@ -87,7 +87,8 @@ int pt_export_tuned(struct perftune_ctx *ctx, const struct xlist *l, struct pt_b
 
 	if (!done)
 		return -ENOMEM;
-	pt_export_header(b, l, "Install as /etc/tuned/<name>/tuned.conf; perftune apply reads it too.");
+	pt_export_header(b, l,
+			 "Install as /etc/tuned/<name>/tuned.conf; perftune apply reads it too.");
 	pt_buf_printf(b, "[main]\nsummary=%s\n", l->summary ? l->summary : l->title);
 	for (size_t s = 0; s < ARRAY_SIZE(sections); s++) {
 		bool open = false;

@@ -41,9 +41,11 @@ static int rules_of(const struct xlist *l, const char *match, struct pt_buf *b)
 			if (seen.s && strstr(seen.s, a))
 				continue;
 			pt_buf_puts(&seen, a);
-			pt_buf_printf(b, "ACTION==\"add|change\", SUBSYSTEM==\"block\", %s, TEST==\"%s\", "
-					 "ATTR{%s}=\"%s\"\n",
-				      match, e->nm.attr, e->nm.attr, e->value);
+			pt_buf_printf(
+				b,
+				"ACTION==\"add|change\", SUBSYSTEM==\"block\", %s, TEST==\"%s\", "
+				"ATTR{%s}=\"%s\"\n",
+				match, e->nm.attr, e->nm.attr, e->value);
 		}
 	free(seen.s);
 	return n;
@@ -57,7 +59,9 @@ int pt_export_udev(struct perftune_ctx *ctx, const struct xlist *l, struct pt_bu
 
 	if (!match)
 		return -ENOMEM;
-	pt_export_header(b, l, "Install as /etc/udev/rules.d/60-perftune.rules; applied on add/change events.");
+	pt_export_header(
+		b, l,
+		"Install as /etc/udev/rules.d/60-perftune.rules; applied on add/change events.");
 	for (size_t i = 0; i < l->n && r == 0; i++) { /* the devices and patterns, in order */
 		char m[1024];
 		bool seen = false;

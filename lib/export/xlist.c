@@ -91,8 +91,9 @@ int pt_xlist_add(struct perftune_ctx *ctx, struct xlist *l, const char *key, con
 	 * each of them, unless a pattern rule stands for them all */
 	if (n > 1 && !hint && t[0].group[0]) {
 		for (int i = 0; i < n && r >= 0; i++)
-			r = add_one(ctx, l, t[i].key, exact(ctx, &t[i], value, exact_v, sizeof(exact_v)),
-				    NULL, &t[i]);
+			r = add_one(ctx, l, t[i].key,
+				    exact(ctx, &t[i], value, exact_v, sizeof(exact_v)), NULL,
+				    &t[i]);
 		return r;
 	}
 	return add_one(ctx, l, key, exact(ctx, &t[0], value, exact_v, sizeof(exact_v)), hint, &t[0]);

@@ -45,9 +45,11 @@ void pt_export_header(struct pt_buf *b, const struct xlist *l, const char *how);
 void pt_export_skipped(struct pt_buf *b, const struct xlist *l);
 
 /* ---- the formats, one file each: number of keys written, or -errno ---- */
-int pt_export_sysctl(struct perftune_ctx *ctx, const struct xlist *l, struct pt_buf *b);  /* sysctl.c */
-int pt_export_udev(struct perftune_ctx *ctx, const struct xlist *l, struct pt_buf *b);	  /* udev.c */
-int pt_export_cmdline(struct perftune_ctx *ctx, const struct xlist *l, struct pt_buf *b); /* cmdline.c */
-int pt_export_tuned(struct perftune_ctx *ctx, const struct xlist *l, struct pt_buf *b);	  /* tuned.c */
+int pt_export_sysctl(struct perftune_ctx *ctx, const struct xlist *l,
+		     struct pt_buf *b); /* sysctl.c */
+int pt_export_udev(struct perftune_ctx *ctx, const struct xlist *l, struct pt_buf *b); /* udev.c */
+int pt_export_cmdline(struct perftune_ctx *ctx, const struct xlist *l,
+		      struct pt_buf *b); /* cmdline.c */
+int pt_export_tuned(struct perftune_ctx *ctx, const struct xlist *l, struct pt_buf *b); /* tuned.c */
 
 #endif

@@ -241,7 +241,8 @@ static int select_disks(struct perftune_ctx *ctx, const struct pt_keyparts *kp, 
 		while (d && (de = readdir(d)))
 			if (de->d_name[0] != '.' && !fnmatch(sel->s, de->d_name, 0) &&
 			    (r = disks_add(out, de->d_name, NULL)) < 0)
-				return r == -E2BIG ? pt_err(ctx, r, "%s: '%s' matches more than %d devices",
+				return r == -E2BIG ? pt_err(ctx, r,
+							    "%s: '%s' matches more than %d devices",
 							    kp->text, sel->s, MAX_DISKS)
 						   : r;
 		if (!out->n)
@@ -273,9 +274,9 @@ static int emit_attr(struct perftune_ctx *ctx, const char *disk, int kind, const
 	snprintf(t.group, sizeof(t.group), "%s", disk);
 	t.kind = kind;
 	/* a scheduler switch resets nr_requests and replaces iosched/: they go after it */
-	t.order = kind == ATTR_SCHED ? PT_ORDER_SCHED
+	t.order = kind == ATTR_SCHED					   ? PT_ORDER_SCHED
 		  : (kind == ATTR_IOSCHED || !strcmp(name, "nr_requests")) ? PT_ORDER_RESET
-									    : PT_ORDER_ATTR;
+									   : PT_ORDER_ATTR;
 	if (note && *note)
 		snprintf(t.note, sizeof(t.note), "%s", note);
 	return emit(ctx, &t, ud);
@@ -301,8 +302,9 @@ static int block_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp,
 		attr = kp->c[2].s;
 		kind = !strcmp(attr, "scheduler") ? ATTR_SCHED : ATTR_QUEUE;
 	} else {
-		return pt_err(ctx, -EINVAL, "%s: expected block.<device>.<attribute> or "
-					    "block.<device>.iosched.<parameter>",
+		return pt_err(ctx, -EINVAL,
+			      "%s: expected block.<device>.<attribute> or "
+			      "block.<device>.iosched.<parameter>",
 			      kp->text);
 	}
 	r = select_disks(ctx, kp, &sel);
@@ -360,8 +362,9 @@ static int list_dir(struct perftune_ctx *ctx, const char *disk, int kind, pt_emi
 		snprintf(f, sizeof(f), "%s/%s", p, de->d_name);
 		if (!pt_attr_tunable(ctx, f))
 			continue; /* read-only facts are not tunables */
-		int k = kind == ATTR_IOSCHED ? ATTR_IOSCHED
-			: !strcmp(de->d_name, "scheduler") ? ATTR_SCHED : ATTR_QUEUE;
+		int k = kind == ATTR_IOSCHED		   ? ATTR_IOSCHED
+			: !strcmp(de->d_name, "scheduler") ? ATTR_SCHED
+							   : ATTR_QUEUE;
 		if (bio && (k == ATTR_SCHED || !strcmp(de->d_name, "nr_requests")))
 			continue;
 		r = emit_attr(ctx, disk, k, de->d_name, NULL, emit, ud);
@@ -443,8 +446,8 @@ static int sched_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, 
 }
 
 /* validate_cur: a scheduler's file is read once to check, alias and take the original */
-static int block_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable *t,
-			      const char *in, char *out, size_t size, char *cur, size_t cur_size)
+static int block_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+			      char *out, size_t size, char *cur, size_t cur_size)
 {
 	if (t->kind == ATTR_SCHED)
 		return sched_validate(ctx, t, in, out, size, cur, cur_size);
@@ -491,8 +494,10 @@ static int block_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	int r = pt_file_describe(ctx, t, d);
 	static const struct {
 		const char *name, *unit;
-	} units[] = { { "read_ahead_kb", "kB" }, { "max_sectors_kb", "kB" },
-		      { "wbt_lat_usec", "us" },	 { "nr_requests", "requests" } };
+	} units[] = { { "read_ahead_kb", "kB" },
+		      { "max_sectors_kb", "kB" },
+		      { "wbt_lat_usec", "us" },
+		      { "nr_requests", "requests" } };
 
 	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
 		if (strstr(t->key, units[i].name))

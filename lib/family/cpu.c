@@ -80,7 +80,8 @@ static int idle_state(struct perftune_ctx *ctx, int cpu, const char *name, char 
 			break;
 		snprintf(p + strlen(p), sizeof(p) - strlen(p), "/name");
 #if HAVE_CPUPOWER
-		char *cn = pt_sys_is_root(ctx) ? cpuidle_state_name((unsigned)cpu, (unsigned)k) : NULL;
+		char *cn =
+			pt_sys_is_root(ctx) ? cpuidle_state_name((unsigned)cpu, (unsigned)k) : NULL;
 		if (cn) {
 			snprintf(n, sizeof(n), "%s", cn);
 			free(cn);
@@ -97,8 +98,8 @@ static int idle_state(struct perftune_ctx *ctx, int cpu, const char *name, char 
 	return -ENOENT;
 }
 
-static int emit_cpu(struct perftune_ctx *ctx, int cpu, int kind, const char *state,
-		    const char *key, pt_emit_fn emit, void *ud)
+static int emit_cpu(struct perftune_ctx *ctx, int cpu, int kind, const char *state, const char *key,
+		    pt_emit_fn emit, void *ud)
 {
 	struct pt_tunable t;
 	char path[PATH_MAX], dir[PATH_MAX];
@@ -126,7 +127,8 @@ static int emit_cpu(struct perftune_ctx *ctx, int cpu, int kind, const char *sta
 		break;
 	default:
 		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/%s", cpu, freq_attrs[kind].file);
-		r = pt_tunable_init(&t, &pt_cpu_family, path, "cpu.%d.%s", cpu, freq_attrs[kind].key);
+		r = pt_tunable_init(&t, &pt_cpu_family, path, "cpu.%d.%s", cpu,
+				    freq_attrs[kind].key);
 	}
 	if (r < 0)
 		return r;
@@ -171,9 +173,10 @@ static int cpu_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, p
 
 	if (kp->n == 2 && !strcmp(kp->c[1].s, "boost")) {
 		r = emit_cpu(ctx, 0, C_BOOST, NULL, kp->text, emit, ud);
-		return r == -ENOENT ? pt_err(ctx, -EOPNOTSUPP,
-					     "%s: this cpufreq driver has no boost switch", kp->text)
-				    : r;
+		return r == -ENOENT
+			       ? pt_err(ctx, -EOPNOTSUPP,
+					"%s: this cpufreq driver has no boost switch", kp->text)
+			       : r;
 	}
 	if (kp->n < 3 || kp->c[1].bracketed || (kind = kind_of(kp, &state)) < 0)
 		return pt_err(ctx, -EINVAL,
@@ -269,8 +272,10 @@ static int cpu_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *
 	if (pt_sys_is_root(ctx) && (t->kind == C_GOVERNOR || t->kind == C_MIN || t->kind == C_MAX)) {
 		struct cpufreq_policy *p = cpufreq_get_policy((unsigned)t->id);
 		if (p) {
-			int r = t->kind == C_GOVERNOR ? pt_snprintf(buf, size, "%s", p->governor)
-				: pt_snprintf(buf, size, "%lu", t->kind == C_MIN ? p->min : p->max);
+			int r = t->kind == C_GOVERNOR
+					? pt_snprintf(buf, size, "%s", p->governor)
+					: pt_snprintf(buf, size, "%lu",
+						      t->kind == C_MIN ? p->min : p->max);
 			cpufreq_put_policy(p);
 			return r < 0 ? -ENAMETOOLONG : 0;
 		}
@@ -324,7 +329,8 @@ static int cpu_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, co
 		snprintf(out, size, "%s", in);
 		pt_trim(out);
 		if (r >= 0 && !pt_choice_in(avail, out))
-			return pt_err(ctx, -EINVAL, "%s: '%s' is not one of: %s", t->key, out, avail);
+			return pt_err(ctx, -EINVAL, "%s: '%s' is not one of: %s", t->key, out,
+				      avail);
 		return pt_file_validate(ctx, t, out, tmp, sizeof(tmp));
 	case C_MIN:
 	case C_MAX:
@@ -396,13 +402,14 @@ static int cpu_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 		pt_desc_set_value(d, avail);
 		pt_desc_set_unit(d, "us");
 		pt_desc_set_writable(d, true, NULL);
-		pt_desc_add_info(d, "setting N disables every idle state whose exit latency exceeds "
-				    "N us; restore re-enables exactly those");
+		pt_desc_add_info(d,
+				 "setting N disables every idle state whose exit latency exceeds "
+				 "N us; restore re-enables exactly those");
 		return r;
 	}
 	r = pt_file_describe(ctx, t, d);
-	if (t->kind == C_GOVERNOR && read_sibling(ctx, t, "scaling_available_governors", avail,
-						 sizeof(avail)) >= 0)
+	if (t->kind == C_GOVERNOR &&
+	    read_sibling(ctx, t, "scaling_available_governors", avail, sizeof(avail)) >= 0)
 		pt_desc_set_choices(d, avail);
 	if (t->kind == C_EPP && read_sibling(ctx, t, "energy_performance_available_preferences",
 					     avail, sizeof(avail)) >= 0)
@@ -418,7 +425,8 @@ static int cpu_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	if (t->kind == C_IDLE) {
 		pt_desc_set_range(d, 0, 1);
 		char p[PATH_MAX], lat[32];
-		snprintf(p, sizeof(p), "%.*s/latency", (int)(strrchr(t->path, '/') - t->path), t->path);
+		snprintf(p, sizeof(p), "%.*s/latency", (int)(strrchr(t->path, '/') - t->path),
+			 t->path);
 		if (pt_attr_read(ctx, p, lat, sizeof(lat)) >= 0)
 			pt_desc_add_info(d, "exit latency %s us", lat);
 	}

@@ -16,8 +16,8 @@ static int file_errmsg(struct perftune_ctx *ctx, const struct pt_tunable *t, int
 	if (r == -ENOENT)
 		return pt_err(ctx, -ENOENT, "%s: not present on this kernel (/%s)", t->key, t->path);
 	if (r == -EMEDIUMTYPE) /* from pt_attr_open() */
-		return pt_err(ctx, -EPERM, "%s: cannot %s /%s: not a regular file, refusing", t->key, op,
-			      t->path);
+		return pt_err(ctx, -EPERM, "%s: cannot %s /%s: not a regular file, refusing",
+			      t->key, op, t->path);
 	return pt_err(ctx, r, "%s: cannot %s /%s: %s", t->key, op, t->path, strerror(-r));
 }
 
@@ -121,8 +121,7 @@ int pt_file_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const ch
 	return 0;
 }
 
-int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
-		     struct perftune_desc *d)
+int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t, struct perftune_desc *d)
 {
 	char raw[PT_VAL], buf[PT_VAL], reason[160];
 	int r = pt_attr_read_raw(ctx, t->path, raw, sizeof(raw));
@@ -154,7 +153,8 @@ void pt_file_export_names(struct perftune_ctx *ctx _unused_, const struct pt_tun
 	bool slash = false;
 	char *c;
 
-	if (strncmp(t->path, "proc/sys/", 9) || pt_snprintf(x->sysctl, sizeof(x->sysctl), "%s", p) < 0) {
+	if (strncmp(t->path, "proc/sys/", 9) ||
+	    pt_snprintf(x->sysctl, sizeof(x->sysctl), "%s", p) < 0) {
 		x->sysctl[0] = '\0';
 		return;
 	}
@@ -165,4 +165,3 @@ void pt_file_export_names(struct perftune_ctx *ctx _unused_, const struct pt_tun
 		if (*c == '/')
 			*c = '.';
 }
-

@@ -68,8 +68,8 @@ static int emit_hp(struct perftune_ctx *ctx, int kind, unsigned long kb, int nod
 				    kind == HP_NR ? "nr" : "overcommit");
 		break;
 	default:
-		snprintf(path, sizeof(path), NODE_DIR "/node%d/hugepages/hugepages-%lukB/nr_hugepages",
-			 node, kb);
+		snprintf(path, sizeof(path),
+			 NODE_DIR "/node%d/hugepages/hugepages-%lukB/nr_hugepages", node, kb);
 		r = pt_tunable_init(&t, &pt_hugepages_family, path, "hugepages.%s.node%d.nr", sz,
 				    node);
 	}
@@ -129,8 +129,8 @@ static int hp_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt
 			      kp->text);
 	kb = size_kb(kp->c[1].s);
 	if (!kb)
-		return pt_err(ctx, -EINVAL, "%s: '%s' is not a page size (2M, 1G, 2048kB)", kp->text,
-			      kp->c[1].s);
+		return pt_err(ctx, -EINVAL, "%s: '%s' is not a page size (2M, 1G, 2048kB)",
+			      kp->text, kp->c[1].s);
 	char dir[PATH_MAX];
 	snprintf(dir, sizeof(dir), HP_DIR "/hugepages-%lukB", kb);
 	if (!pt_attr_is_dir(ctx, dir))
@@ -195,16 +195,17 @@ static int hp_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 	if (pt_parse_ll(want, &w) < 0 || pt_parse_ll(got, &g) < 0)
 		return pt_err(ctx, -EIO, "%s: read back '%s'", t->key, got);
 	if (g == w || t->kind == HP_OVERCOMMIT)
-		return g == w ? 0 : pt_err(ctx, -EIO, "%s: wrote %s, read back %s", t->key, want, got);
+		return g == w ? 0
+			      : pt_err(ctx, -EIO, "%s: wrote %s, read back %s", t->key, want, got);
 	if (g < w)
-		return pt_err(ctx, -EAGAIN, "%s: asked for %lld huge pages, the kernel allocated %lld",
-			      t->key, w, g);
+		return pt_err(ctx, -EAGAIN,
+			      "%s: asked for %lld huge pages, the kernel allocated %lld", t->key, w,
+			      g);
 	return pt_err(ctx, -EIO, "%s: asked for %lld huge pages, %lld remain (in use)", t->key, w,
 		      g);
 }
 
-static int hp_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
-		       struct perftune_desc *d)
+static int hp_describe(struct perftune_ctx *ctx, const struct pt_tunable *t, struct perftune_desc *d)
 {
 	char path[PATH_MAX], free_pages[64] = "?";
 	const char *slash = strrchr(t->path, '/');
@@ -238,10 +239,10 @@ void pt_hugepages_boot(struct perftune_ctx *ctx, unsigned long kb, const char *v
 	snprintf(buf, size, "default_hugepagesz=%s hugepages=%s", sz, value);
 }
 
-static void hp_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t,
-			    const char *value, struct pt_xnames *x)
+static void hp_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+			    struct pt_xnames *x)
 {
-	pt_file_export_names(ctx, t, value, x); /* hugepages.nr: vm.nr_hugepages */
+	pt_file_export_names(ctx, t, value, x);	       /* hugepages.nr: vm.nr_hugepages */
 	if (t->kind == HP_DEFAULT || t->kind == HP_NR) /* the kernel sets no node's pool at boot */
 		pt_hugepages_boot(ctx, t->kind == HP_NR ? strtoul(t->aux, NULL, 10) : 0, value,
 				  x->boot, sizeof(x->boot));

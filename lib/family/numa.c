@@ -64,7 +64,8 @@ static void node_facts(struct perftune_ctx *ctx, struct perftune_desc *d)
 			 "sys/devices/system/node/node%d/hugepages/hugepages-2048kB/free_hugepages",
 			 n);
 		pt_attr_read(ctx, p, hp, sizeof(hp));
-		pt_desc_add_info(d, "node%d: cpus %s, %lld MiB (%lld MiB free), %s free 2M huge pages",
+		pt_desc_add_info(d,
+				 "node%d: cpus %s, %lld MiB (%lld MiB free), %s free 2M huge pages",
 				 n, list[0] ? list : "none", size >> 20, freeb >> 20, hp);
 	}
 }
@@ -82,7 +83,8 @@ static void numa_export_names(struct perftune_ctx *ctx, const struct pt_tunable 
 			      const char *value, struct pt_xnames *x)
 {
 	pt_file_export_names(ctx, t, value, x); /* kernel.numa_balancing */
-	snprintf(x->boot, sizeof(x->boot), "numa_balancing=%s", strcmp(value, "0") ? "enable" : "disable");
+	snprintf(x->boot, sizeof(x->boot), "numa_balancing=%s",
+		 strcmp(value, "0") ? "enable" : "disable");
 }
 
 const struct pt_family pt_numa_family = {
@@ -215,7 +217,8 @@ static int proc_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, c
 	for (int n = 0; n < (int)sizeof(mask) * 8; n++)
 		if ((mask[n / 8] & (1u << (n % 8))) &&
 		    (n > numa_max_node() || !numa_bitmask_isbitset(numa_all_nodes_ptr, (unsigned)n)))
-			return pt_err(ctx, -ENODEV, "%s: no NUMA node %d on this machine", t->key, n);
+			return pt_err(ctx, -ENODEV, "%s: no NUMA node %d on this machine", t->key,
+				      n);
 	memset(mask, 0, sizeof(mask));
 	if (!(nodes = numa_parse_nodestring(in)))
 		return pt_err(ctx, -EINVAL, "%s: '%s' is not a list of online NUMA nodes (0, 0-1)",
@@ -269,7 +272,8 @@ static int proc_snapshot(struct perftune_ctx *ctx, const struct pt_tunable *t, c
 			int n = snprintf(buf + o, size - o, " %s=%s", de->d_name, list);
 			if (n < 0 || (size_t)n >= size - o) {
 				numa_free_cpumask(cpus);
-				return pt_err(ctx, -E2BIG, "%s: too many threads to journal", t->key);
+				return pt_err(ctx, -E2BIG, "%s: too many threads to journal",
+					      t->key);
 			}
 			o += (size_t)n;
 		}
@@ -397,8 +401,7 @@ const struct pt_family pt_proc_family = {
 	.flags = PT_FAM_SNAPSHOT,
 };
 
-static int numa_place_self_impl(struct perftune_ctx *ctx, const char *nodes,
-					     int mempolicy)
+static int numa_place_self_impl(struct perftune_ctx *ctx, const char *nodes, int mempolicy)
 {
 	struct pt_tunable t;
 	struct bitmask *mask = NULL;
@@ -411,8 +414,10 @@ static int numa_place_self_impl(struct perftune_ctx *ctx, const char *nodes,
 	pt_err_clear(ctx);
 	pt_tunable_init(&t, &pt_proc_family, NULL, "exec --nodes %.64s", nodes);
 	if (mempolicy < PERFTUNE_MEM_LOCAL || mempolicy > PERFTUNE_MEM_INTERLEAVE) {
-		r = pt_err(ctx, -EINVAL, "memory policy %d is not one of local, bind, preferred, "
-					 "interleave", mempolicy);
+		r = pt_err(ctx, -EINVAL,
+			   "memory policy %d is not one of local, bind, preferred, "
+			   "interleave",
+			   mempolicy);
 		goto out;
 	}
 	r = proc_validate(ctx, &t, nodes, list, sizeof(list)); /* node list, nodes with CPUs */

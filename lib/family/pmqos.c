@@ -30,8 +30,9 @@ static int pmqos_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp,
 			 void *ud)
 {
 	if (kp->n != 2 || strcmp(kp->c[1].s, "cpu_dma_latency_us"))
-		return pt_err(ctx, -ENOENT, "%s: the only PM QoS key is pmqos.cpu_dma_latency_us "
-					    "(per CPU: cpu.<cpus>.resume_latency_us)",
+		return pt_err(ctx, -ENOENT,
+			      "%s: the only PM QoS key is pmqos.cpu_dma_latency_us "
+			      "(per CPU: cpu.<cpus>.resume_latency_us)",
 			      kp->text);
 	return pmqos_emit(ctx, kp->text, emit, ud);
 }

@@ -29,8 +29,8 @@ struct walk {
 	int found;
 };
 
-static int emit_sysctl(struct perftune_ctx *ctx, struct walk *w, const char *path,
-		       const char *name, mode_t mode)
+static int emit_sysctl(struct perftune_ctx *ctx, struct walk *w, const char *path, const char *name,
+		       mode_t mode)
 {
 	struct pt_tunable t;
 
@@ -132,8 +132,8 @@ static int sysctl_read(struct perftune_ctx *ctx, const struct pt_tunable *t, cha
 	return pt_file_read(ctx, t, buf, size);
 }
 
-static int sysctl_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable *t,
-			       const char *in, char *out, size_t size, char *cur, size_t cur_size)
+static int sysctl_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+			       char *out, size_t size, char *cur, size_t cur_size)
 {
 	int r = pt_file_validate_cur(ctx, t, in, out, size, cur, cur_size);
 
@@ -186,10 +186,9 @@ static int sysfs_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp,
 	if (strncmp(p, "/sys/", 5) != 0 || !p[5])
 		return pt_err(ctx, -EPERM, "%s: path must be under /sys", kp->text);
 	if (strstr(p, "/../") || strstr(p, "/./") || strstr(p, "//") ||
-	    (strlen(p) >= 3 && strcmp(p + strlen(p) - 3, "/..") == 0) ||
-	    p[strlen(p) - 1] == '/')
-		return pt_err(ctx, -EPERM, "%s: path must not contain '..', '.', '//' or end in '/'",
-			      kp->text);
+	    (strlen(p) >= 3 && strcmp(p + strlen(p) - 3, "/..") == 0) || p[strlen(p) - 1] == '/')
+		return pt_err(ctx, -EPERM,
+			      "%s: path must not contain '..', '.', '//' or end in '/'", kp->text);
 	if (pt_tunable_init(&t, &pt_sysfs_family, p + 1, "sysfs[%s]", p) < 0)
 		return pt_err(ctx, -ENAMETOOLONG, "%s: path too long", kp->text);
 	int fd = pt_attr_open(ctx, t.path, O_PATH);

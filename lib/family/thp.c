@@ -14,8 +14,8 @@ static int thp_emit(struct perftune_ctx *ctx, const char *sub, const char *file,
 	char path[PATH_MAX];
 
 	if (pt_snprintf(path, sizeof(path), THP_DIR "%s%s/%s", sub[0] ? "/" : "", sub, file) < 0 ||
-	    pt_tunable_init(&t, &pt_thp_family, path, "thp.%s%s%s", sub, sub[0] ? "." : "",
-			    file) < 0)
+	    pt_tunable_init(&t, &pt_thp_family, path, "thp.%s%s%s", sub, sub[0] ? "." : "", file) <
+		    0)
 		return -ENAMETOOLONG;
 	return emit(ctx, &t, ud);
 }
@@ -31,7 +31,8 @@ static int thp_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, p
 	if (kp->n < 2 || kp->n > 3 || (kp->n == 3 && strcmp(sub, "khugepaged") != 0) ||
 	    kp->c[1].bracketed || pt_glob(file))
 		return pt_err(ctx, -EINVAL,
-			      "%s: expected thp.<attribute> or thp.khugepaged.<attribute>", kp->text);
+			      "%s: expected thp.<attribute> or thp.khugepaged.<attribute>",
+			      kp->text);
 	snprintf(path, sizeof(path), THP_DIR "%s%s/%s", sub[0] ? "/" : "", sub, file);
 	if (pt_attr_stat_file(ctx, path, &st) == 0 && !S_ISDIR(st.st_mode))
 		return thp_emit(ctx, sub, file, emit, ud);

@@ -31,8 +31,8 @@ static int map_alternatives(struct perftune_profile *p, struct pt_punit *u, stru
 			return pt_pmap_key(p, u, o, key, a, true, NULL);
 		snprintf(last, sizeof(last), "%s", perftune_ctx_last_error(p->ctx));
 	}
-	pt_pitem_add(p, u, o, key, value, PT_ITEM_SKIPPED, "none of '%s' is accepted: %s",
-		     value, last);
+	pt_pitem_add(p, u, o, key, value, PT_ITEM_SKIPPED, "none of '%s' is accepted: %s", value,
+		     last);
 	return 0;
 }
 

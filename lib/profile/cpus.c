@@ -31,7 +31,8 @@ char *pt_cpus_isolated(struct perftune_ctx *ctx, int reserve)
 		long id;
 		if (!pt_cpus_has(online, i))
 			continue;
-		snprintf(p, sizeof(p), "sys/devices/system/cpu/cpu%d/topology/physical_package_id", i);
+		snprintf(p, sizeof(p), "sys/devices/system/cpu/cpu%d/topology/physical_package_id",
+			 i);
 		id = pt_attr_read(ctx, p, pkg, sizeof(pkg)) < 0 ? 0 : strtol(pkg, NULL, 10);
 		if (id < 0 || id >= 1024)
 			id = 0;

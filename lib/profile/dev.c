@@ -98,8 +98,8 @@ static bool disk_supported(struct perftune_ctx *ctx, const char *name)
 	return link_has(ctx, p, buses);
 }
 
-static bool candidate(struct perftune_ctx *ctx, const char *type, const char *dir,
-		      const char *name, bool explicit)
+static bool candidate(struct perftune_ctx *ctx, const char *type, const char *dir, const char *name,
+		      bool explicit)
 {
 	static const char *const virt[] = { "/virtual/", NULL };
 	char p[PATH_MAX];
@@ -120,9 +120,12 @@ static bool candidate(struct perftune_ctx *ctx, const char *type, const char *di
 static const char *type_dir(const char *type)
 {
 	static const char *const dirs[][2] = {
-		{ "disk", "sys/block" },		{ "net", "sys/class/net" },
-		{ "usb", "sys/bus/usb/devices" },	{ "audio", "sys/module" },
-		{ "scsi_host", "sys/class/scsi_host" }, { "cpu", "sys/devices/system/cpu" },
+		{ "disk", "sys/block" },
+		{ "net", "sys/class/net" },
+		{ "usb", "sys/bus/usb/devices" },
+		{ "audio", "sys/module" },
+		{ "scsi_host", "sys/class/scsi_host" },
+		{ "cpu", "sys/devices/system/cpu" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
 		if (!strcmp(dirs[i][0], type))
@@ -170,7 +173,8 @@ static int select_devices(struct perftune_profile *p, struct pt_punit *u, const 
 
 	while (d && (de = readdir(d)) && r >= 0) {
 		const char *n = de->d_name;
-		if (n[0] == '.' || devset_has(taken, n) || !candidate(p->ctx, u->type, dir, n, explicit))
+		if (n[0] == '.' || devset_has(taken, n) ||
+		    !candidate(p->ctx, u->type, dir, n, explicit))
 			continue;
 		if (!strcmp(u->type, "cpu") &&
 		    (strncmp(n, "cpu", 3) || !n[3] || strspn(n + 3, "0123456789") != strlen(n + 3)))
@@ -219,8 +223,8 @@ int pt_unit_devices(struct perftune_profile *p, struct pt_punit *u, struct pt_de
 	}
 	free(dup);
 	if (!out->n)
-		pt_log(p->ctx, PERFTUNE_LOG_INFO, "profile %s: [%s] matches no device here", p->name,
-		       u->name);
+		pt_log(p->ctx, PERFTUNE_LOG_INFO, "profile %s: [%s] matches no device here",
+		       p->name, u->name);
 	return 0;
 }
 
@@ -274,7 +278,8 @@ static int devattr_option(struct perftune_profile *p, struct pt_punit *u, struct
 	for (size_t i = 0; i < devs->n && r >= 0; i++) {
 		char path[PATH_MAX];
 		const char *at = strstr(fmt, "%s");
-		snprintf(path, sizeof(path), "%.*s%s%s", (int)(at - fmt), fmt, devs->name[i], at + 2);
+		snprintf(path, sizeof(path), "%.*s%s%s", (int)(at - fmt), fmt, devs->name[i],
+			 at + 2);
 		if (pt_attr_exists(p->ctx, path))
 			r = pt_pmap_sysfs(p, u, o, path, v);
 		else
@@ -295,7 +300,8 @@ int pt_map_devattr(struct perftune_profile *p, struct pt_punit *u, struct pt_dev
 		if (!strcmp(o->name, "dynamic") && !pt_is_true(o->value))
 			continue;
 		for (k = 0; k < ARRAY_SIZE(devattrs); k++)
-			if (!strcmp(devattrs[k].type, u->type) && !strcmp(devattrs[k].option, o->name))
+			if (!strcmp(devattrs[k].type, u->type) &&
+			    !strcmp(devattrs[k].option, o->name))
 				break;
 		if (k == ARRAY_SIZE(devattrs) && !strcmp(o->name, "dynamic"))
 			pt_pitem_skip(p, u, o, "dynamic tuning needs TuneD's daemon");

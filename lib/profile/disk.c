@@ -75,14 +75,16 @@ static int disk_option(struct perftune_profile *p, struct pt_punit *u, struct pt
 		if (!pt_attr_exists(p->ctx, path))
 			return pt_pitem_add(p, u, o, key, v, PT_ITEM_SKIPPED,
 					    "%s's scheduler has no quantum (a CFQ parameter)", dev)
-				       ? 0 : -ENOMEM;
+				       ? 0
+				       : -ENOMEM;
 		r = pt_pmap_key(p, u, o, key, v, false, NULL);
 	} else if (!strcmp(o->name, "readahead")) {
 		_cleanup_free_ char *kb = readahead_kb(v);
 		snprintf(key, sizeof(key), "block.%s.read_ahead_kb", dev);
 		if (!kb)
-			return pt_err(p->ctx, -EINVAL, "%s:%d: [%s] readahead=%s: expected kB, '>N', "
-						       "or 'N s' (sectors)",
+			return pt_err(p->ctx, -EINVAL,
+				      "%s:%d: [%s] readahead=%s: expected kB, '>N', "
+				      "or 'N s' (sectors)",
 				      o->file, o->line, u->name, v);
 		r = pt_pmap_cond(p, u, o, key, kb);
 		if (r == 0)
@@ -93,8 +95,9 @@ static int disk_option(struct perftune_profile *p, struct pt_punit *u, struct pt
 		long long base;
 		snprintf(key, sizeof(key), "block.%s.read_ahead_kb", dev);
 		if (end == v || *end || !isfinite(f) || f < 0 || f > 1024)
-			return pt_err(p->ctx, -EINVAL, "%s:%d: [%s] readahead_multiply=%s: expected a "
-						       "factor",
+			return pt_err(p->ctx, -EINVAL,
+				      "%s:%d: [%s] readahead_multiply=%s: expected a "
+				      "factor",
 				      o->file, o->line, u->name, v);
 		r = readahead_base(p, key, &base);
 		if (r < 0) {
@@ -164,8 +167,8 @@ int pt_map_disk(struct perftune_profile *p, struct pt_punit *u, struct pt_devset
 	int r;
 
 	if (rot && strcmp(rot->value, "0") && strcmp(rot->value, "1"))
-		return pt_err(p->ctx, -EINVAL, "%s:%d: [%s] rotational=%s: expected 0 or 1", rot->file,
-			      rot->line, u->name, rot->value);
+		return pt_err(p->ctx, -EINVAL, "%s:%d: [%s] rotational=%s: expected 0 or 1",
+			      rot->file, rot->line, u->name, rot->value);
 	r = pt_unit_devices(p, u, taken, &devs, &rules);
 	if (r < 0 || !rules)
 		return r;
@@ -181,14 +184,16 @@ int pt_map_disk(struct perftune_profile *p, struct pt_punit *u, struct pt_devset
 		if (o == rot || (!strcmp(o->name, "dynamic") && !pt_is_true(o->value)))
 			continue;
 		if (!strcmp(o->name, "apm") || !strcmp(o->name, "spindown")) {
-			pt_pitem_skip(p, u, o, "ATA power management through hdparm: runs a program, "
-					       "no kernel file");
+			pt_pitem_skip(p, u, o,
+				      "ATA power management through hdparm: runs a program, "
+				      "no kernel file");
 			continue;
 		}
 		if (!ok) {
-			pt_pitem_skip(p, u, o, "%s", !strcmp(o->name, "dynamic")
-							     ? "dynamic tuning needs TuneD's daemon"
-							     : "unknown option of the disk plugin");
+			pt_pitem_skip(p, u, o, "%s",
+				      !strcmp(o->name, "dynamic")
+					      ? "dynamic tuning needs TuneD's daemon"
+					      : "unknown option of the disk plugin");
 			continue;
 		}
 		if ((r = pt_vars_expand(p, o->value, o, &v, &why)) < 0)
@@ -200,7 +205,8 @@ int pt_map_disk(struct perftune_profile *p, struct pt_punit *u, struct pt_devset
 		for (size_t k = 0; k < devs.n && r >= 0; k++)
 			r = disk_option(p, u, o, devs.name[k], v,
 					strchr("<>", v[0]) || !strcmp(o->name, "readahead_multiply")
-						? NULL : hint);
+						? NULL
+						: hint);
 	}
 	pt_devset_free(&devs);
 	return r;

@@ -79,7 +79,8 @@ static int call(struct perftune_profile *p, const struct pt_popt *o, const char 
 	for (int i = 2; i < argc; i++)
 		if (strstr(argv[i], "${f:")) { /* an inner function was not evaluated */
 			if (!why->len)
-				pt_buf_printf(why, "function %s: an argument was not evaluated", argv[1]);
+				pt_buf_printf(why, "function %s: an argument was not evaluated",
+					      argv[1]);
 			return 0;
 		}
 	r = pt_func_call(p, o, argv[1], argc - 2, argv + 2, out, &reason);
@@ -162,8 +163,8 @@ int pt_expand_rest(struct perftune_profile *p, const char *in, const struct pt_p
 	return r;
 }
 
-int pt_func_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
-		   char **out, char **unresolved)
+int pt_func_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o, char **out,
+		   char **unresolved)
 {
 	struct pt_buf why = { 0 };
 

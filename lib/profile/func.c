@@ -110,7 +110,8 @@ static char *f_cpulist(struct perftune_profile *p, int argc, char **argv, int op
 		if (pt_cpus_online(p->ctx, online) < 0)
 			memset(online, 0, sizeof(online));
 		for (int i = 0; i < PT_CPUS_BYTES; i++)
-			m[i] = strchr("iIH", op) ? online[i] & (unsigned char)~m[i] : m[i] & online[i];
+			m[i] = strchr("iIH", op) ? online[i] & (unsigned char)~m[i]
+						 : m[i] & online[i];
 	}
 	if (op == 'x' || op == 'H')
 		return pt_cpus_hexstr(m);
@@ -123,10 +124,10 @@ int pt_func_call(struct perftune_profile *p, const struct pt_popt *o, const char
 	static const struct {
 		const char *name;
 		int op;
-	} lists[] = { { "cpulist_unpack", 'u' }, { "cpulist_pack", 'p' },
-		      { "cpulist_invert", 'i' }, { "cpulist2hex", 'x' },
+	} lists[] = { { "cpulist_unpack", 'u' },     { "cpulist_pack", 'p' },
+		      { "cpulist_invert", 'i' },     { "cpulist2hex", 'x' },
 		      { "cpulist2hex_invert", 'H' }, { "hex2cpulist", 'h' },
-		      { "cpulist_online", 'o' }, { "cpulist2devs", 'd' } };
+		      { "cpulist_online", 'o' },     { "cpulist2devs", 'd' } };
 	_cleanup_free_ char *ci = NULL;
 	bool bad;
 
@@ -150,16 +151,20 @@ int pt_func_call(struct perftune_profile *p, const struct pt_popt *o, const char
 	if (!strcmp(name, "assertion") || !strcmp(name, "assertion_non_equal")) {
 		bool eq = argc == 3 && !strcmp(argv[1], argv[2]);
 		if (argc != 3)
-			return asprintf(why, "function %s needs 3 arguments", name) < 0 ? -ENOMEM : 0;
+			return asprintf(why, "function %s needs 3 arguments", name) < 0 ? -ENOMEM
+											: 0;
 		if (eq != !strcmp(name, "assertion"))
-			return pt_err(p->ctx, -EINVAL, "%s:%d: %s: assertion '%s' failed: '%s' %s '%s'",
-				      o->file, o->line, o->name, argv[0], argv[1], eq ? "==" : "!=",
-				      argv[2]);
+			return pt_err(p->ctx, -EINVAL,
+				      "%s:%d: %s: assertion '%s' failed: '%s' %s '%s'", o->file,
+				      o->line, o->name, argv[0], argv[1],
+				      eq ? "==" : "!=", argv[2]);
 		return 0; /* TuneD's assertions evaluate to nothing */
 	}
 	if (!strcmp(name, "exec"))
 		return asprintf(why, "function exec would run '%s': a profile never runs programs",
-				argc ? argv[0] : "") < 0 ? -ENOMEM : 0;
+				argc ? argv[0] : "") < 0
+			       ? -ENOMEM
+			       : 0;
 	if (!strcmp(name, "strip")) {
 		_cleanup_free_ char *s = join(argc, argv, "");
 		*out = s ? strdup(s + strspn(s, " \t\n")) : NULL;
@@ -171,14 +176,16 @@ int pt_func_call(struct perftune_profile *p, const struct pt_popt *o, const char
 		long long v;
 		if (pt_parse_ll(argv[0], &v) < 0)
 			return asprintf(why, "function %s: '%s' is not a number", name, argv[0]) < 0
-				       ? -ENOMEM : 0;
+				       ? -ENOMEM
+				       : 0;
 		v = name[0] == 'k' ? v * 2 : (v + 1) / 2;
 		return asprintf(out, "%lld", v) < 0 ? -ENOMEM : 1;
 	}
 	if (!strcmp(name, "regex_search_ternary") && argc == 4) {
 		bool m = pt_regex_search(argv[1], argv[0], &bad);
 		if (bad)
-			return asprintf(why, "regex '%s' is not supported", argv[1]) < 0 ? -ENOMEM : 0;
+			return asprintf(why, "regex '%s' is not supported", argv[1]) < 0 ? -ENOMEM
+											 : 0;
 		return (*out = strdup(m ? argv[2] : argv[3])) ? 1 : -ENOMEM;
 	}
 	if (!strcmp(name, "virt_check") && argc == 2) {
@@ -199,7 +206,8 @@ int pt_func_call(struct perftune_profile *p, const struct pt_popt *o, const char
 	}
 	if (!strcmp(name, "calc_isolated_cores")) {
 		long reserve = argc ? strtol(argv[0], NULL, 10) : 1;
-		return (*out = pt_cpus_isolated(p->ctx, reserve < 0 ? 1 : (int)reserve)) ? 1 : -ENOMEM;
+		return (*out = pt_cpus_isolated(p->ctx, reserve < 0 ? 1 : (int)reserve)) ? 1
+											 : -ENOMEM;
 	}
 	if (!strcmp(name, "check_net_queue_count") && argc == 1) {
 		unsigned char m[PT_CPUS_BYTES];
@@ -212,5 +220,6 @@ int pt_func_call(struct perftune_profile *p, const struct pt_popt *o, const char
 		return asprintf(out, "%d", n ? n : 1) < 0 ? -ENOMEM : 1;
 	}
 	return asprintf(why, "function %s (with %d arguments) is not known", name, argc) < 0
-		       ? -ENOMEM : 0;
+		       ? -ENOMEM
+		       : 0;
 }

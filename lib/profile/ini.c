@@ -104,8 +104,8 @@ static int section(struct parse *ps, char *s, int line)
 			return 0;
 		}
 	if (ps->c->n >= PT_PROFILE_SECTIONS_MAX)
-		return pt_err(ps->ctx, -EINVAL, "%s:%d: more than %d sections in one file", ps->path,
-			      line, PT_PROFILE_SECTIONS_MAX);
+		return pt_err(ps->ctx, -EINVAL, "%s:%d: more than %d sections in one file",
+			      ps->path, line, PT_PROFILE_SECTIONS_MAX);
 	u = realloc(ps->c->u, (ps->c->n + 1) * sizeof(*u));
 	if (!u)
 		return -ENOMEM;
@@ -127,13 +127,14 @@ static int option(struct parse *ps, char *s, int line)
 	int r;
 
 	if (!ps->cur)
-		return pt_err(ps->ctx, -EINVAL, "%s:%d: option before the first [section]", ps->path,
-			      line);
+		return pt_err(ps->ctx, -EINVAL, "%s:%d: option before the first [section]",
+			      ps->path, line);
 	if (!eq && ps->headerless)
 		return 0;
 	if (!eq)
-		return pt_err(ps->ctx, -EINVAL, "%s:%d: expected 'name = value' or '[section]': %.60s",
-			      ps->path, line, s);
+		return pt_err(ps->ctx, -EINVAL,
+			      "%s:%d: expected 'name = value' or '[section]': %.60s", ps->path,
+			      line, s);
 	*eq = '\0';
 	name = strip(s);
 	value = strip(eq + 1);
@@ -190,7 +191,10 @@ static int parse_line(struct parse *ps, char *raw, int line)
 int pt_ini_parse(struct perftune_ctx *ctx, const char *path, const char *file_id, bool headerless,
 		 struct pt_pconf *conf)
 {
-	struct parse ps = { .ctx = ctx, .c = conf, .path = path, .file_id = file_id,
+	struct parse ps = { .ctx = ctx,
+			    .c = conf,
+			    .path = path,
+			    .file_id = file_id,
 			    .headerless = headerless };
 	char *text, *line;
 	int r = 0, n = 0;
@@ -215,4 +219,3 @@ int pt_ini_parse(struct perftune_ctx *ctx, const char *path, const char *file_id
 		pt_pconf_free(conf);
 	return r;
 }
-

@@ -32,8 +32,9 @@ void pt_pitems_free(struct perftune_profile *p)
 }
 
 static _printf_(7, 0) struct pt_pitem *vadd(struct perftune_profile *p, const struct pt_punit *u,
-			     const struct pt_popt *o, const char *key, const char *value,
-			     unsigned flags, const char *fmt, va_list ap)
+					    const struct pt_popt *o, const char *key,
+					    const char *value, unsigned flags, const char *fmt,
+					    va_list ap)
 {
 	struct pt_pitem *v = realloc(p->items, (p->nitems + 1) * sizeof(*v)), *it;
 	bool fail = false;
@@ -170,19 +171,24 @@ int pt_pmap_cond(struct perftune_profile *p, const struct pt_punit *u, const str
 			return pt_err_prefix(p->ctx, r, "%s:%d: [%s] %s", o->file, o->line, u->name,
 					     o->name);
 		return pt_pitem_add(p, u, o, key, value + 1, PT_ITEM_SKIPPED, "%s",
-				    perftune_ctx_last_error(p->ctx)) ? 1 : -ENOMEM;
+				    perftune_ctx_last_error(p->ctx))
+			       ? 1
+			       : -ENOMEM;
 	}
 	if (pt_parse_ll(value + 1, &want) < 0 || pt_parse_ll(cur, &now) < 0)
 		return pt_pitem_add(p, u, o, key, value + 1, PT_ITEM_SKIPPED,
 				    "cannot compare '%s' with the current value '%s'", value, cur)
-			       ? 1 : -ENOMEM;
+			       ? 1
+			       : -ENOMEM;
 	if (value[0] == '>' ? want > now : want < now) {
 		r = pt_pmap_key(p, u, o, key, value + 1, false, NULL);
 		return r < 0 ? r : 1;
 	}
 	return pt_pitem_add(p, u, o, key, cur, PT_ITEM_UNCHANGED,
 			    "the current value %lld is already %s %lld", now,
-			    value[0] == '>' ? ">=" : "<=", want) ? 1 : -ENOMEM;
+			    value[0] == '>' ? ">=" : "<=", want)
+		       ? 1
+		       : -ENOMEM;
 }
 
 static bool hexmask(const char *s)
@@ -205,8 +211,7 @@ static void cpumask_width(struct perftune_ctx *ctx, const char *path, const char
 	snprintf(out, size, "%s", in);
 	if ((!strstr(base, "mask") && !strstr(base, "cpumap") && !strstr(base, "affinity") &&
 	     !strstr(base, "_cpus")) ||
-	    !hexmask(in) || pt_attr_read(ctx, path, cur, sizeof(cur)) < 0 ||
-	    !hexmask(cur))
+	    !hexmask(in) || pt_attr_read(ctx, path, cur, sizeof(cur)) < 0 || !hexmask(cur))
 		return;
 	for (const char *c = in; *c && nd + 1 < sizeof(digits); c++)
 		if (*c != ',')
@@ -246,8 +251,8 @@ int pt_pmap_sysfs(struct perftune_profile *p, const struct pt_punit *u, const st
 	return r ? r : pt_pmap_key(p, u, o, key, value, false, NULL);
 }
 
-struct pt_popt pt_unit_attr(const struct pt_punit *u, const char *attr, const char *value, char *name,
-			    size_t size)
+struct pt_popt pt_unit_attr(const struct pt_punit *u, const char *attr, const char *value,
+			    char *name, size_t size)
 {
 	snprintf(name, size, "[%s] %s", u->name, attr);
 	return (struct pt_popt){ name, (char *)value, u->file, u->line };

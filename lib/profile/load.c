@@ -29,12 +29,14 @@ static int load_includes(struct perftune_profile *p, struct pt_popt *inc, struct
 	if (unresolved)
 		return pt_err(p->ctx, -EINVAL, "%s:%d: include=%s: %s", inc->file, inc->line,
 			      inc->value, unresolved);
-	for (char *n = strtok_r(v, ",; \t", &save); n && r >= 0; n = strtok_r(NULL, ",; \t", &save)) {
+	for (char *n = strtok_r(v, ",; \t", &save); n && r >= 0;
+	     n = strtok_r(NULL, ",; \t", &save)) {
 		bool optional = n[0] == '-'; /* "-name": include if it exists */
 		_cleanup_free_ char *path = NULL;
 		if (optional)
 			n++;
-		r = pt_profile_locate(p->ctx, n, p->files, pt_profile_in_tuned_dir(inc->file), &path);
+		r = pt_profile_locate(p->ctx, n, p->files, pt_profile_in_tuned_dir(inc->file),
+				      &path);
 		if (r == -ENOENT && optional) {
 			r = 0;
 			continue;
@@ -113,7 +115,8 @@ int pt_profile_read(struct perftune_profile *p, const char *name_or_path)
 
 	if (strchr(name_or_path, '/')) {
 		if (stat(name_or_path, &st) < 0)
-			return pt_err(p->ctx, -errno, "profile %s: %s", name_or_path, strerror(errno));
+			return pt_err(p->ctx, -errno, "profile %s: %s", name_or_path,
+				      strerror(errno));
 		if (S_ISDIR(st.st_mode))
 			r = asprintf(&path, "%s/tuned.conf", name_or_path) < 0 ? -ENOMEM : 0;
 		else

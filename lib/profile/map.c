@@ -93,7 +93,8 @@ int pt_profile_map(struct perftune_profile *p, unsigned flags, const char *txnam
 	p->txname = txname ? strdup(txname) : NULL;
 	p->map_flags = flags;
 	r = perftune_tx_new(p->ctx, "profile-check",
-			    PERFTUNE_TX_DRY_RUN | (flags & PERFTUNE_PROFILE_HOLD ? PERFTUNE_TX_HOLD : 0),
+			    PERFTUNE_TX_DRY_RUN |
+				    (flags & PERFTUNE_PROFILE_HOLD ? PERFTUNE_TX_HOLD : 0),
 			    &p->check);
 	if (r < 0)
 		return r;

@@ -67,9 +67,9 @@ static void popts_free(struct pt_popt *o, size_t n)
 
 void pt_punit_free(struct pt_punit *u)
 {
-	char **strs[] = { &u->name,	  &u->type,	   &u->devices,	   &u->drop,
-			  &u->udev_regex, &u->cpuinfo_regex, &u->uname_regex, &u->script_pre,
-			  &u->script_post };
+	char **strs[] = { &u->name,	   &u->type,	   &u->devices,
+			  &u->drop,	   &u->udev_regex, &u->cpuinfo_regex,
+			  &u->uname_regex, &u->script_pre, &u->script_post };
 
 	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
 		free(*strs[i]);
@@ -112,7 +112,8 @@ static int merge_unit(struct pt_punit *a, struct pt_punit *b)
 		take(&a->script_post, &b->script_post);
 	if (b->drop) {
 		char *save = NULL;
-		for (char *d = strtok_r(b->drop, ",; \t", &save); d; d = strtok_r(NULL, ",; \t", &save))
+		for (char *d = strtok_r(b->drop, ",; \t", &save); d;
+		     d = strtok_r(NULL, ",; \t", &save))
 			pt_popt_del(a->opt, &a->n, d);
 	}
 	for (size_t i = 0; i < b->n && r >= 0; i++)
@@ -166,10 +167,11 @@ static bool tuned_true(const char *v)
 /* TuneD's Unit(): these options describe the unit, they are not plugin options */
 int pt_unit_extract(struct pt_punit *u)
 {
-	static const char *const attrs[] = { "type",	    "devices",	     "drop",
-					     "devices_udev_regex", "cpuinfo_regex", "uname_regex",
-					     "script_pre", "script_post" };
-	char **dst[] = { &u->type,	&u->devices,	   &u->drop,	    &u->udev_regex,
+	static const char *const attrs[] = { "type",	      "devices",
+					     "drop",	      "devices_udev_regex",
+					     "cpuinfo_regex", "uname_regex",
+					     "script_pre",    "script_post" };
+	char **dst[] = { &u->type,	    &u->devices,     &u->drop,	     &u->udev_regex,
 			 &u->cpuinfo_regex, &u->uname_regex, &u->script_pre, &u->script_post };
 	struct pt_popt *o;
 

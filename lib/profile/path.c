@@ -60,7 +60,8 @@ static const char *unsafe_stat(const struct stat *st, bool sticky_ok)
 {
 	if (st->st_uid != 0 && st->st_uid != geteuid())
 		return "owned by another user than root";
-	if ((st->st_mode & S_IWOTH) && !(sticky_ok && S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX)))
+	if ((st->st_mode & S_IWOTH) &&
+	    !(sticky_ok && S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX)))
 		return "writable by others";
 	if ((st->st_mode & S_IWGRP) && st->st_gid != 0)
 		return "writable by its group";
@@ -94,7 +95,8 @@ static int check_chain(const char *file, const char *top, char *why, size_t size
 			return 0;
 		r = unsafe_stat(&st, !strict);
 		if (*r) {
-			snprintf(why, size, "%s is %s (mode %04o)", real, r, (unsigned)(st.st_mode & 07777));
+			snprintf(why, size, "%s is %s (mode %04o)", real, r,
+				 (unsigned)(st.st_mode & 07777));
 			return -EPERM;
 		}
 		if (!strcmp(real, rtop))
@@ -112,8 +114,8 @@ void pt_profile_warn_unsafe(struct perftune_ctx *ctx, const char *file)
 	char why[PATH_MAX + 128];
 
 	if (check_chain(file, NULL, why, sizeof(why)) < 0)
-		pt_log(ctx, PERFTUNE_LOG_WARNING, "profile %s can be changed by others than root: %s",
-		       file, why);
+		pt_log(ctx, PERFTUNE_LOG_WARNING,
+		       "profile %s can be changed by others than root: %s", file, why);
 }
 
 /* A profile found by name in @dir: false (and a warning naming it) if it cannot be trusted. */
@@ -169,8 +171,8 @@ bool pt_profile_in_tuned_dir(const char *file)
 	return tuned_dir(dir);
 }
 
-int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const skip, bool tuned_only,
-		      char **path)
+int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const skip,
+		      bool tuned_only, char **path)
 {
 	_cleanup_(pt_strv_freep) char **dirs = pt_profile_path();
 	bool skipped = false;

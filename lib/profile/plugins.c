@@ -49,7 +49,8 @@ static int sysctl_key(const char *name, char *key, size_t size)
 		return -ENOMEM;
 	snprintf(key, size, "sysctl");
 	for (char *c = strtok_r(dup, sepstr, &save); c; c = strtok_r(NULL, sepstr, &save)) {
-		bool br = c[strspn(c, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-*?")];
+		bool br = c[strspn(
+			c, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-*?")];
 		if (pt_snprintf(key + strlen(key), size - strlen(key), br ? ".[%s]" : ".%s", c) < 0)
 			return -ENAMETOOLONG;
 	}
@@ -84,9 +85,8 @@ static int map_sysctl(struct perftune_profile *p, struct pt_punit *u)
 }
 
 /* expand a sysfs glob below the root, one path component at a time */
-static int sysfs_glob(struct perftune_profile *p, const struct pt_punit *u,
-		      const struct pt_popt *o, const char *dir, const char *rest, const char *v,
-		      int *found)
+static int sysfs_glob(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
+		      const char *dir, const char *rest, const char *v, int *found)
 {
 	const char *slash = strchr(rest, '/');
 	size_t n = slash ? (size_t)(slash - rest) : strlen(rest);
@@ -135,7 +135,8 @@ static int map_sysfs(struct perftune_profile *p, struct pt_punit *u)
 			return r;
 		if ((r = value_of(p, u, o, &v)) <= 0)
 			continue;
-		if (why || strncmp(path, "/sys/", 5) || strstr(path, "/../") || strstr(path, "/./")) {
+		if (why || strncmp(path, "/sys/", 5) || strstr(path, "/../") ||
+		    strstr(path, "/./")) {
 			pt_pitem_skip(p, u, o, "%s: %s", path,
 				      why ? why : "a [sysfs] path must be under /sys");
 			continue;
@@ -211,15 +212,17 @@ static int map_scheduler(struct perftune_profile *p, struct pt_punit *u)
 		const char *n = o->name;
 		bool numa = !strncmp(n, "numa_balancing_", 15);
 		if (strncmp(n, "sched_", 6) && !numa) {
-			pt_pitem_skip(p, u, o, "process scheduling policy, affinity, cgroups or IRQ "
-					       "affinity: not a kernel tunable");
+			pt_pitem_skip(p, u, o,
+				      "process scheduling policy, affinity, cgroups or IRQ "
+				      "affinity: not a kernel tunable");
 			continue;
 		}
 		if ((r = value_of(p, u, o, &v)) <= 0)
 			continue;
 		snprintf(path, sizeof(path), "proc/sys/kernel/%s", n);
-		snprintf(dbg, sizeof(dbg), numa ? "sys/kernel/debug/sched/numa_balancing/%s"
-						: "sys/kernel/debug/sched/%s",
+		snprintf(dbg, sizeof(dbg),
+			 numa ? "sys/kernel/debug/sched/numa_balancing/%s"
+			      : "sys/kernel/debug/sched/%s",
 			 n + (numa ? 15 : 6));
 		if (pt_attr_exists(p->ctx, path)) {
 			char key[PERFTUNE_KEY_MAX];
@@ -228,8 +231,9 @@ static int map_scheduler(struct perftune_profile *p, struct pt_punit *u)
 		} else if (pt_attr_exists(p->ctx, dbg)) {
 			r = pt_pmap_sysfs(p, u, o, dbg, v);
 		} else {
-			pt_pitem_skip(p, u, o, "neither /%s nor /%s exists (debugfs not mounted, or "
-					       "the kernel has no such knob)",
+			pt_pitem_skip(p, u, o,
+				      "neither /%s nor /%s exists (debugfs not mounted, or "
+				      "the kernel has no such knob)",
 				      path, dbg);
 		}
 	}
@@ -239,7 +243,7 @@ static int map_scheduler(struct perftune_profile *p, struct pt_punit *u)
 static const char *const devtypes[] = { "net", "usb", "audio", "scsi_host" };
 
 int pt_map_unit(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken,
-		    unsigned flags)
+		unsigned flags)
 {
 	const char *t = u->type;
 

@@ -15,10 +15,10 @@
 #include "internal.h"
 
 /* Limits (perftune-profile(5)) */
-#define PT_PROFILE_FILE_MAX (1 << 20)	   /* bytes of one tuned.conf */
-#define PT_PROFILE_DEPTH 32		   /* include nesting */
-#define PT_PROFILE_SECTIONS_MAX 256	   /* sections of one file */
-#define PT_PROFILE_OPTIONS_MAX 1024	   /* options of one section in one file */
+#define PT_PROFILE_FILE_MAX (1 << 20)	  /* bytes of one tuned.conf */
+#define PT_PROFILE_DEPTH 32		  /* include nesting */
+#define PT_PROFILE_SECTIONS_MAX 256	  /* sections of one file */
+#define PT_PROFILE_OPTIONS_MAX 1024	  /* options of one section in one file */
 #define PT_PROFILE_VALUE_MAX (PT_VAL - 1) /* bytes of a value, as written or expanded */
 
 static inline void pt_strv_freep(char ***v)
@@ -59,7 +59,7 @@ struct pt_pitem {
 	char *key;    /* NULL when skipped before a key was known */
 	char *value;
 	char *note;
-	unsigned flags; /* PT_ITEM_SKIPPED, PT_ITEM_UNCHANGED */
+	unsigned flags;	  /* PT_ITEM_SKIPPED, PT_ITEM_UNCHANGED */
 	bool unvalidated; /* validation needs root: checked again when staged */
 	/* export hint: the value holds for every disk the unit selects */
 	char *udev_match; /* e.g. KERNEL=="sd*", ATTR{queue/rotational}=="0" */
@@ -93,12 +93,12 @@ char **pt_profile_path(void); /* search path, NULL-terminated, malloc'd */
  * only, so that perftune's profiles of the same name do not change it.  A
  * candidate others than root can write is refused with a warning.
  */
-int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const skip, bool tuned_only,
-		      char **path);
+int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const skip,
+		      bool tuned_only, char **path);
 /* the -ENOENT of a profile (included from @from:@line, or NULL) not on the search path */
 int pt_profile_not_found(struct perftune_ctx *ctx, const char *name, const char *from, int line);
 bool pt_profile_in_tuned_dir(const char *file); /* <TuneD's dir>/<name>/tuned.conf */
-bool pt_profile_dir_holds(const char *real);	 /* a variables file may be read from there */
+bool pt_profile_dir_holds(const char *real);	/* a variables file may be read from there */
 /* false, with a warning naming it, if others than root can change @file (or @dir) */
 bool pt_profile_trusted(struct perftune_ctx *ctx, const char *file, const char *dir);
 void pt_profile_warn_unsafe(struct perftune_ctx *ctx, const char *file); /* given by path */
@@ -141,8 +141,8 @@ int pt_pmap_cond(struct perftune_profile *p, const struct pt_punit *u, const str
  * A unit attribute (devices=, cpuinfo_regex=, ...) as an option for its
  * expansion and messages: "[disk] devices" (in @name) at the section's line.
  */
-struct pt_popt pt_unit_attr(const struct pt_punit *u, const char *attr, const char *value, char *name,
-			    size_t size);
+struct pt_popt pt_unit_attr(const struct pt_punit *u, const char *attr, const char *value,
+			    char *name, size_t size);
 /* @path relative to the root ("sys/..."), as a sysfs[] key; CPU masks in the file's width */
 int pt_pmap_sysfs(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
 		  const char *path, const char *value);
@@ -170,8 +170,8 @@ int pt_expand_too_long(struct perftune_profile *p, const struct pt_popt *o);
 int pt_expand_rest(struct perftune_profile *p, const char *in, const struct pt_popt *o,
 		   struct pt_buf *why, char **out, char **unresolved);
 /* ${f:...} functions only, before variables exist (include=). */
-int pt_func_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
-		   char **out, char **unresolved);
+int pt_func_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o, char **out,
+		   char **unresolved);
 
 /* ---- vars.c: [variables], -v overrides, ${name} ---- */
 struct pt_vars *pt_vars_new(void);
@@ -184,8 +184,8 @@ int pt_vars_define(struct perftune_profile *p, const struct pt_punit *u);
  * evaluated (or NULL).  Return 0, or -errno (a failed assertion, a value past
  * PT_PROFILE_VALUE_MAX: -EINVAL).
  */
-int pt_vars_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
-		   char **out, char **unresolved);
+int pt_vars_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o, char **out,
+		   char **unresolved);
 
 /* ---- load.c: a profile read with its include= chain, merged ---- */
 int pt_profile_read(struct perftune_profile *p, const char *name_or_path);

@@ -53,7 +53,7 @@ PERFTUNE_EXPORT void perftune_profile_free(struct perftune_profile *p)
 }
 
 static int profile_load_impl(struct perftune_ctx *ctx, const char *name_or_path,
-					  const char *const *vars, struct perftune_profile **pp)
+			     const char *const *vars, struct perftune_profile **pp)
 {
 	struct perftune_profile *p;
 	int r;
@@ -102,8 +102,7 @@ PERFTUNE_EXPORT const char *perftune_profile_summary(struct perftune_profile *p)
 	return p ? p->summary : NULL;
 }
 
-static int profile_items_impl(struct perftune_profile *p,
-			      struct perftune_profile_item_iter **iterp)
+static int profile_items_impl(struct perftune_profile *p, struct perftune_profile_item_iter **iterp)
 {
 	struct pt_iter *it;
 
@@ -114,8 +113,12 @@ static int profile_items_impl(struct perftune_profile *p,
 		return -ENOMEM;
 	for (size_t i = 0; i < p->nitems; i++) {
 		const struct pt_pitem *x = &p->items[i];
-		struct pt_item item = { .name = x->option, .key = x->key, .value = x->value,
-					.old = x->raw, .current = x->origin, .note = x->note,
+		struct pt_item item = { .name = x->option,
+					.key = x->key,
+					.value = x->value,
+					.old = x->raw,
+					.current = x->origin,
+					.note = x->note,
 					.flags = x->flags };
 		if (pt_iter_add(it, &item) < 0) {
 			pt_iter_free(it);
@@ -137,14 +140,14 @@ static int strict_error(struct perftune_profile *p)
 	for (size_t i = 0; i < p->nitems; i++) {
 		const struct pt_pitem *x = &p->items[i];
 		if (x->flags & PT_ITEM_SKIPPED)
-			return pt_err(p->ctx, -EOPNOTSUPP, "profile %s: %s (%s): skipped (strict): %s",
-				      p->name, x->option, x->origin, x->note ? x->note : "no reason");
+			return pt_err(p->ctx, -EOPNOTSUPP,
+				      "profile %s: %s (%s): skipped (strict): %s", p->name,
+				      x->option, x->origin, x->note ? x->note : "no reason");
 	}
 	return 0;
 }
 
-static int profile_stage_impl(struct perftune_profile *p, struct perftune_tx *tx,
-					   unsigned flags)
+static int profile_stage_impl(struct perftune_profile *p, struct perftune_tx *tx, unsigned flags)
 {
 	int r, n = 0;
 
@@ -190,8 +193,7 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int list_add(struct perftune_ctx *ctx, struct pt_iter *it, const char *name,
-		    const char *path)
+static int list_add(struct perftune_ctx *ctx, struct pt_iter *it, const char *name, const char *path)
 {
 	struct pt_pconf c;
 	struct pt_popt *o;

@@ -63,7 +63,8 @@ static size_t *find_slot(struct pt_vars *vs, const char *name, size_t n)
 
 	for (size_t i = hash(name, n) & mask;; i = (i + 1) & mask) {
 		size_t *sl = &vs->slot[i];
-		if (!*sl || (strlen(vs->v[*sl - 1].name) == n && !strncmp(vs->v[*sl - 1].name, name, n)))
+		if (!*sl ||
+		    (strlen(vs->v[*sl - 1].name) == n && !strncmp(vs->v[*sl - 1].name, name, n)))
 			return sl;
 	}
 }
@@ -132,10 +133,11 @@ int pt_vars_override(struct perftune_profile *p, const char *const *defs)
 				      "variable '%s': expected NAME=VALUE, NAME of [A-Za-z0-9_]",
 				      defs[i]);
 		if (strlen(eq + 1) > PT_PROFILE_VALUE_MAX)
-			return pt_err(p->ctx, -EINVAL,
-				      "variable %s (-v): the value is longer than %d bytes (the profile "
-				      "value limit)",
-				      name ? name : "?", PT_PROFILE_VALUE_MAX);
+			return pt_err(
+				p->ctx, -EINVAL,
+				"variable %s (-v): the value is longer than %d bytes (the profile "
+				"value limit)",
+				name ? name : "?", PT_PROFILE_VALUE_MAX);
 		if (!name || set_var(p->vars, name, eq + 1, NULL, true) < 0)
 			return -ENOMEM;
 	}
@@ -182,7 +184,8 @@ static int expand_static(struct perftune_profile *p, const char *in, struct pt_b
 		} else {
 			pt_buf_add(&b, s, n);
 			if (strict && !why->len)
-				pt_buf_printf(why, "variable ${%.*s} is not defined", (int)(n - 3), s + 2);
+				pt_buf_printf(why, "variable ${%.*s} is not defined", (int)(n - 3),
+					      s + 2);
 		}
 		s += n;
 	}
@@ -212,8 +215,8 @@ static int expand(struct perftune_profile *p, const char *in, const struct pt_po
 	return pt_expand_rest(p, st, o, &why, out, unresolved);
 }
 
-int pt_vars_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o,
-		   char **out, char **unresolved)
+int pt_vars_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o, char **out,
+		   char **unresolved)
 {
 	return expand(p, in, o, out, unresolved, true);
 }
@@ -250,8 +253,7 @@ static int include_file(struct perftune_profile *p, const struct pt_punit *u,
 		return 0;
 	}
 	if (!pt_profile_dir_holds(real)) {
-		pt_pitem_skip(p, u, o, "variables file %s is outside the profile directories",
-			      real);
+		pt_pitem_skip(p, u, o, "variables file %s is outside the profile directories", real);
 		return 0;
 	}
 	if (!pt_profile_trusted(p->ctx, real, NULL)) {

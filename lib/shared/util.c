@@ -41,7 +41,8 @@ void pt_normalize(char *s)
 	char *w = s;
 	bool blank = false;
 
-	if (open && close && close > open + 1 && !memchr(open + 1, ' ', (size_t)(close - open - 1))) {
+	if (open && close && close > open + 1 &&
+	    !memchr(open + 1, ' ', (size_t)(close - open - 1))) {
 		size_t n = (size_t)(close - open - 1);
 		memmove(s, open + 1, n);
 		s[n] = '\0';
