@@ -388,9 +388,7 @@ static int open_journal(struct perftune_ctx *ctx, const char *name, int flags, i
 void pt_jinfo_free(struct pt_jinfo *ji)
 {
 	for (size_t i = 0; i < ji->n; i++) {
-		free(ji->e[i].key);
-		free(ji->e[i].orig);
-		free(ji->e[i].written);
+		pt_free_all(ji->e[i].key, ji->e[i].orig, ji->e[i].written);
 	}
 	free(ji->e);
 	free(ji->idx);

@@ -111,6 +111,18 @@ int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *
 	return 0;
 }
 
+bool pt_key_is(const struct pt_keyparts *kp, const char *key)
+{
+	for (int i = 0; i < kp->n; i++) {
+		size_t n = strlen(kp->c[i].s);
+
+		if (strncmp(key, kp->c[i].s, n) || key[n] != (i + 1 < kp->n ? '.' : '\0'))
+			return false;
+		key += n + 1;
+	}
+	return kp->n > 0;
+}
+
 bool pt_glob(const char *s)
 {
 	return strpbrk(s, "*?") != NULL;
