@@ -200,7 +200,7 @@ static int stage_one(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 	p->s = n;
 	if ((t->fam->flags & PT_FAM_HELD) && !(p->tx->flags & PERFTUNE_TX_HOLD))
 		return pt_err(ctx, -EINVAL,
-			      "%s: a PM QoS request is in force only while its fd is open: it needs "
+			      "%s: the value is in force only while its file stays open: it needs "
 			      "a holding transaction (perftune set --hold, PERFTUNE_TX_HOLD)",
 			      t->key);
 	if (t->fam->validate_cur) { /* the original from the read that validates */
