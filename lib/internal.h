@@ -299,7 +299,7 @@ int pt_cpus_hex(const char *s, unsigned char *m);      /* "0x..." (commas allowe
 char *pt_cpus_list(const unsigned char *m, const char *prefix, bool pack); /* "0,1" / "0-1" */
 char *pt_cpus_hexstr(const unsigned char *m);				   /* "0000000f" */
 
-/* ---- key.c ---- */
+/* ---- key.c: keys parsed into components, and concrete tunables ---- */
 #define PT_MAX_COMPS 16
 struct pt_comp {
 	char s[PERFTUNE_KEY_MAX];
@@ -429,7 +429,16 @@ enum {
 		.flags = PT_FAM_FILE, __VA_ARGS__                                                  \
 	}
 
+/* ---- key.c (parsing and the tunables families make) and lookup.c (the registry) ---- */
 int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *kp);
+/* A printable, bounded copy of user input @key for error messages, in @buf. */
+const char *pt_key_shown(const char *key, char *buf, size_t size);
+bool pt_glob(const char *s);
+/* @kp's components are those of @key ("numa.balancing") */
+bool pt_key_is(const struct pt_keyparts *kp, const char *key);
+int pt_tunable_init(struct pt_tunable *t, const struct pt_family *fam, const char *path,
+		    const char *fmt, ...) _printf_(4, 5);
+/* lookup.c: the family of that name, or NULL */
 const struct pt_family *pt_family_find(const char *name);
 /* Parse and resolve @key; emit each concrete tunable. */
 int pt_resolve(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void *ud);
@@ -437,11 +446,6 @@ int pt_resolve(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void 
 int pt_resolve_all(struct perftune_ctx *ctx, const char *key, struct pt_tunable **out);
 /* Look a concrete key up again (journal replay). */
 int pt_resolve_one(struct perftune_ctx *ctx, const char *key, struct pt_tunable *t);
-bool pt_glob(const char *s);
-/* @kp's components are those of @key ("numa.balancing") */
-bool pt_key_is(const struct pt_keyparts *kp, const char *key);
-int pt_tunable_init(struct pt_tunable *t, const struct pt_family *fam, const char *path,
-		    const char *fmt, ...) _printf_(4, 5);
 
 /* ---- family/file.c: the generic file ops, for families whose tunables are plain files ---- */
 int pt_file_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size);
