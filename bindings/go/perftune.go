@@ -428,6 +428,7 @@ const (
 	ItemCommitted ItemFlags = C.PERFTUNE_STATUS_COMMITTED // the transaction's commit completed
 	ItemShadowed  ItemFlags = C.PERFTUNE_STATUS_SHADOWED  // a later live transaction also changed the key
 	ItemReadOnly  ItemFlags = C.PERFTUNE_TUNABLE_READONLY // listed, but the kernel file is read-only
+	ItemSkipped   ItemFlags = C.PERFTUNE_PROFILE_ITEM_SKIPPED // a profile option not applied here
 )
 
 var flagNames = []struct {
@@ -436,7 +437,7 @@ var flagNames = []struct {
 }{
 	{ItemDrift, "drift"}, {ItemOrphaned, "orphaned"}, {ItemHeld, "held"},
 	{ItemWritten, "written"}, {ItemUnchanged, "unchanged"}, {ItemCommitted, "committed"},
-	{ItemShadowed, "shadowed"}, {ItemReadOnly, "read-only"},
+	{ItemShadowed, "shadowed"}, {ItemReadOnly, "read-only"}, {ItemSkipped, "skipped"},
 }
 
 // Has reports whether all of the flags in f2 are set in f.

@@ -61,6 +61,7 @@ type Tx struct {
 	p          *C.struct_perftune_tx  // nil after Close or a successful Rollback
 	name       string
 	dryRun     bool
+	hold       bool
 	committed  bool
 	rolledBack bool
 }
@@ -88,7 +89,7 @@ func (c *Context) Begin(name string, opts TxOptions) (*Tx, error) {
 		return nil, err
 	}
 	t := &Tx{cctx: cctx, p: tp, name: C.GoString(C.perftune_tx_name(tp)),
-		dryRun: opts.DryRun}
+		dryRun: opts.DryRun, hold: opts.Hold}
 	runtime.SetFinalizer(t, (*Tx).Close)
 	return t, nil
 }
