@@ -398,6 +398,23 @@ int perftune_status_entry_pid(const struct perftune_status_entry *e);
  */
 int perftune_status(struct perftune_ctx *ctx, struct perftune_status_iter **iterp);
 
+/**
+ * perftune_status_metrics() - perftune_status() as Prometheus metrics, in the
+ * text exposition format of node_exporter's textfile collector (HELP and TYPE
+ * lines, label values escaped): per key perftune_tunable_in_force and
+ * perftune_tunable_drift {key, transaction}; per transaction
+ * perftune_transaction_held, _orphaned, _committed and
+ * perftune_journal_unreadable {transaction}; perftune_keys{state} (in_force,
+ * drift, shadowed, not_written, unreadable), perftune_transactions{state}
+ * (applied, held, orphaned, incomplete), perftune_orphaned_journals and
+ * perftune_holds.  Every family is written, also with no transaction.
+ * @flags: 0 (reserved).
+ * @text: receives a malloc'd string; free() it.
+ * Return: number of status entries, -EINVAL (@ctx or @text NULL, @flags not
+ *   0), or an error of perftune_status().  (LIBPERFTUNE_2)
+ */
+int perftune_status_metrics(struct perftune_ctx *ctx, unsigned flags, char **text);
+
 /* ------------------------------------------------------------------------ */
 /* NUMA placement of the calling process                                    */
 /* ------------------------------------------------------------------------ */

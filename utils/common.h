@@ -35,6 +35,11 @@ int commit_tx(struct perftune_ctx *ctx, struct perftune_tx *tx, bool hold, sigse
 /* Stay in the foreground until a signal of @set arrives, then roll @tx back. */
 int hold_until_signal(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t *set);
 
+/* Write @text to @path through a temporary file in the same directory, renamed
+ * over it: a reader (node_exporter's textfile collector) never sees half of it.
+ * 0 or -errno. */
+int write_file_atomic(const char *path, const char *text);
+
 /* JSON output */
 void json_str(FILE *f, const char *s); /* quoted, escaped; null for NULL */
 void json_kv(FILE *f, bool *first, const char *key, const char *value);

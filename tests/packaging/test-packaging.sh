@@ -172,6 +172,8 @@ deb_has libperftune-dev "usr/lib/$MA/libperftune\.so" "the .so link"
 deb_has libperftune-dev "usr/lib/$MA/pkgconfig/libperftune\.pc" "the pkg-config file"
 deb_has perftune usr/sbin/perftune "the CLI"
 deb_has perftune 'lib/systemd/system/perftune@\.service' "the systemd unit"
+deb_has perftune 'lib/systemd/system/perftune-metrics\.timer' "the Prometheus metrics timer"
+deb_has perftune 'lib/systemd/system/perftune-metrics\.service' "the Prometheus metrics service"
 deb_has python3-perftune "usr/lib/python3/dist-packages/perftune/__init__\.py" "the Python package"
 deb_has python3-perftune "usr/lib/python3/dist-packages/perftune/_perftune\..*so" "the SWIG extension"
 # the parts that come with doc/, completion/ and profiles/
@@ -313,6 +315,12 @@ if command -v systemd-analyze >/dev/null; then
 		ok "systemd-analyze verify perftune@balanced.service"
 	else
 		fail "systemd-analyze verify: $out"
+	fi
+	if out=$(clean_env systemd-analyze verify --man=no /lib/systemd/system/perftune-metrics.service \
+		/lib/systemd/system/perftune-metrics.timer 2>&1); then
+		ok "systemd-analyze verify perftune-metrics.service perftune-metrics.timer"
+	else
+		fail "systemd-analyze verify perftune-metrics: $out"
 	fi
 else
 	say "NOTE: systemd-analyze not installed: unit not verified"
