@@ -354,3 +354,42 @@ func TestErrorsWrapDocumentedErrnos(t *testing.T) {
 		}
 	}
 }
+
+func TestStatusMetrics(t *testing.T) {
+	ft := newDiskTree(t)
+	ctx := ft.open(t)
+	tx, err := ctx.Begin("m", perftune.TxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.Set("sysctl.vm.swappiness", "10")
+	tx.Set("block.fake0.read_ahead_kb", "256")
+	if _, err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	tx.Close()
+	defer ctx.Restore("m")
+	ft.write(t, "proc/sys/vm/swappiness", "33\n") // drift
+	out := filepath.Join(t.TempDir(), "perftune.prom")
+	if err := ctx.WriteStatusMetrics(out); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out)
+	for _, want := range []string{
+		"# TYPE perftune_tunable_in_force gauge",
+		`perftune_tunable_in_force{key="block.fake0.read_ahead_kb",transaction="m"} 1`,
+		`perftune_tunable_drift{key="sysctl.vm.swappiness",transaction="m"} 1`,
+		`perftune_keys{state="drift"} 1`,
+		"perftune_holds 0",
+	} {
+		if !strings.Contains(string(b), want+"\n") {
+			t.Errorf("no %q in:\n%s", want, b)
+		}
+	}
+	if m, _ := filepath.Glob(out + ".perftune-*"); len(m) != 0 {
+		t.Errorf("temporary files left: %v", m)
+	}
+	if err := ctx.WriteStatusMetrics(filepath.Join(t.TempDir(), "no", "such", "x.prom")); err == nil {
+		t.Error("wrote into a missing directory")
+	}
+}
