@@ -29,11 +29,13 @@ from ._errors import (
 )
 from ._profile import Profile
 from ._types import (
+    Applied,
     Change,
     Description,
     ExportFormat,
     ItemFlag,
     LogPriority,
+    MemPolicy,
     ProfileInfo,
     ProfileItem,
     StatusEntry,
@@ -41,12 +43,14 @@ from ._types import (
 )
 
 __all__ = [
+    "Applied",
     "Change",
     "Context",
     "Description",
     "ExportFormat",
     "ItemFlag",
     "LogPriority",
+    "MemPolicy",
     "PerftuneError",
     "PerftuneNotFound",
     "PerftunePermissionError",

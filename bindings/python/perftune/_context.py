@@ -10,20 +10,24 @@ so the C context and the log callback) alive.
 from __future__ import annotations
 
 import os
+import subprocess
+import tempfile
 import threading
 import weakref
 from types import TracebackType
-from typing import Any, Callable, Iterator, List, Mapping, Union
+from typing import Any, Callable, Iterator, List, Mapping, Sequence, Union
 
 from . import _perftune as _lib
 from ._errors import PerftuneError, error_from_errno
 from ._profile import Profile, export_format
 from ._types import (
+    Applied,
     Change,
     Description,
     ExportFormat,
     ItemFlag,
     LogPriority,
+    MemPolicy,
     ProfileInfo,
     StatusEntry,
     Tunable,
@@ -350,6 +354,115 @@ class Context:
         f = export_format(format)
         _rc, text = self._call(_lib.perftune_export_transaction, _text("name", name), f)
         return str(text)
+
+    def apply(
+        self,
+        profile: StrPath,
+        variables: Mapping[str, str] | None = None,
+        *,
+        name: str | None = None,
+        hold: bool = False,
+        dry_run: bool = False,
+        strict: bool = False,
+        allow_partial: bool = False,
+    ) -> Applied:
+        """What ``perftune apply`` does: load ``profile`` (a name or a path,
+        ``variables`` overriding its [variables]), stage it into a transaction
+        called ``name`` (default: the profile's name) and commit it
+        all-or-nothing.  With ``dry_run`` nothing is written and ``changes``
+        says what would be (old -> new); ``skipped`` lists the options not
+        applied here with the reason.  Close the returned transaction when
+        done: a ``hold`` one is then rolled back.  On error nothing stays
+        changed."""
+        with self.load_profile(profile, variables) as p:
+            pname, ppath = p.name, p.path
+            tx = self.transaction(
+                name or pname, hold=hold, dry_run=dry_run, allow_partial=allow_partial
+            )
+            try:
+                tx.apply_profile(p, strict=strict)
+                written = tx.commit()
+                changes = tx.changes()
+                skipped = [i for i in p.items() if i.skipped]
+            except BaseException:
+                if tx.committed:
+                    tx.rollback()
+                tx.close()
+                raise
+        return Applied(tx, pname, ppath, written, changes, skipped)
+
+    # ---- Prometheus ----------------------------------------------------------
+
+    def status_metrics(self) -> str:
+        """:meth:`status` as Prometheus metrics in node_exporter's textfile
+        format, as ``perftune status --format prometheus``: per key
+        ``perftune_tunable_in_force`` and ``perftune_tunable_drift``, per
+        transaction held/orphaned/committed, ``perftune_holds``,
+        ``perftune_orphaned_journals``, counts per state."""
+        _rc, text = self._call(_lib.perftune_status_metrics, 0)
+        return str(text)
+
+    def write_status_metrics(self, path: StrPath) -> None:
+        """Write :meth:`status_metrics` to ``path`` atomically (a temporary
+        file in its directory, renamed over it), as ``perftune status
+        --format prometheus -o PATH``."""
+        path = _path("path", path)
+        text = self.status_metrics()
+        fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".perftune-",
+                                   dir=os.path.dirname(path))
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(text)
+                os.fchmod(f.fileno(), 0o644)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+
+    # ---- NUMA placement ------------------------------------------------------
+
+    def popen(
+        self,
+        nodes: str,
+        args: Sequence[str],
+        policy: MemPolicy | int = MemPolicy.LOCAL,
+        **kwargs: Any,
+    ) -> subprocess.Popen[Any]:
+        """Start ``args`` on the CPUs of NUMA ``nodes`` (``"0"``, ``"0-1"``)
+        with memory ``policy``, as ``perftune exec --nodes NODES -- ARGS``:
+        a :class:`subprocess.Popen` (``kwargs`` go to it) the caller waits
+        on.  The node list is checked first (PerftuneError: EINVAL bad list
+        or policy, ENODEV no such node, EOPNOTSUPP no NUMA); the placement
+        happens in the child before it executes ``args``, and is inherited
+        by everything it starts.  The placement is of a real process, so it
+        is checked on this machine whatever the context's root."""
+        if "preexec_fn" in kwargs:
+            raise TypeError("popen() places the child in its own preexec_fn")
+        self._handle()
+        try:
+            pol = MemPolicy(policy)
+        except ValueError:
+            raise error_from_errno(
+                -22, f"memory policy {policy} is not one of local, bind, preferred, interleave"
+            ) from None
+        nodes = _text("nodes", nodes)
+        real = Context()  # libnuma reads the real /sys: check and place on "/"
+        with real.transaction("perftune-py-exec-check", dry_run=True) as tx:
+            try:
+                tx.set(f"proc.{os.getpid()}.numa_nodes", nodes)
+            finally:
+                tx.close()
+        ptr = real._ptr
+
+        def place() -> None:  # in the child, between fork and exec
+            rc = _lib.perftune_numa_place_self(ptr, nodes, int(pol))
+            if rc < 0:
+                raise error_from_errno(rc, _lib.perftune_ctx_last_error(ptr))
+
+        try:
+            return subprocess.Popen(args, preexec_fn=place, **kwargs)
+        finally:
+            real.close()
 
 
 def _release_tx(ptr: Any, pid: int) -> None:

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, List, NamedTuple
 
 from . import _perftune as _lib
 
 __all__ = [
+    "Applied",
     "Change",
     "Description",
     "ExportFormat",
     "ItemFlag",
     "LogPriority",
+    "MemPolicy",
     "ProfileInfo",
     "ProfileItem",
     "StatusEntry",
@@ -59,6 +61,19 @@ class ExportFormat(enum.IntEnum):
     """a kernel command line fragment: huge pages, THP, NUMA"""
     TUNED = _lib.PERFTUNE_EXPORT_TUNED
     """a TuneD profile (tuned.conf)"""
+
+
+class MemPolicy(enum.IntEnum):
+    """Memory policy of a process placed on NUMA nodes (:meth:`Context.popen`)."""
+
+    LOCAL = _lib.PERFTUNE_MEM_LOCAL
+    """allocate on the node the thread runs on (default)"""
+    BIND = _lib.PERFTUNE_MEM_BIND
+    """only from the given nodes (``--membind``)"""
+    PREFERRED = _lib.PERFTUNE_MEM_PREFERRED
+    """from the first given node first (``--preferred``)"""
+    INTERLEAVE = _lib.PERFTUNE_MEM_INTERLEAVE
+    """round-robin over the given nodes (``--interleave``)"""
 
 
 class LogPriority(enum.IntEnum):
@@ -220,3 +235,22 @@ class ProfileInfo:
     summary: str | None
     note: str | None
     """why it cannot be read, or None"""
+
+
+@dataclass(frozen=True)
+class Applied:
+    """The result of :meth:`Context.apply` (``perftune apply``)."""
+
+    transaction: Any
+    """the committed :class:`Transaction`; close() it when done (a HOLD one
+    is then rolled back, any other stays in force until restore)"""
+    profile: str
+    """the profile's name"""
+    path: str
+    """the tuned.conf that was loaded"""
+    written: int
+    """tunables written (for a dry run: that would be)"""
+    changes: List[Change]
+    """every staged key, old -> new"""
+    skipped: List[ProfileItem]
+    """the options not applied on this machine, with the reason in ``note``"""
