@@ -202,8 +202,10 @@ enum { STATUS_TEXT, STATUS_JSON, STATUS_PROMETHEUS };
 static int parse_status(int argc, char **argv, int *format, const char **output)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },	    { "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	static const char *const names[] = { "text", "json", "prometheus" };
@@ -219,7 +221,8 @@ static int parse_status(int argc, char **argv, int *format, const char **output)
 				if (!strcmp(optarg, names[i]))
 					*format = i;
 			if (*format < 0)
-				return usage_error(&cmd_status, "--format must be text, json or prometheus");
+				return usage_error(&cmd_status,
+						   "--format must be text, json or prometheus");
 		} else if (o == 'o') {
 			*output = optarg;
 		} else if (o == 'h') {

@@ -428,7 +428,6 @@ const (
 	ItemCommitted ItemFlags = C.PERFTUNE_STATUS_COMMITTED // the transaction's commit completed
 	ItemShadowed  ItemFlags = C.PERFTUNE_STATUS_SHADOWED  // a later live transaction also changed the key
 	ItemReadOnly  ItemFlags = C.PERFTUNE_TUNABLE_READONLY // listed, but the kernel file is read-only
-	ItemSkipped   ItemFlags = C.PERFTUNE_PROFILE_ITEM_SKIPPED // a profile option not applied here
 )
 
 var flagNames = []struct {

@@ -31,6 +31,10 @@ type Profile struct {
 	Name, Path, Summary string
 }
 
+// ItemSkipped flags a profile option not applied on this machine
+// ([ProfileItem].SkipReason says why).
+const ItemSkipped ItemFlags = C.PERFTUNE_PROFILE_ITEM_SKIPPED
+
 // ProfileItem is one option of a profile and what it maps to ([Profile.Items]).
 type ProfileItem struct {
 	Option         string    // "[section] name" ("[disk] readahead")
