@@ -406,7 +406,7 @@ int perftune_status(struct perftune_ctx *ctx, struct perftune_status_iter **iter
  * perftune_transaction_held, _orphaned, _committed and
  * perftune_journal_unreadable {transaction}; perftune_keys{state} (in_force,
  * drift, shadowed, not_written, unreadable), perftune_transactions{state}
- * (applied, held, orphaned, incomplete), perftune_orphaned_journals and
+ * (applied, held, orphaned, incomplete, unreadable), perftune_orphaned_journals and
  * perftune_holds.  Every family is written, also with no transaction.
  * @flags: 0 (reserved).
  * @text: receives a malloc'd string; free() it.

@@ -17,8 +17,8 @@ enum key_state { K_IN_FORCE, K_DRIFT, K_SHADOWED, K_NOT_WRITTEN, K_UNREADABLE, K
 static const char *const key_states[] = { "in_force", "drift", "shadowed", "not_written",
 					  "unreadable" };
 
-enum tx_state { T_APPLIED, T_HELD, T_ORPHANED, T_INCOMPLETE, T_NSTATES };
-static const char *const tx_states[] = { "applied", "held", "orphaned", "incomplete" };
+enum tx_state { T_APPLIED, T_HELD, T_ORPHANED, T_INCOMPLETE, T_UNREADABLE, T_NSTATES };
+static const char *const tx_states[] = { "applied", "held", "orphaned", "incomplete", "unreadable" };
 
 struct metrics {
 	const struct perftune_status_entry **e; /* valid while the status iterator lives */
@@ -40,8 +40,12 @@ static enum key_state key_state(const struct perftune_status_entry *e)
 	return K_IN_FORCE;
 }
 
-static enum tx_state tx_state(unsigned fl)
+static enum tx_state tx_state(const struct perftune_status_entry *e)
 {
+	unsigned fl = perftune_status_entry_flags(e);
+
+	if (!*perftune_status_entry_key(e))
+		return T_UNREADABLE; /* the journal's one entry says why */
 	if (fl & PERFTUNE_STATUS_ORPHANED)
 		return T_ORPHANED;
 	if (fl & PERFTUNE_STATUS_HELD)
@@ -119,7 +123,7 @@ static void counts(struct pt_buf *b, const struct metrics *m)
 		if (*perftune_status_entry_key(m->e[i]))
 			nk[key_state(m->e[i])]++;
 		if (first_of_tx(m, i))
-			nt[tx_state(perftune_status_entry_flags(m->e[i]))]++;
+			nt[tx_state(m->e[i])]++;
 	}
 	family(b, "perftune_keys", "Keys of journaled transactions, per state.");
 	for (size_t s = 0; s < K_NSTATES; s++)

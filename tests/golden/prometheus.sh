@@ -75,6 +75,8 @@ until pt status | grep -q '^held: held'; do
 	i=$((i + 1)); [ $i -lt 100 ] || fail "the hold did not start"; sleep 0.1
 done
 
+printf 'garbage\n' >"$T/j/bad.journal" # a journal status cannot read
+chmod 0600 "$T/j/bad.journal"
 pt status --format prometheus -o "$T/out/m.prom"
 parse <"$T/out/m.prom"
 [ "$(stat -c %i "$T/out/m.prom")" != "$ino1" ] || fail "-o did not replace the file (same inode)"
@@ -92,6 +94,10 @@ has 'perftune_orphaned_journals 1'
 has 'perftune_transactions{state="applied"} 2'
 has 'perftune_keys{state="in_force"} 4'
 has 'perftune_keys{state="drift"} 1'
+has 'perftune_journal_unreadable{transaction="bad"} 1'
+has 'perftune_journal_unreadable{transaction="applied"} 0'
+has 'perftune_transactions{state="unreadable"} 1'
+rm "$T/j/bad.journal"
 
 # a directory that cannot be written: an error naming the file, exit 1, the old file kept
 chmod 0555 "$T/out"
