@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	perftune "github.com/libperftune/perftune-go"
 )
 
 var (
@@ -201,5 +203,47 @@ func TestHostAgentLoopDevices(t *testing.T) {
 				t.Errorf("%s %s = %q after SIGTERM, was %q", l.name, attr, got, l.orig[attr])
 			}
 		}
+	}
+}
+
+// Profiles and export on the real kernel: a profile for one loop device,
+// dry-run (old -> new), applied, exported in every format, restored.
+func TestHostProfileApplyExport(t *testing.T) {
+	c, _, loops := hostSetup(t)
+	l := loops[0]
+	d := filepath.Join(t.TempDir(), "loopexp")
+	os.MkdirAll(d, 0o755)
+	conf := "[disk]\ndevices=" + l.name + "\nelevator=${sched}\nreadahead=2048\n[script]\nscript=x.sh\n"
+	if err := os.WriteFile(filepath.Join(d, "tuned.conf"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"sched": "mq-deadline|none"}
+	dry, err := c.Apply(d, perftune.ApplyOptions{Name: "go-host-exp", Vars: vars, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dry.Tx.Close()
+	if len(dry.Skipped) != 1 || len(dry.Changes) != 2 || l.sysRead(t, "read_ahead_kb") != l.orig["read_ahead_kb"] {
+		t.Fatalf("dry run: %+v", dry)
+	}
+	a, err := c.Apply(d, perftune.ApplyOptions{Name: "go-host-exp", Vars: vars})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Tx.Close()
+	if l.sysRead(t, "read_ahead_kb") != "2048" {
+		t.Fatalf("read_ahead_kb = %s after apply", l.sysRead(t, "read_ahead_kb"))
+	}
+	for _, f := range perftune.ExportFormats {
+		text, err := c.Export("go-host-exp", f)
+		if err != nil {
+			t.Errorf("export %v: %v", f, err)
+		}
+		if f == perftune.ExportUdev && !strings.Contains(text, l.name) {
+			t.Errorf("udev export names no %s:\n%s", l.name, text)
+		}
+	}
+	if n, err := c.Restore("go-host-exp"); err != nil || n < 1 {
+		t.Fatalf("restore: %d %v", n, err)
 	}
 }
