@@ -16,8 +16,8 @@ package perftune
 // NUMA nodes (as "perftune exec" does: what it sets is inherited across
 // execve) and becomes the command. Go cannot run code between fork and
 // exec, so the placement happens in the re-executed binary, the way runc's
-// nsexec does it. Both argv[0] and the environment must say so: a program
-// started any other way never gets here.
+// nsexec does it. argv[0] "perftune-go-exec" marks such a process (a program
+// started any other way goes on to its main); it never reaches main.
 __attribute__((constructor)) static void perftune_go_exec(int argc, char **argv)
 {
 	const char *spec = secure_getenv("PERFTUNE_GO_EXEC");
@@ -25,8 +25,13 @@ __attribute__((constructor)) static void perftune_go_exec(int argc, char **argv)
 	char *nodes;
 	int policy, r;
 
-	if (!spec || argc < 2 || strcmp(argv[0], "perftune-go-exec"))
+	if (argc < 1 || strcmp(argv[0], "perftune-go-exec"))
 		return;
+	if (!spec || argc < 2) { // Cmd.Env replaced: never run this program's main instead
+		fputs("perftune exec: no PERFTUNE_GO_EXEC: append to Cmd.Env, do not replace it\n",
+		      stderr);
+		_exit(127);
+	}
 	spec = strdup(spec);
 	unsetenv("PERFTUNE_GO_EXEC");
 	if (!spec || !(nodes = strchr(spec, ':'))) {

@@ -393,3 +393,22 @@ func TestStatusMetrics(t *testing.T) {
 		t.Error("wrote into a missing directory")
 	}
 }
+
+// A caller that replaces Cmd.Env loses the placement: the child says so and
+// exits 127; it never runs this program's own main.
+func TestCommandEnvReplaced(t *testing.T) {
+	if _, err := os.Stat("/sys/devices/system/node/node0"); err != nil {
+		t.Skipf("no NUMA node 0 on this machine: %v", err)
+	}
+	ctx := newDiskTree(t).open(t)
+	cmd, err := ctx.Command("0", perftune.MemLocal, "true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 127 || !strings.Contains(string(out), "Cmd.Env") {
+		t.Errorf("Env replaced: %v %q", err, out)
+	}
+}
