@@ -9,7 +9,8 @@
 #include "common.h"
 
 /* the library's default profile path (lib/profile/path.c), kept in step by tests/profiles/build-tree.sh */
-#define DEFAULT_PROFILE_PATH "/etc/perftune/profiles:" PERFTUNE_PROFILES_DIR ":/etc/tuned:/usr/lib/tuned"
+#define DEFAULT_PROFILE_PATH                                                                       \
+	"/etc/perftune/profiles:" PERFTUNE_PROFILES_DIR ":/etc/tuned:/usr/lib/tuned"
 
 static const struct cmd *const cmds[] = {
 	&cmd_list,   &cmd_get,	 &cmd_describe,	     &cmd_set,	  &cmd_restore,
