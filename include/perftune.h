@@ -3,7 +3,7 @@
  * libperftune — get, set and restore Linux kernel tunables safely.
  *
  * One string names one tunable ("block.sda.scheduler", "thp.enabled",
- * "sysctl.vm.dirty_ratio"; see perftune(8) and DESIGN.md §2 for the
+ * "sysctl.vm.dirty_ratio"; see perftune(8) and doc/design.md (section 2) for the
  * namespace).  Every function returns 0, a non-negative count, or a negative
  * errno; the calling thread keeps a one-line message naming the key and the
  * cause, readable with perftune_ctx_last_error().  The library never prints
