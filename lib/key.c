@@ -39,7 +39,7 @@ static const char *shown(const char *key, char *buf, size_t size)
 
 static bool plain_char(char c)
 {
-	return isalnum((unsigned char)c) || strchr("_-*?:,+@", c);
+	return pt_key_char(c) || c == '*' || c == '?'; /* globs */
 }
 
 int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *kp)
@@ -353,12 +353,15 @@ static int selector_prefixes(struct perftune_ctx *ctx, const char *prefix, char 
 	v = calloc((size_t)n + 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (int i = 0; i < n; i++)
-		if (asprintf(&v[i], "block.%s%s%s", t[i].group, close[1] ? "" : ".", close + 1) <
-		    0) {
+	for (int i = 0; i < n; i++) {
+		char dev[80];
+		if (pt_key_comp(dev, sizeof(dev), t[i].group, PT_KEYFORM_BRACKET) < 0 ||
+		    asprintf(&v[i], "block%s%s%s%s", dev[0] == '[' ? "" : ".", dev,
+			     close[1] ? "" : ".", close + 1) < 0) {
 			pt_strv_free(v);
 			return -ENOMEM;
 		}
+	}
 	*out = v;
 	return n;
 }
