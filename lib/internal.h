@@ -253,6 +253,16 @@ bool pt_value_ok(const char *v); /* printable, bounded, no newline */
 int pt_snprintf(char *buf, size_t size, const char *fmt, ...)
 	_printf_(3, 4); /* -ENAMETOOLONG on truncation */
 
+/* ---- shared/keyname.c: key components from kernel names (perftune(8) KEYS) ---- */
+enum pt_keyform {
+	PT_KEYFORM_BRACKET, /* a name looked up as written: "[eth0.100]" */
+	PT_KEYFORM_MAP,	    /* a name matched by content: "haltpoll idle" -> "haltpoll_idle" */
+};
+bool pt_key_char(char c);	   /* in the alphabet of a plain component (no glob) */
+bool pt_key_plain(const char *s); /* non-empty, only pt_key_char() */
+/* @name as a key component in @out: 0 as is, 1 bracketed or mapped, -EINVAL not nameable */
+int pt_key_comp(char *out, size_t size, const char *name, enum pt_keyform form);
+
 /* ---- shared/buf.c: a growable string; out of memory shows once, at pt_buf_steal() ---- */
 struct pt_buf {
 	char *s;
