@@ -412,3 +412,10 @@ func TestCommandEnvReplaced(t *testing.T) {
 		t.Errorf("Env replaced: %v %q", err, out)
 	}
 }
+
+// Everything that holds C memory or a hold is an io.Closer.
+var (
+	_ io.Closer = (*perftune.Context)(nil)
+	_ io.Closer = (*perftune.Tx)(nil)
+	_ io.Closer = (*perftune.Profile)(nil)
+)
