@@ -35,7 +35,7 @@ static int load_includes(struct perftune_profile *p, struct pt_popt *inc, struct
 		_cleanup_free_ char *path = NULL;
 		if (optional)
 			n++;
-		r = pt_profile_locate(p->ctx, n, p->files, pt_profile_in_tuned_dir(inc->file),
+		r = pt_profile_locate(p->ctx, n, p->files, pt_profile_in_tuned_dir(p->ctx, inc->file),
 				      &path);
 		if (r == -ENOENT && optional) {
 			r = 0;
