@@ -200,7 +200,7 @@ static int stage_one(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 	p->s = n;
 	if ((t->fam->flags & PT_FAM_HELD) && !(p->tx->flags & PERFTUNE_TX_HOLD))
 		return pt_err(ctx, -EINVAL,
-			      "%s: a PM QoS request is in force only while its fd is open: it needs "
+			      "%s: the value is in force only while its file stays open: it needs "
 			      "a holding transaction (perftune set --hold, PERFTUNE_TX_HOLD)",
 			      t->key);
 	if (t->fam->validate_cur) { /* the original from the read that validates */
@@ -605,15 +605,7 @@ static void b_end(void *ud, size_t g, size_t i, int r)
 		 pt_errmsg(c->ctx)[0] ? pt_errmsg(c->ctx) : strerror(-r));
 }
 
-static const struct pt_batch_ops commit_ops = {
-	.pre = b_pre,
-	.file = b_file,
-	.write = b_write,
-	.refused = b_refused,
-	.post = b_post,
-	.end = b_end,
-	.stop_on_error = true,
-};
+static const struct pt_batch_ops commit_ops = PT_BATCH_OPS(true);
 
 static void undo_group(void *ud, size_t g)
 {
@@ -847,36 +839,32 @@ PERFTUNE_EXPORT int perftune_tx_release(struct perftune_tx *tx)
 	return pt_api_ret(tx_release_impl(tx));
 }
 
+static void tx_change(void *ud, size_t i, struct pt_item *item, char *note)
+{
+	struct perftune_tx *tx = ud;
+	struct stage *s = &tx->s[i];
+
+	if (s->input)
+		snprintf(note, PT_ITEM_NOTE, "from '%s'", s->input);
+	if (s->c.note)
+		snprintf(note + strlen(note), PT_ITEM_NOTE - strlen(note), "%s%s",
+			 note[0] ? "; " : "", s->c.note);
+	*item = (struct pt_item){ .name = tx->name,
+				  .key = s->c.key,
+				  .value = s->value,
+				  .old = s->old,
+				  .note = note,
+				  .flags = s->flags };
+}
+
 static int tx_changes_impl(struct perftune_tx *tx, struct perftune_change_iter **iterp)
 {
-	struct pt_iter *it;
+	struct pt_iter *it = NULL;
+	int r = tx && iterp ? pt_iter_collect(tx->n, tx_change, tx, &it) : -EINVAL;
 
-	if (!tx || !iterp)
-		return -EINVAL;
-	it = pt_iter_new();
-	if (!it)
-		return -ENOMEM;
-	for (size_t i = 0; i < tx->n; i++) {
-		struct stage *s = &tx->s[i];
-		char note[PT_VAL + 256] = "";
-		if (s->input)
-			snprintf(note, sizeof(note), "from '%s'", s->input);
-		if (s->c.note)
-			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%s",
-				 note[0] ? "; " : "", s->c.note);
-		struct pt_item item = { .name = tx->name,
-					.key = s->c.key,
-					.value = s->value,
-					.old = s->old,
-					.note = note,
-					.flags = s->flags };
-		if (pt_iter_add(it, &item) < 0) {
-			pt_iter_free(it);
-			return -ENOMEM;
-		}
-	}
-	*iterp = pt_change_iter(it);
-	return 0;
+	if (r == 0)
+		*iterp = pt_change_iter(it);
+	return r;
 }
 
 PERFTUNE_EXPORT int perftune_tx_changes(struct perftune_tx *tx, struct perftune_change_iter **iterp)

@@ -522,16 +522,7 @@ static void block_export_names(struct perftune_ctx *ctx _unused_, const struct p
 	x->order = t->order;
 }
 
-const struct pt_family pt_block_family = {
-	.name = "block",
-	.resolve = block_resolve,
-	.list = block_list,
-	.read = block_read,
-	.validate = block_validate,
-	.validate_cur = block_validate_cur,
-	.write = pt_file_write,
-	.flags = PT_FAM_FILE, /* plain file writes: a wave may take them */
-	.verify = block_verify,
-	.describe = block_describe,
-	.export_names = block_export_names,
-};
+const struct pt_family pt_block_family =
+	PT_FILE_FAMILY("block", block, block_read, block_validate, block_validate_cur,
+		       .describe = block_describe, .verify = block_verify,
+		       .export_names = block_export_names);

@@ -165,3 +165,15 @@ void pt_file_export_names(struct perftune_ctx *ctx _unused_, const struct pt_tun
 		if (*c == '/')
 			*c = '.';
 }
+
+int pt_file_emit_one(struct perftune_ctx *ctx, const struct pt_family *fam, const char *path,
+		     const char *name, const char *what, pt_emit_fn emit, void *ud)
+{
+	struct pt_tunable t;
+
+	if (!pt_attr_exists(ctx, path))
+		return pt_err(ctx, -EOPNOTSUPP, "%s: this kernel has no %s", name, what);
+	if (pt_tunable_init(&t, fam, path, "%s", name) < 0)
+		return -ENAMETOOLONG;
+	return emit(ctx, &t, ud);
+}

@@ -160,18 +160,9 @@ static void sysctl_export_names(struct perftune_ctx *ctx, const struct pt_tunabl
 		pt_hugepages_boot(ctx, 0, value, x->boot, sizeof(x->boot));
 }
 
-const struct pt_family pt_sysctl_family = {
-	.name = "sysctl",
-	.resolve = sysctl_resolve,
-	.list = sysctl_list,
-	.read = sysctl_read,
-	.validate = pt_file_validate,
-	.validate_cur = sysctl_validate_cur,
-	.write = pt_file_write,
-	.flags = PT_FAM_FILE, /* plain file writes: a wave may take them */
-	.describe = sysctl_describe,
-	.export_names = sysctl_export_names,
-};
+const struct pt_family pt_sysctl_family =
+	PT_FILE_FAMILY("sysctl", sysctl, sysctl_read, pt_file_validate, sysctl_validate_cur,
+		       .describe = sysctl_describe, .export_names = sysctl_export_names);
 
 /* ---- sysfs[<path>] ---- */
 
@@ -209,14 +200,6 @@ static int sysfs_list(struct perftune_ctx *ctx _unused_, pt_emit_fn emit _unused
 	return 0; /* an escape hatch, not enumerated */
 }
 
-const struct pt_family pt_sysfs_family = {
-	.name = "sysfs",
-	.resolve = sysfs_resolve,
-	.list = sysfs_list,
-	.read = pt_file_read,
-	.validate = pt_file_validate,
-	.validate_cur = pt_file_validate_cur,
-	.write = pt_file_write,
-	.flags = PT_FAM_FILE, /* plain file writes: a wave may take them */
-	.describe = pt_file_describe,
-};
+const struct pt_family pt_sysfs_family =
+	PT_FILE_FAMILY("sysfs", sysfs, pt_file_read, pt_file_validate, pt_file_validate_cur,
+		       .describe = pt_file_describe);

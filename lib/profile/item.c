@@ -13,13 +13,7 @@
 
 static void pitem_free(struct pt_pitem *it)
 {
-	free(it->option);
-	free(it->origin);
-	free(it->raw);
-	free(it->key);
-	free(it->value);
-	free(it->note);
-	free(it->udev_match);
+	pt_free_all(it->option, it->origin, it->raw, it->key, it->value, it->note, it->udev_match);
 }
 
 void pt_pitems_free(struct perftune_profile *p)

@@ -206,6 +206,31 @@ START_TEST(key_parser_splits_brackets)
 }
 END_TEST
 
+/* a single-key family matches its key by components, brackets or not, and nothing else */
+START_TEST(key_is_compares_components)
+{
+	static const struct {
+		const char *key, *want;
+		bool same;
+	} cases[] = {
+		{ "numa.balancing", "numa.balancing", true },
+		{ "numa[balancing]", "numa.balancing", true },
+		{ "numa.balancing.x", "numa.balancing", false },
+		{ "numa.balanc", "numa.balancing", false },
+		{ "numa", "numa.balancing", false },
+		{ "numa.balancingx", "numa.balancing", false },
+		{ "pmqos.cpu_dma_latency_us", "pmqos.cpu_dma_latency_us", true },
+	};
+	struct pt_keyparts kp;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		ck_assert_int_eq(pt_key_parse(f.ctx, cases[i].key, &kp), 0);
+		ck_assert_msg(pt_key_is(&kp, cases[i].want) == cases[i].same, "%s vs %s",
+			      cases[i].key, cases[i].want);
+	}
+}
+END_TEST
+
 static const char *resolved(const char *key)
 {
 	static char got[2048];
@@ -251,6 +276,7 @@ static Suite *key_suite(void)
 	tcase_add_loop_test(tc, good_key_resolves, 0, (int)ARRAY_SIZE(good));
 	tcase_add_test(tc, bio_based_resolution_says_so);
 	tcase_add_test(tc, key_parser_splits_brackets);
+	tcase_add_test(tc, key_is_compares_components);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cpus");
 	tcase_add_checked_fixture(tc, setup, teardown); /* writes the tree */

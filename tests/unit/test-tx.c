@@ -97,26 +97,14 @@ END_TEST
 
 /*
  * The three write strategies of the batch engine (lib/batch.c), for the
- * sweeps: _i = strategy * BIG_WRITES + position - 1.  Serial: forced; waves:
- * chosen (io_uring here) or forced (the simulated kernel needs no ring);
- * threads: PERFTUNE_NO_IO_URING, as a user would.
+ * sweeps: _i = strategy * BIG_WRITES + position - 1 (fx_strategy()).
  */
 static const char *const strategy_name[] = { "serial", "waves", "threads" };
 #define SWEEP_CASES (3 * BIG_WRITES)
 
 static int sweep_strategy_of(int i, int writes)
 {
-	int st = i / writes;
-
-	pt_batch_force(-1);
-	unsetenv("PERFTUNE_NO_IO_URING");
-	if (st == PT_BATCH_SERIAL)
-		pt_batch_force(PT_BATCH_SERIAL);
-	else if (st == PT_BATCH_WAVES && !pt_uring_available())
-		pt_batch_force(PT_BATCH_WAVES);
-	else if (st == PT_BATCH_THREADS)
-		setenv("PERFTUNE_NO_IO_URING", "1", 1);
-	ck_assert_int_eq(pt_batch_strategy(2), st);
+	fx_strategy(i / writes);
 	return i % writes + 1;
 }
 

@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any, List, Union
+from typing import Any, List, Protocol, Union
 
 from . import _perftune as _lib
 from ._errors import PerftuneValueError, error_from_errno
 from ._types import ExportFormat, ItemFlag, ProfileItem
 
-if TYPE_CHECKING:
-    from ._context import Context
-
 __all__ = ["Profile", "export_format"]
+
+
+class _ContextHandle(Protocol):
+    """What a profile needs of its :class:`Context`: the C context."""
+
+    _ptr: Any
 
 
 def export_format(fmt: Union[ExportFormat, str]) -> int:
@@ -39,7 +42,7 @@ class Profile:
     usable as a context manager (frees it on exit).
     """
 
-    def __init__(self, ctx: Context, ptr: Any) -> None:
+    def __init__(self, ctx: _ContextHandle, ptr: Any) -> None:
         """Internal: use :meth:`Context.load_profile`."""
         self._ctx = ctx  # the C profile holds a reference on the C context
         self._ctx_ptr = ctx._ptr
