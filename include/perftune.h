@@ -645,16 +645,16 @@ int perftune_source_pid(const struct perftune_source *s);
 /**
  * perftune_why() - iterate over the sources that claim @key (each tunable it
  * names), in the order they take effect.  A source whose value is not
- * @value (NULL: the value now) is flagged PERFTUNE_SOURCE_DIFFERS.  A
+ * @compare_to (NULL: the value now) is flagged PERFTUNE_SOURCE_DIFFERS.  A
  * configuration file that cannot be read is listed with
  * PERFTUNE_SOURCE_ERROR (and logged); it never fails the call.
  * Return: number of sources, -EINVAL, -ENOENT, -ENODEV, -EOPNOTSUPP, -ENOMEM.
  */
-int perftune_why(struct perftune_ctx *ctx, const char *key, const char *value,
+int perftune_why(struct perftune_ctx *ctx, const char *key, const char *compare_to,
 		 struct perftune_source_iter **iterp);
 
 /** What perftune_verify*() found for one setting (perftune_check_status()). */
-enum perftune_check_status {
+enum perftune_check_result {
 	PERFTUNE_CHECK_IN_FORCE = 0,	 /* reads back the expected value */
 	PERFTUNE_CHECK_DIFFERS = 1,	 /* now another value */
 	PERFTUNE_CHECK_CLAMPED = 2,	 /* the kernel holds less than asked (huge pages) */

@@ -59,7 +59,7 @@ struct pt_srcs {
 	struct pt_src *s;
 	size_t n, cap;
 };
-/* a new source of @kind for @t; NULL out of memory */
+/* src.c: a new source of @kind for @t; NULL out of memory */
 struct pt_src *pt_src_add(struct pt_srcs *v, enum pt_src_kind kind, const struct pt_tunable *t);
 const char *pt_src_kind_name(enum pt_src_kind kind);
 
@@ -86,7 +86,7 @@ int pt_why_daemons(struct perftune_ctx *ctx, const struct pt_tunable *t, bool tu
 int pt_why_tunable(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 		   struct pt_srcs *v);
 
-/* ---- verify.c's comparison, shared with why.c's warnings ---- */
+/* ---- value.c: the comparison of verify.c and of why.c's DIFFERS ---- */
 /* true if @cur and @want are the same value as the kernel shows it (cpu lists, blanks, aliases) */
 bool pt_value_same(const char *cur, const char *want);
 
