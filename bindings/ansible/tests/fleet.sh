@@ -98,4 +98,38 @@ for mode in "" --check; do
 	ansible-playbook -i "$TMP/inventory.yml" $mode "$TMP/module.yml" >"$TMP/module.log" 2>&1 ||
 		{ cat "$TMP/module.log"; fail "module.yml $mode"; }
 done
+# check mode predicts changed exactly: the tunables module in check mode (a
+# dry run on the real machine, nothing written) says changed exactly when
+# verify says would_change; needs root (the dry run checks writability).  On
+# vm.stat_interval, which no test of this project changes (no race with the
+# host tier, which may run meanwhile).
+if [ "$(id -u)" = 0 ] && [ -w /proc/sys/vm/stat_interval ]; then
+	stat=$(cat /proc/sys/vm/stat_interval)
+	other=$((stat == 7 ? 8 : 7))
+	cat >"$TMP/predict.yml" <<YML
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - perftune.perftune.verify:
+        tunables: "{{ item }}"
+      register: v
+      loop: [{sysctl.vm.stat_interval: "$stat"}, {sysctl.vm.stat_interval: "$other"}]
+    - perftune.perftune.tunables:
+        name: fleet-predict
+        tunables: "{{ item }}"
+      check_mode: true
+      register: t
+      loop: [{sysctl.vm.stat_interval: "$stat"}, {sysctl.vm.stat_interval: "$other"}]
+    - ansible.builtin.assert:
+        that:
+          - v.results | map(attribute='would_change') | list == [false, true]
+          - t.results | map(attribute='changed') | list == [false, true]
+YML
+	ansible-playbook -i "$TMP/inventory.yml" "$TMP/predict.yml" >"$TMP/predict.log" 2>&1 ||
+		{ cat "$TMP/predict.log"; fail "predict.yml"; }
+	[ "$(cat /proc/sys/vm/stat_interval)" = "$stat" ] || fail "check mode changed vm.stat_interval"
+	echo "check mode predicts changed: ok"
+else
+	echo "not root (or no vm.stat_interval): the comparison with the tunables module's check mode is left out"
+fi
 echo "ansible fleet test: ok"
