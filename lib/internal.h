@@ -289,6 +289,10 @@ char *pt_strdup_or_null(const char *s, bool *oom);
  */
 char *pt_strv_add(char ***v, size_t *n, const char *s);
 void pt_strv_free(char **v); /* each string and the vector; NULL is fine */
+static inline void pt_strv_freep(char ***v)
+{
+	pt_strv_free(*v);
+}
 /* free() each of the pointers given */
 #define pt_free_all(...)                                                                           \
 	pt_free_v((void *[]){ __VA_ARGS__ }, sizeof((void *[]){ __VA_ARGS__ }) / sizeof(void *))
@@ -551,6 +555,8 @@ struct perftune_change_iter *pt_change_iter(struct pt_iter *it);
 struct perftune_status_iter *pt_status_iter(struct pt_iter *it);
 struct perftune_profile_item_iter *pt_profile_item_iter(struct pt_iter *it);
 struct perftune_profile_entry_iter *pt_profile_entry_iter(struct pt_iter *it);
+struct perftune_source_iter *pt_source_iter(struct pt_iter *it);
+struct perftune_check_iter *pt_check_iter(struct pt_iter *it);
 
 /* ---- families ---- */
 extern const struct pt_family pt_block_family, pt_hugepages_family, pt_thp_family, pt_cpu_family,

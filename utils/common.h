@@ -20,6 +20,7 @@ struct cmd {
 extern const struct cmd cmd_list, cmd_get, cmd_describe, cmd_set, cmd_restore, cmd_status;
 extern const struct cmd cmd_apply, cmd_list_profiles, cmd_export,
 	cmd_exec; /* cmd-profile.c, cmd-export.c */
+extern const struct cmd cmd_verify, cmd_why; /* cmd-why.c */
 extern const char *program;
 
 /* print "perftune: <msg>" to stderr and return EXIT_USAGE */
@@ -39,6 +40,13 @@ int hold_until_signal(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t
  * over it: a reader (node_exporter's textfile collector) never sees half of it.
  * 0 or -errno. */
 int write_file_atomic(const char *path, const char *text);
+
+/*
+ * One warning per key of @tx (written, or staged with @dry) that a persistent
+ * source (sysctl.d, udev, TuneD, the command line) will put back: on stderr,
+ * or with @json as the list "warnings": [...] on @json.  Returns how many.
+ */
+int print_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, FILE *json);
 
 /* JSON output */
 void json_str(FILE *f, const char *s); /* quoted, escaped; null for NULL */

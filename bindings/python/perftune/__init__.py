@@ -31,6 +31,8 @@ from ._profile import Profile
 from ._types import (
     Applied,
     Change,
+    Check,
+    CheckStatus,
     Description,
     ExportFormat,
     ItemFlag,
@@ -38,6 +40,8 @@ from ._types import (
     MemPolicy,
     ProfileInfo,
     ProfileItem,
+    Source,
+    SourceFlag,
     StatusEntry,
     Tunable,
 )
@@ -45,6 +49,8 @@ from ._types import (
 __all__ = [
     "Applied",
     "Change",
+    "Check",
+    "CheckStatus",
     "Context",
     "Description",
     "ExportFormat",
@@ -58,6 +64,8 @@ __all__ = [
     "Profile",
     "ProfileInfo",
     "ProfileItem",
+    "Source",
+    "SourceFlag",
     "StatusEntry",
     "Transaction",
     "Tunable",

@@ -15,7 +15,7 @@ import tempfile
 import threading
 import weakref
 from types import TracebackType
-from typing import Any, Callable, Iterator, List, Mapping, Sequence, Union
+from typing import Any, Callable, Iterable, Iterator, List, Mapping, Sequence, Union
 
 from . import _perftune as _lib
 from ._errors import PerftuneError, error_from_errno
@@ -23,14 +23,18 @@ from ._profile import Profile, export_format
 from ._types import (
     Applied,
     Change,
+    Check,
     Description,
     ExportFormat,
     ItemFlag,
     LogPriority,
     MemPolicy,
     ProfileInfo,
+    Source,
     StatusEntry,
     Tunable,
+    check_from_c,
+    source_from_c,
 )
 
 __all__ = ["Context", "Transaction", "version"]
@@ -317,6 +321,32 @@ class Context:
                 note=_lib.perftune_status_entry_note(e) or None,
             ),
         )
+
+    # ---- why and verify --------------------------------------------------------
+
+    def why(self, key: str, compare_to: str | None = None) -> List[Source]:
+        """Every source on the machine that sets ``key``, in the order they
+        take effect (kernel command line, sysctl.d, udev rules, TuneD's
+        active profile, daemons, perftune's transactions); a source whose
+        value is not ``compare_to`` (default: the value now) has DIFFERS."""
+        cmp = None if compare_to is None else _text("compare_to", compare_to)
+        _rc, it = self._call(_lib.perftune_why, _text("key", key), cmp)
+        return _drain("source", it, source_from_c)
+
+    def verify(self, settings: Mapping[str, str] | Iterable[str]) -> List[Check]:
+        """Check ``{key: value}`` (or ``"KEY=VALUE"`` strings) against the
+        machine: one :class:`Check` per concrete key."""
+        if isinstance(settings, Mapping):
+            items = [f"{_text('key', k)}={_text(f'value for {k}', v)}" for k, v in settings.items()]
+        else:
+            items = [_text("setting", s) for s in settings]
+        _rc, it = self._call(_lib.perftune_verify, items)
+        return _drain("check", it, check_from_c)
+
+    def verify_transaction(self, name: str) -> List[Check]:
+        """Check the values journaled transaction ``name`` wrote."""
+        _rc, it = self._call(_lib.perftune_verify_transaction, _text("name", name))
+        return _drain("check", it, check_from_c)
 
     # ---- profiles and export -------------------------------------------------
 
