@@ -733,6 +733,19 @@ int perftune_verify_profile(struct perftune_profile *p, struct perftune_check_it
 int perftune_verify_transaction(struct perftune_ctx *ctx, const char *name,
 				struct perftune_check_iter **iterp);
 
+/**
+ * perftune_verify_metrics() - the checks of @it (read to its end) as
+ * Prometheus metrics in node_exporter's textfile format, each with the label
+ * verified="@what" (the profile, transaction or "settings" verified):
+ * perftune_verify_in_force{verified, key, origin} 1 or 0,
+ * perftune_verify_checks{verified, state} per state (in_force, differs,
+ * clamped, not_here, needs_reboot, skipped) and
+ * perftune_verify_not_in_force{verified}.  HELP and TYPE lines, label values
+ * escaped.  @text receives a malloc'd string; free() it.
+ * Return: number of settings not in force, -EINVAL (a NULL argument), -ENOMEM.
+ */
+int perftune_verify_metrics(struct perftune_check_iter *it, const char *what, char **text);
+
 #ifdef __cplusplus
 }
 #endif

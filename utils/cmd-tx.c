@@ -187,15 +187,9 @@ static int status_prometheus(struct perftune_ctx *ctx, const char *output)
 
 	if (r < 0)
 		return lib_error(ctx, r, "status");
-	if (output && strcmp(output, "-")) {
-		r = write_file_atomic(output, text);
-		if (r < 0)
-			fprintf(stderr, "%s: %s: %s\n", program, output, strerror(-r));
-	} else {
-		fputs(text, stdout);
-	}
+	r = write_output(output, text);
 	free(text);
-	return r < 0 ? EXIT_FAIL : 0;
+	return r;
 }
 
 enum { STATUS_TEXT, STATUS_JSON, STATUS_PROMETHEUS };

@@ -224,24 +224,52 @@ static int verify_named(struct perftune_ctx *ctx, const char *name, const char *
 	return r;
 }
 
+/* verify --format prometheus: 1 if a setting is not in force, as the other formats */
+static int verify_prometheus(struct perftune_ctx *ctx, struct perftune_check_iter *it,
+			     const char *what, const char *output)
+{
+	char *text = NULL;
+	int r = perftune_verify_metrics(it, what, &text);
+
+	if (r < 0)
+		return -lib_error(ctx, r, what);
+	if (write_output(output, text))
+		r = -EXIT_FAIL;
+	free(text);
+	return r;
+}
+
 static int run_verify(struct perftune_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "var", required_argument, NULL, 'v' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *vars[MAX_VARS + 1] = { 0 };
+	const char *vars[MAX_VARS + 1] = { 0 }, *output = NULL;
+	bool prometheus = false;
 	struct perftune_check_iter *it = NULL;
 	int o, nvars = 0, settings = 0, r, counts[PERFTUNE_CHECK_SKIPPED + 1] = { 0 };
 	bool json = false;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "+v:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+v:o:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'j':
 			json = true;
+			break;
+		case 'f':
+			json = !strcmp(optarg, "json");
+			prometheus = !strcmp(optarg, "prometheus");
+			if (!json && !prometheus && strcmp(optarg, "text"))
+				return usage_error(&cmd_verify,
+						   "--format must be text, json or prometheus");
+			break;
+		case 'o':
+			output = optarg;
 			break;
 		case 'v':
 			if (nvars == MAX_VARS || !strchr(optarg, '='))
@@ -256,6 +284,8 @@ static int run_verify(struct perftune_ctx *ctx, int argc, char **argv)
 			return usage_error(&cmd_verify, "bad option");
 		}
 	}
+	if (output && !prometheus)
+		return usage_error(&cmd_verify, "-o FILE needs --format prometheus");
 	if (optind >= argc)
 		return usage_error(&cmd_verify, "verify needs a PROFILE, a NAME or KEY=VALUE...");
 	for (int i = optind; i < argc; i++)
@@ -275,7 +305,9 @@ static int run_verify(struct perftune_ctx *ctx, int argc, char **argv)
 		return usage_error(&cmd_verify, "%s", perftune_ctx_last_error(ctx));
 	if (r < 0)
 		return lib_error(ctx, r, argv[optind]);
-	if (json) {
+	if (prometheus) {
+		r = verify_prometheus(ctx, it, settings ? "settings" : argv[optind], output);
+	} else if (json) {
 		verify_json(settings ? "settings" : argv[optind], it, counts, r);
 	} else {
 		verify_text(it, counts);
@@ -286,13 +318,16 @@ static int run_verify(struct perftune_ctx *ctx, int argc, char **argv)
 		       counts[PERFTUNE_CHECK_NEEDS_REBOOT], counts[PERFTUNE_CHECK_SKIPPED]);
 	}
 	perftune_check_iter_free(it);
+	if (r < 0) /* a failure of verify_prometheus */
+		return -r;
 	return r ? EXIT_FAIL : 0;
 }
 
 const struct cmd cmd_verify = {
 	"verify",
 	run_verify,
-	"verify [--json] [-v VAR=VALUE]... (PROFILE | NAME | KEY=VALUE...)",
+	"verify [--json|--format text|json|prometheus] [-o FILE] [-v VAR=VALUE]...\n"
+	"         (PROFILE | NAME | KEY=VALUE...)",
 	"Check whether settings are in force: a profile's, those a transaction NAME\n"
 	"wrote (a transaction is looked up before a profile), or KEY=VALUE given. Each\n"
 	"setting is 'in force', 'differs' (now X, expected Y, and the source that set\n"
@@ -301,5 +336,8 @@ const struct cmd cmd_verify = {
 	"'skipped' (by policy). Exit 0 if every applicable setting is in force, 1 if\n"
 	"not, 2 on usage errors.\n"
 	"  --json           print the result as JSON (see perftune(8))\n"
+	"  --format prometheus  metrics for node_exporter's textfile collector\n"
+	"  -o, --output FILE    write FILE (replaced atomically) instead of stdout;\n"
+	"                       prometheus only\n"
 	"  -v, --var VAR=VALUE  override the profile's variable VAR",
 };

@@ -188,3 +188,15 @@ int write_file_atomic(const char *path, const char *text)
 	free(tmp);
 	return r;
 }
+
+int write_output(const char *output, const char *text)
+{
+	int r;
+
+	if (!output || !strcmp(output, "-"))
+		return fputs(text, stdout) < 0 ? EXIT_FAIL : 0;
+	r = write_file_atomic(output, text);
+	if (r < 0)
+		fprintf(stderr, "%s: %s: %s\n", program, output, strerror(-r));
+	return r < 0 ? EXIT_FAIL : 0;
+}

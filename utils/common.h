@@ -40,6 +40,9 @@ int hold_until_signal(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t
  * over it: a reader (node_exporter's textfile collector) never sees half of it.
  * 0 or -errno. */
 int write_file_atomic(const char *path, const char *text);
+/* @text on stdout, or with @output (not "-") to that file through
+ * write_file_atomic(); 0, or EXIT_FAIL with the message naming the file. */
+int write_output(const char *output, const char *text);
 
 /*
  * One warning per key of @tx (written, or staged with @dry) that a persistent

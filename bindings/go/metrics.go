@@ -41,10 +41,13 @@ func (c *Context) WriteStatusMetrics(path string) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, text)
+	return WriteFileAtomic(path, text)
 }
 
-func writeFileAtomic(path, text string) error {
+// WriteFileAtomic writes text to path through a temporary file in the same
+// directory, renamed over path (mode 0644), as "perftune ... -o PATH" does:
+// a reader such as node_exporter's textfile collector never sees half of it.
+func WriteFileAtomic(path, text string) error {
 	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".perftune-*")
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -125,4 +126,50 @@ func ExampleContext_Verify() {
 	// Output:
 	// block.sda.scheduler: differs (now none, expected mq-deadline)
 	// not in force: 1
+}
+
+func TestVerifyMetrics(t *testing.T) {
+	profileDir(t)
+	ft := newDiskTree(t)
+	ctx := ft.open(t)
+	a, err := ctx.Apply("mydb", perftune.ApplyOptions{Name: "vm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Tx.Close()
+	defer ctx.Restore("vm")
+	ft.write(t, "proc/sys/vm/swappiness", "33\n")
+	text, err := ctx.VerifyMetrics("vm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"# TYPE perftune_verify_in_force gauge",
+		`perftune_verify_in_force{verified="vm",key="sysctl.vm.swappiness",origin="transaction vm"} 0`,
+		`perftune_verify_in_force{verified="vm",key="block.fake0.read_ahead_kb",origin="transaction vm"} 1`,
+		`perftune_verify_not_in_force{verified="vm"} 1`,
+	} {
+		if !strings.Contains(text, want+"\n") {
+			t.Errorf("no %q in:\n%s", want, text)
+		}
+	}
+	text, err = ctx.VerifyMetrics("mine", "sysctl.vm.swappiness=33")
+	if err != nil || !strings.Contains(text, `perftune_verify_checks{verified="mine",state="in_force"} 1`+"\n") {
+		t.Errorf("settings: %v\n%s", err, text)
+	}
+	p, _ := ctx.LoadProfile("mydb", nil)
+	defer p.Close()
+	text, err = p.VerifyMetrics()
+	if err != nil || !strings.Contains(text, `perftune_verify_checks{verified="mydb",state="skipped"} 1`+"\n") {
+		t.Errorf("profile: %v\n%s", err, text)
+	}
+	_, err = ctx.VerifyMetrics("nosuch")
+	wantErrno(t, err, syscall.ENOENT, "nosuch")
+	out := filepath.Join(t.TempDir(), "v.prom")
+	if err := perftune.WriteFileAtomic(out, text); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != text {
+		t.Error("WriteFileAtomic wrote something else")
+	}
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * perftune_status() as Prometheus metrics, in the text exposition format that
- * node_exporter's textfile collector reads: per key whether the value its
- * transaction wrote is in force and whether it drifted, per transaction
- * whether it is held or orphaned, and counts per state.  Every family is
+ * perftune_status() and perftune_verify*() as Prometheus metrics, in the text
+ * exposition format that node_exporter's textfile collector reads: per key
+ * whether the value its transaction wrote is in force and whether it
+ * drifted, per transaction whether it is held or orphaned, per verified
+ * setting whether it is in force, and counts per state.  Every family is
  * written with its HELP and TYPE lines and all its samples together (the
  * parser refuses a family split in two), label values escaped as the
  * exposition format says (backslash, double quote, newline).
@@ -190,4 +191,76 @@ static int status_metrics_impl(struct perftune_ctx *ctx, unsigned flags, char **
 PERFTUNE_EXPORT int perftune_status_metrics(struct perftune_ctx *ctx, unsigned flags, char **text)
 {
 	return pt_api_ret(status_metrics_impl(ctx, flags, text));
+}
+
+/* ---- perftune verify: the checks of one verification ---- */
+
+#define CHECK_NSTATES (PERFTUNE_CHECK_SKIPPED + 1)
+
+/* "in force" -> "in_force": label values alike across the two outputs */
+static void state_label(struct pt_buf *b, const char *name)
+{
+	pt_buf_puts(b, "state=\"");
+	for (const char *s = name; *s; s++)
+		pt_buf_add(b, *s == ' ' ? "_" : s, 1);
+	pt_buf_puts(b, "\"");
+}
+
+static int verify_metrics_impl(struct perftune_check_iter *it, const char *what, char **text)
+{
+	const struct perftune_check *c;
+	const struct perftune_check **v = NULL;
+	size_t n = 0, cap = 0, count[CHECK_NSTATES] = { 0 }, bad = 0;
+	struct pt_buf b = { 0 };
+	int r = 0;
+
+	if (!it || !what || !text)
+		return -EINVAL;
+	while (r >= 0 && (c = perftune_check_iter_next(it))) {
+		r = pt_grow(&v, &cap, n + 1, 16);
+		if (r >= 0)
+			v[n++] = c;
+	}
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	family(&b, "perftune_verify_in_force",
+	       "1 if the setting reads back the value expected, else 0 (perftune verify).");
+	for (size_t i = 0; i < n; i++) {
+		int st = perftune_check_status(v[i]);
+		if (st >= 0 && st < CHECK_NSTATES)
+			count[st]++;
+		bad += st == PERFTUNE_CHECK_DIFFERS || st == PERFTUNE_CHECK_CLAMPED ||
+		       st == PERFTUNE_CHECK_NEEDS_REBOOT;
+		pt_buf_puts(&b, "perftune_verify_in_force{");
+		label(&b, "verified", what);
+		pt_buf_puts(&b, ",");
+		label(&b, "key", perftune_check_key(v[i]));
+		pt_buf_puts(&b, ",");
+		label(&b, "origin", perftune_check_origin(v[i]));
+		pt_buf_printf(&b, "} %d\n", st == PERFTUNE_CHECK_IN_FORCE);
+	}
+	family(&b, "perftune_verify_checks", "Settings verified, per state.");
+	for (int s = 0; s < CHECK_NSTATES; s++) {
+		pt_buf_puts(&b, "perftune_verify_checks{");
+		label(&b, "verified", what);
+		pt_buf_puts(&b, ",");
+		state_label(&b, perftune_check_status_name(s));
+		pt_buf_printf(&b, "} %zu\n", count[s]);
+	}
+	family(&b, "perftune_verify_not_in_force",
+	       "Settings that differ, are clamped or need a reboot.");
+	pt_buf_puts(&b, "perftune_verify_not_in_force{");
+	label(&b, "verified", what);
+	pt_buf_printf(&b, "} %zu\n", bad);
+	free(v);
+	*text = pt_buf_steal(&b);
+	return *text ? (int)bad : -ENOMEM;
+}
+
+PERFTUNE_EXPORT int perftune_verify_metrics(struct perftune_check_iter *it, const char *what,
+					    char **text)
+{
+	return pt_api_ret(verify_metrics_impl(it, what, text));
 }

@@ -99,6 +99,17 @@ has 'perftune_journal_unreadable{transaction="applied"} 0'
 has 'perftune_transactions{state="unreadable"} 1'
 rm "$T/j/bad.journal"
 
+# verify: a transaction that drifted, through the parser; exit 1 as the other formats
+rc=0
+pt verify --format prometheus -o "$T/out/v.prom" drifted || rc=$?
+[ $rc = 1 ] || fail "verify of a drifted transaction: exit $rc, want 1"
+parse <"$T/out/v.prom"
+grep -qxF 'perftune_verify_in_force{verified="drifted",key="sysctl.vm.dirty_ratio",origin="transaction drifted"} 0' "$T/out/v.prom" ||
+	fail "verify metrics: $(cat "$T/out/v.prom")"
+grep -qxF 'perftune_verify_not_in_force{verified="drifted"} 1' "$T/out/v.prom" || fail "verify not_in_force"
+pt verify --format prometheus 'sysfs[/sys/kernel/we"i\rd/val]=6' | parse
+rm "$T/out/v.prom"
+
 # a directory that cannot be written: an error naming the file, exit 1, the old file kept
 chmod 0555 "$T/out"
 if [ "$(id -u)" != 0 ]; then

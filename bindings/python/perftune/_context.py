@@ -348,6 +348,30 @@ class Context:
         _rc, it = self._call(_lib.perftune_verify_transaction, _text("name", name))
         return _drain("check", it, check_from_c)
 
+    def verify_metrics(
+        self, name: str, settings: Mapping[str, str] | Iterable[str] | None = None
+    ) -> str:
+        """:meth:`verify_transaction` of ``name`` (or with ``settings``,
+        :meth:`verify` of them) as Prometheus metrics labelled
+        ``verified=name``, as ``perftune verify --format prometheus``:
+        ``perftune_verify_in_force{key, origin}``,
+        ``perftune_verify_checks{state}``, ``perftune_verify_not_in_force``."""
+        what = _text("name", name)
+        if settings is None:
+            _rc, it = self._call(_lib.perftune_verify_transaction, what)
+        elif isinstance(settings, Mapping):
+            items = [f"{_text('key', k)}={_text(f'value for {k}', v)}" for k, v in settings.items()]
+            _rc, it = self._call(_lib.perftune_verify, items)
+        else:
+            _rc, it = self._call(_lib.perftune_verify, [_text("setting", s) for s in settings])
+        try:
+            rc, text = _lib.perftune_verify_metrics(it, what)
+        finally:
+            _lib.perftune_check_iter_free(it)
+        if rc < 0:
+            raise error_from_errno(rc, _lib.perftune_ctx_last_error(self._handle()))
+        return str(text)
+
     # ---- profiles and export -------------------------------------------------
 
     def load_profile(

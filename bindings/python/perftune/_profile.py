@@ -116,6 +116,19 @@ class Profile:
             _lib.perftune_check_iter_free(it)
         return out
 
+    def verify_metrics(self) -> str:
+        """:meth:`verify` as Prometheus metrics labelled ``verified`` = the
+        profile's name, as ``perftune verify --format prometheus PROFILE``."""
+        name = self.name
+        with self._lock:
+            _rc, it = self._check(_lib.perftune_verify_profile(self._handle()))
+            try:
+                rc, text = _lib.perftune_verify_metrics(it, name)
+            finally:
+                _lib.perftune_check_iter_free(it)
+            self._check(rc)
+        return str(text)
+
     def export(self, format: Union[ExportFormat, str]) -> str:
         """The keys this profile maps to (skipped options left out) as a
         sysctl.d file, udev rules, a kernel command line or a tuned.conf."""

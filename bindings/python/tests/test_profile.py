@@ -238,3 +238,22 @@ def test_popen_errors(ctx: perftune.Context) -> None:
     assert e.value.errno in (errno.ENODEV, errno.EINVAL)
     with pytest.raises(TypeError):
         ctx.popen("0", ["true"], preexec_fn=lambda: None)
+
+
+def test_verify_metrics(ctx: perftune.Context, tree: FakeTree, profile_dir: Path) -> None:
+    ctx.apply("mydb", name="vm").transaction.close()
+    tree.write(SWAP, "33\n")
+    text = ctx.verify_metrics("vm")
+    assert "# TYPE perftune_verify_in_force gauge\n" in text
+    assert (
+        'perftune_verify_in_force{verified="vm",key="sysctl.vm.swappiness",'
+        'origin="transaction vm"} 0\n'
+    ) in text
+    assert 'perftune_verify_not_in_force{verified="vm"} 1\n' in text
+    mine = ctx.verify_metrics("mine", {"sysctl.vm.swappiness": "33"})
+    assert 'perftune_verify_checks{verified="mine",state="in_force"} 1\n' in mine
+    with ctx.load_profile("mydb") as p:
+        assert 'perftune_verify_checks{verified="mydb",state="skipped"} 1\n' in p.verify_metrics()
+    with pytest.raises(FileNotFoundError):
+        ctx.verify_metrics("nosuch")
+    ctx.restore("vm")
