@@ -165,6 +165,7 @@ struct pending {
 	struct stage *s;
 	size_t n;
 	const char *input;
+	size_t resolved; /* tunables the key named (an expanding key may stage none) */
 };
 
 static struct stage *find(struct stage *s, size_t n, const char *key)
@@ -242,7 +243,10 @@ static int stage_one(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 static int stage_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
 {
 	struct pending *p = ud;
-	int r = t->fam->expand ? t->fam->expand(ctx, t, p->input, stage_one, ud) : 1;
+	int r;
+
+	p->resolved++;
+	r = t->fam->expand ? t->fam->expand(ctx, t, p->input, stage_one, ud) : 1;
 
 	return r == 1 ? stage_one(ctx, t, p->input, ud) : r;
 }
@@ -286,7 +290,8 @@ static int tx_set_impl(struct perftune_tx *tx, const char *key, const char *valu
 		goto out;
 	}
 	r = pt_resolve(ctx, key, stage_emit, &p);
-	if (r >= 0 && p.n == 0)
+	/* idle.max_latency_us=N where no state is deeper: nothing to change, not an error */
+	if (r >= 0 && p.resolved == 0)
 		r = pt_err(ctx, -ENODEV, "%s: matches nothing on this machine", key);
 	if (r < 0)
 		goto out;
