@@ -110,22 +110,21 @@ func run(ctx *perftune.Context, profile, name string, v vars, every time.Duratio
 	}
 }
 
-// verify compares every key of the transaction with what it wrote, logs
-// drift, and refreshes the metrics.
+// verify checks every value the transaction wrote (perftune verify NAME),
+// logs what is not in force, and refreshes the metrics.
 func (a *agent) verify() {
-	st, err := a.ctx.Status()
+	checks, notInForce, err := a.ctx.VerifyTransaction(a.name)
 	if err != nil {
-		log.Printf("status: %v", err)
+		log.Printf("verify: %v", err)
 		return
 	}
-	drift := 0
-	for _, e := range st {
-		if e.Name == a.name && e.Flags.Has(perftune.ItemDrift) {
-			drift++
-			log.Printf("drift: %s is %q, %s wrote %q", e.Key, e.Current, a.name, e.Written)
+	for _, c := range checks {
+		if !c.InForce() {
+			log.Printf("drift: %s is %q, %s wrote %q (%s)", c.Key, c.Current, a.name,
+				c.Expected, c.Status)
 		}
 	}
-	if drift == 0 {
+	if notInForce == 0 {
 		log.Printf("verified %s: every value in force", a.name)
 	}
 	a.writeMetrics()
