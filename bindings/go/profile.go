@@ -78,14 +78,8 @@ func (c *Context) LoadProfile(nameOrPath string, vars map[string]string) (*Profi
 	err := c.do("load profile", nameOrPath, func(p *C.struct_perftune_ctx) C.int {
 		spec := C.CString(nameOrPath)
 		defer C.free(unsafe.Pointer(spec))
-		cvars := make([]*C.char, len(pairs)+1) // NULL-terminated, in C memory
-		for i, s := range pairs {
-			cvars[i] = C.CString(s)
-			defer C.free(unsafe.Pointer(cvars[i]))
-		}
-		carr := (**C.char)(C.malloc(C.size_t(len(cvars)) * C.size_t(unsafe.Sizeof(cvars[0]))))
-		defer C.free(unsafe.Pointer(carr))
-		copy(unsafe.Slice(carr, len(cvars)), cvars)
+		carr, free := cStringArray(pairs)
+		defer free()
 		rc := C.perftune_profile_load(p, spec, carr, &pp)
 		if rc >= 0 {
 			cctx = C.perftune_ctx_ref(p)
@@ -101,6 +95,23 @@ func (c *Context) LoadProfile(nameOrPath string, vars map[string]string) (*Profi
 		Summary: C.GoString(C.perftune_profile_summary(pp))}
 	runtime.SetFinalizer(pr, (*Profile).Close)
 	return pr, nil
+}
+
+// cStringArray copies ss into a NULL-terminated C array of C strings; free
+// releases all of it.
+func cStringArray(ss []string) (arr **C.char, free func()) {
+	cs := make([]*C.char, len(ss)+1)
+	for i, s := range ss {
+		cs[i] = C.CString(s)
+	}
+	arr = (**C.char)(C.malloc(C.size_t(len(cs)) * C.size_t(unsafe.Sizeof(cs[0]))))
+	copy(unsafe.Slice(arr, len(cs)), cs)
+	return arr, func() {
+		for _, c := range cs {
+			C.free(unsafe.Pointer(c))
+		}
+		C.free(unsafe.Pointer(arr))
+	}
 }
 
 func containsByte(s string, b byte) bool {

@@ -139,14 +139,8 @@ func readChecks(it *C.struct_perftune_check_iter) []Check {
 func (c *Context) Verify(settings ...string) ([]Check, int, error) {
 	var out []Check
 	n, err := c.doCount("verify", strings.Join(settings, " "), func(p *C.struct_perftune_ctx) C.int {
-		cs := make([]*C.char, len(settings)+1)
-		for i, s := range settings {
-			cs[i] = C.CString(s)
-			defer C.free(unsafe.Pointer(cs[i]))
-		}
-		arr := (**C.char)(C.malloc(C.size_t(len(cs)) * C.size_t(unsafe.Sizeof(cs[0]))))
-		defer C.free(unsafe.Pointer(arr))
-		copy(unsafe.Slice(arr, len(cs)), cs)
+		arr, free := cStringArray(settings)
+		defer free()
 		var it *C.struct_perftune_check_iter
 		rc := C.perftune_verify(p, arr, &it)
 		if rc >= 0 {
@@ -226,14 +220,8 @@ func (c *Context) VerifyMetrics(name string, settings ...string) (string, error)
 			defer C.free(unsafe.Pointer(cn))
 			rc = C.perftune_verify_transaction(p, cn, &it)
 		} else {
-			cs := make([]*C.char, len(settings)+1)
-			for i, s := range settings {
-				cs[i] = C.CString(s)
-				defer C.free(unsafe.Pointer(cs[i]))
-			}
-			arr := (**C.char)(C.malloc(C.size_t(len(cs)) * C.size_t(unsafe.Sizeof(cs[0]))))
-			defer C.free(unsafe.Pointer(arr))
-			copy(unsafe.Slice(arr, len(cs)), cs)
+			arr, free := cStringArray(settings)
+			defer free()
 			rc = C.perftune_verify(p, arr, &it)
 		}
 		return verifyMetrics(rc, it, name, &text)
