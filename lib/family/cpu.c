@@ -213,6 +213,8 @@ static int emit_cpu(struct perftune_ctx *ctx, int cpu, int kind, const char *sta
 		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/%s", cpu, freq_attrs[kind].file);
 		r = pt_tunable_init(&t, &pt_cpu_family, path, "cpu.%d.%s", cpu,
 				    freq_attrs[kind].key);
+		if (kind == C_MAX)
+			t.order = PT_ORDER_LIMIT; /* before min_khz: see enum pt_order */
 	}
 	if (r < 0)
 		return r;
