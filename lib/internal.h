@@ -304,9 +304,14 @@ void pt_format_cpulist(const unsigned char *mask, int nbits, char *out, size_t s
 /* masks of PT_CPUS_MAX bits: */
 void pt_cpus_set(unsigned char *m, long i, bool on); /* outside the mask: ignored */
 bool pt_cpus_has(const unsigned char *m, long i);
-int pt_cpus_parse(const char *s, unsigned char *mask); /* TuneD's cpulist_unpack syntax */
-int pt_cpus_hex(const char *s, unsigned char *m);      /* "0x..." (commas allowed), ORed in */
+/* TuneD's cpulist_unpack / hex2cpulist ("0x" optional, commas dropped, ORed in): 0, or
+ * -EINVAL with the reason in @why (what TuneD silently empties, and Python's accidents) */
+int pt_cpus_parse(const char *s, unsigned char *mask, char *why, size_t size);
+int pt_cpus_hex(const char *s, unsigned char *m, char *why, size_t size);
 char *pt_cpus_list(const unsigned char *m, const char *prefix, bool pack); /* "0,1" / "0-1" */
+/* Python's int(@s) of a decimal within +-@max: 0, or -EINVAL with the reason in @why
+ * (not a number, past @max, or what int() takes by accident: '_', non-ASCII digits) */
+int pt_py_int(const char *s, long long max, long long *v, char *why, size_t size);
 char *pt_cpus_hexstr(const unsigned char *m);				   /* "0000000f" */
 
 /* ---- key.c: keys parsed into components, and concrete tunables ---- */

@@ -543,14 +543,6 @@ static int read_dependents(struct perftune_ctx *ctx, struct perftune_tx *tx, siz
 	return 0;
 }
 
-static bool holds(struct perftune_tx *tx)
-{
-	for (size_t i = 0; i < tx->n; i++)
-		if (tx->s[i].hold_fd >= 0 || (tx->s[i].flags & PT_ITEM_WRITTEN))
-			return true;
-	return false;
-}
-
 /* ---- the batch engine's view of a commit: item i of group g is tx->s[i] ---- */
 static int b_pre(void *ud, size_t g, size_t i)
 {
@@ -728,12 +720,12 @@ static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 	}
 	for (size_t i = 0; i < tx->n; i++)
 		written += (tx->s[i].flags & PT_ITEM_WRITTEN) != 0;
-	if (!existed && !written && !holds(tx)) {
-		pt_journal_remove(ctx, tx->name); /* nothing to give back */
-		r = 0;
-		goto out;
-	}
-	/* without a hold it persists with no holder: "pid 0 0" in the same write */
+	/*
+	 * Nothing written (the machine was already in that state): the transaction
+	 * is recorded all the same, empty, so that a script's later restore of its
+	 * name succeeds, giving back nothing (doc/design.md, "No-op transactions").
+	 * Without a hold it persists with no holder: "pid 0 0" in the same write.
+	 */
 	r = pt_journal_append(ctx, c.jfd,
 			      tx->flags & PERFTUNE_TX_HOLD ? "commit" : "commit+release", NULL,
 			      NULL);
