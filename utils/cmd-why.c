@@ -18,7 +18,8 @@ static const struct perftune_source *conflict(struct perftune_source_iter *it)
 
 	while ((s = perftune_source_iter_next(it))) {
 		unsigned fl = perftune_source_flags(s);
-		if ((fl & want) == want && !(fl & (PERFTUNE_SOURCE_OVERRIDDEN | PERFTUNE_SOURCE_ERROR)))
+		if ((fl & want) == want &&
+		    !(fl & (PERFTUNE_SOURCE_OVERRIDDEN | PERFTUNE_SOURCE_ERROR)))
 			last = s;
 	}
 	return last;

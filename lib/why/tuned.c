@@ -16,7 +16,10 @@
 #include "why-internal.h"
 
 static const char *const tuned_dirs[] = {
-	"etc/tuned/profiles", "etc/tuned", "usr/lib/tuned/profiles", "usr/lib/tuned",
+	"etc/tuned/profiles",
+	"etc/tuned",
+	"usr/lib/tuned/profiles",
+	"usr/lib/tuned",
 };
 
 static int add_item(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *profile,
@@ -120,7 +123,8 @@ static int daemon_claims(const struct pt_tunable *t, const char *comm, int pid, 
 {
 	if (!strcmp(comm, "tuned") || !strcmp(comm, "tuned-ppd")) {
 		if (tuned)
-			return add_daemon(t, comm, pid, "running: applies the active profile again", v);
+			return add_daemon(t, comm, pid, "running: applies the active profile again",
+					  v);
 		if (sysctl_d)
 			return add_daemon(t, comm, pid,
 					  "running: re-applies sysctl.d after its profile "

@@ -64,8 +64,8 @@ struct pt_src *pt_src_add(struct pt_srcs *v, enum pt_src_kind kind, const struct
 const char *pt_src_kind_name(enum pt_src_kind kind);
 
 /* the scanners: each adds what claims @t (its export names @x) to @v; 0 or -ENOMEM */
-int pt_why_cmdline(struct perftune_ctx *ctx, const struct pt_tunable *t,
-		   const struct pt_xnames *x, struct pt_srcs *v);
+int pt_why_cmdline(struct perftune_ctx *ctx, const struct pt_tunable *t, const struct pt_xnames *x,
+		   struct pt_srcs *v);
 int pt_why_sysctl(struct perftune_ctx *ctx, const struct pt_tunable *t, const struct pt_xnames *x,
 		  struct pt_srcs *v);
 int pt_why_udev(struct perftune_ctx *ctx, const struct pt_tunable *t, const struct pt_xnames *x,

@@ -37,8 +37,9 @@ static int why_tx(struct perftune_ctx *ctx, const struct pt_tunable *t, struct p
 				snprintf(s->where, sizeof(s->where), "%s", ji.name);
 				snprintf(s->value, sizeof(s->value), "%s", e->written);
 				s->pid = ji.held || ji.orphaned ? ji.pid : 0;
-				snprintf(s->note, sizeof(s->note), "perftune transaction%s (original %s)",
-					 ji.held	   ? ", held by a live process"
+				snprintf(s->note, sizeof(s->note),
+					 "perftune transaction%s (original %s)",
+					 ji.held       ? ", held by a live process"
 					 : ji.orphaned ? ", orphaned: its holder is gone"
 						       : "",
 					 e->orig ? e->orig : "?");

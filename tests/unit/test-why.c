@@ -311,12 +311,10 @@ static char *verify(int want, const char *const *settings)
 
 START_TEST(verify_statuses_of_settings)
 {
-	const char *const s[] = { "block.sda.scheduler=deadline",
-				  "sysctl.kernel.printk=4 4 1 7",
-				  "thp.enabled=never",
-				  "sysctl.vm.nosuch=1",
-				  "block.sdz.scheduler=none",
-				  NULL };
+	const char *const s[] = {
+		"block.sda.scheduler=deadline", "sysctl.kernel.printk=4 4 1 7", "thp.enabled=never",
+		"sysctl.vm.nosuch=1",		"block.sdz.scheduler=none",	NULL
+	};
 	char *got = verify(1, s);
 
 	ck_assert_str_eq(got, "in force block.sda.scheduler = mq-deadline ()\n"
