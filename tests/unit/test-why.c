@@ -158,9 +158,12 @@ START_TEST(unreadable_and_malformed_files_are_named_not_fatal)
 	perftune_ctx_set_log_fn(f.ctx, count_warnings, PERFTUNE_LOG_WARNING, NULL);
 	got = why("sysctl.vm.dirty_ratio", NULL);
 	/* the file that cannot be read neither wins nor stops the others */
-	ck_assert_str_eq(got, "sysctl.d /usr/lib/sysctl.d/50-default.conf:2 15 wins differs\n"
-			      "sysctl.d /etc/sysctl.d/55-broken.conf - error\n"
-			      "tuned /usr/lib/tuned/child/tuned.conf:4 35 wins differs\n");
+	ck_assert_str_eq(got,
+			 "sysctl.d /usr/lib/sysctl.d/50-default.conf:2 15 wins differs\n"
+			 "sysctl.d /etc/sysctl.d/55-broken.conf - error\n"
+			 /* the include's line that the profile overrides, then the profile's */
+			 "tuned /usr/lib/tuned/base/tuned.conf:5 40 overridden differs\n"
+			 "tuned /usr/lib/tuned/child/tuned.conf:4 35 wins differs\n");
 	ck_assert_int_eq(warnings, 2); /* 55-broken.conf, and 70-run.conf's "bogus line" */
 	free(got);
 }
