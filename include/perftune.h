@@ -3,7 +3,7 @@
  * libperftune — get, set and restore Linux kernel tunables safely.
  *
  * One string names one tunable ("block.sda.scheduler", "thp.enabled",
- * "sysctl.vm.dirty_ratio"; see perftune(8) and DESIGN.md §2 for the
+ * "sysctl.vm.dirty_ratio"; see perftune(8) and doc/design.md (section 2) for the
  * namespace).  Every function returns 0, a non-negative count, or a negative
  * errno; the calling thread keeps a one-line message naming the key and the
  * cause, readable with perftune_ctx_last_error().  The library never prints
@@ -277,6 +277,9 @@ int perftune_tx_set(struct perftune_tx *tx, const char *key, const char *value);
  * perftune_tx_commit() - write every staged value: journal the original, write,
  * read back.  On any failure every key already written is restored in reverse
  * order and the error names the failing key.  With DRY_RUN nothing is written.
+ * A commit that writes nothing (every key already at its value) still records
+ * the transaction, empty, so that perftune_restore() of its name succeeds
+ * (returning 0): an installer may run twice, or on a machine already tuned.
  * Return: number of tunables written (0 if all were already at their values),
  *         -EIO (read-back differs), -EAGAIN (partial huge pages without
  *         ALLOW_PARTIAL), any write errno, -EALREADY.
@@ -350,7 +353,8 @@ enum {
  * in reverse order (schedulers before their iosched parameters), and remove
  * its journal.  Keys that drifted are restored too and logged as such.
  * A key that a later live transaction also changed is handed over to it.
- * Return: number of keys written back, -ENOENT (no such transaction),
+ * Return: number of keys written back (0 for a transaction that changed
+ *         nothing), -ENOENT (no such transaction, or already restored),
  *         -EBUSY (held by a live process, without FORCE), or -errno.
  */
 int perftune_restore(struct perftune_ctx *ctx, const char *name, unsigned flags);

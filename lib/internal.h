@@ -253,6 +253,16 @@ bool pt_value_ok(const char *v); /* printable, bounded, no newline */
 int pt_snprintf(char *buf, size_t size, const char *fmt, ...)
 	_printf_(3, 4); /* -ENAMETOOLONG on truncation */
 
+/* ---- shared/keyname.c: key components from kernel names (perftune(8) KEYS) ---- */
+enum pt_keyform {
+	PT_KEYFORM_BRACKET, /* a name looked up as written: "[eth0.100]" */
+	PT_KEYFORM_MAP,	    /* a name matched by content: "haltpoll idle" -> "haltpoll_idle" */
+};
+bool pt_key_char(char c);	   /* in the alphabet of a plain component (no glob) */
+bool pt_key_plain(const char *s); /* non-empty, only pt_key_char() */
+/* @name as a key component in @out: 0 as is, 1 bracketed or mapped, -EINVAL not nameable */
+int pt_key_comp(char *out, size_t size, const char *name, enum pt_keyform form);
+
 /* ---- shared/buf.c: a growable string; out of memory shows once, at pt_buf_steal() ---- */
 struct pt_buf {
 	char *s;
@@ -298,9 +308,14 @@ void pt_format_cpulist(const unsigned char *mask, int nbits, char *out, size_t s
 /* masks of PT_CPUS_MAX bits: */
 void pt_cpus_set(unsigned char *m, long i, bool on); /* outside the mask: ignored */
 bool pt_cpus_has(const unsigned char *m, long i);
-int pt_cpus_parse(const char *s, unsigned char *mask); /* TuneD's cpulist_unpack syntax */
-int pt_cpus_hex(const char *s, unsigned char *m);      /* "0x..." (commas allowed), ORed in */
+/* TuneD's cpulist_unpack / hex2cpulist ("0x" optional, commas dropped, ORed in): 0, or
+ * -EINVAL with the reason in @why (what TuneD silently empties, and Python's accidents) */
+int pt_cpus_parse(const char *s, unsigned char *mask, char *why, size_t size);
+int pt_cpus_hex(const char *s, unsigned char *m, char *why, size_t size);
 char *pt_cpus_list(const unsigned char *m, const char *prefix, bool pack); /* "0,1" / "0-1" */
+/* Python's int(@s) of a decimal within +-@max: 0, or -EINVAL with the reason in @why
+ * (not a number, past @max, or what int() takes by accident: '_', non-ASCII digits) */
+int pt_py_int(const char *s, long long max, long long *v, char *why, size_t size);
 char *pt_cpus_hexstr(const unsigned char *m);				   /* "0000000f" */
 
 /* ---- key.c: keys parsed into components, and concrete tunables ---- */

@@ -25,6 +25,24 @@ static int value_of(struct perftune_profile *p, const struct pt_punit *u, const 
 		*v = NULL;
 		return 0;
 	}
+	/*
+	 * A multi-line value (continuation lines): TuneD writes its '\n's.  The
+	 * kernel's integer-vector parsers take any whitespace between numbers, so
+	 * numbers keep their meaning on one line; other text would be cut at the
+	 * first line by the kernel's string parsers: a skip.
+	 */
+	if (strchr(*v, '\n')) {
+		if ((*v)[strspn(*v, "0123456789+- \t\n")]) {
+			pt_pitem_skip(p, u, o,
+				      "a value of several lines (continuation lines): a kernel file "
+				      "reads only the first");
+			free(*v);
+			*v = NULL;
+			return 0;
+		}
+		for (char *c = *v; (c = strchr(c, '\n'));)
+			*c = ' ';
+	}
 	return 1;
 }
 
@@ -129,16 +147,13 @@ static int map_sysfs(struct perftune_profile *p, struct pt_punit *u)
 
 	for (size_t i = 0; i < u->n && r >= 0; i++) {
 		struct pt_popt *o = &u->opt[i];
-		_cleanup_free_ char *v = NULL, *why = NULL, *path = NULL;
+		_cleanup_free_ char *v = NULL;
+		const char *path = o->name; /* TuneD expands values only, never the path */
 		int found = 0;
-		if ((r = pt_vars_expand(p, o->name, o, &path, &why)) < 0)
-			return r;
 		if ((r = value_of(p, u, o, &v)) <= 0)
 			continue;
-		if (why || strncmp(path, "/sys/", 5) || strstr(path, "/../") ||
-		    strstr(path, "/./")) {
-			pt_pitem_skip(p, u, o, "%s: %s", path,
-				      why ? why : "a [sysfs] path must be under /sys");
+		if (strncmp(path, "/sys/", 5) || strstr(path, "/../") || strstr(path, "/./")) {
+			pt_pitem_skip(p, u, o, "%s: a [sysfs] path must be under /sys", path);
 			continue;
 		}
 		r = sysfs_glob(p, u, o, "sys", path + 5, v, &found);

@@ -55,6 +55,20 @@ def _text(what: str, s: object) -> str:
     return s
 
 
+def _value(value: object) -> str:
+    """A tunable's value: str as given; bool as "1"/"0" (the kernel's
+    booleans, checked after bool because bool is an int); int in decimal.
+    A key whose values are words (``thp.enabled``) refuses "1" with its
+    choices, rather than having a word guessed for True."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, (str, bytes, bytearray, memoryview)):
+        return _text("value", value)  # bytes: "decode it first"
+    raise TypeError(f"value must be str, int or bool, not {type(value).__name__}")
+
+
 def _path(what: str, p: object) -> str:
     """A str or os.PathLike[str], made absolute."""
     try:
@@ -479,11 +493,15 @@ class Transaction:
 
     # ---- operations --------------------------------------------------------
 
-    def set(self, key: str, value: str) -> int:
+    def set(self, key: str, value: str | int | bool) -> int:
         """Validate ``value`` for ``key`` and stage it; nothing is written yet.
-        Aliases are mapped (scheduler ``deadline`` -> ``mq-deadline``); a glob
-        stages every tunable it matches.  Returns the number staged."""
-        return int(self._call(_lib.perftune_tx_set, _text("key", key), _text("value", value)))
+        ``value`` is a str as the kernel shows it, an int (``10`` is ``"10"``)
+        or a bool (``True`` is ``"1"``, ``False`` is ``"0"``; a key whose
+        values are words, such as ``thp.enabled``, refuses those with its
+        choices).  Aliases are mapped (scheduler ``deadline`` ->
+        ``mq-deadline``); a glob stages every tunable it matches.  Returns the
+        number staged."""
+        return int(self._call(_lib.perftune_tx_set, _text("key", key), _value(value)))
 
     def apply_profile(self, profile: Profile, strict: bool = False) -> int:
         """Map ``profile`` again against the machine as it is now and stage
