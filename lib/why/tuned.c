@@ -13,6 +13,7 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include "why-internal.h"
 #include "profile/profile-internal.h"
 
@@ -137,6 +138,31 @@ int pt_why_tuned(struct perftune_ctx *ctx, const struct pt_tunable *t, struct pt
 		found += r > 0 ? r : 0;
 	}
 	return r < 0 ? r : found;
+}
+
+bool pt_tuned_reapplies_sysctl(struct perftune_ctx *ctx)
+{
+	_cleanup_free_ char *conf = NULL;
+	bool on = true; /* TuneD's default */
+
+	if (pt_conf_read(ctx, "etc/tuned/tuned-main.conf", &conf) < 0)
+		return on;
+	for (char *line = conf, *nl; line && *line; line = nl) {
+		char *eq;
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = '\0';
+		eq = strchr(line, '=');
+		if (!eq || line[0] == '#')
+			continue;
+		*eq = '\0';
+		pt_trim(line);
+		pt_trim(eq + 1);
+		if (!strcmp(line, "reapply_sysctl"))
+			on = strcmp(eq + 1, "0") && strcasecmp(eq + 1, "false") &&
+			     strcasecmp(eq + 1, "no") && strcasecmp(eq + 1, "off");
+	}
+	return on;
 }
 
 /* keys power-profiles-daemon writes (its intel_pstate/amd_pstate and platform drivers) */

@@ -72,6 +72,8 @@ int pt_why_udev(struct perftune_ctx *ctx, const struct pt_tunable *t, const stru
 		struct pt_srcs *v);
 /* TuneD's active profile and its includes: the number of its lines that set @t, or -ENOMEM */
 int pt_why_tuned(struct perftune_ctx *ctx, const struct pt_tunable *t, struct pt_srcs *v);
+/* TuneD re-applies sysctl.d after its profile (tuned-main.conf reapply_sysctl, on by default) */
+bool pt_tuned_reapplies_sysctl(struct perftune_ctx *ctx);
 /*
  * The daemons running (from /proc below the root) that set @t again: tuned
  * and tuned-ppd when its profile claims @t (@tuned) or when it re-applies
