@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The repository's files send readers only to what the repository holds: the
-# design notes are doc/design.md (no "DESIGN.md" of some shared folder), and
+# design notes are doc/design.md (not a design file in some shared folder), and
 # the shipped profiles cite the public sources of their figures by title and
 # author or publisher, each [Label] they use defined in their "Sources" block,
 # never by an opaque file name of a local collection.
@@ -26,7 +26,7 @@ done
 [ ${#list[@]} -gt 50 ] || fail "only ${#list[@]} files found in $SRCDIR"
 
 # references to documents outside the repository
-pattern='DESIGN\.md|[0-9]{3}_[0-9a-f]{16}\.txt|shared design notes|seeds? (files?|director)|\.\./shared/'
+pattern='DESIGN[.]md|[0-9]{3}_[0-9a-f]{16}\.txt|shared design notes|se[e]ds? (files?|director)|\.\./shared/'
 if hits=$(grep -nIE "$pattern" "${list[@]}"); then
 	fail "references to documents outside the repository:"
 	echo "$hits" >&2
