@@ -37,8 +37,9 @@ static int why_tx(struct perftune_ctx *ctx, const struct pt_tunable *t, struct p
 				snprintf(s->where, sizeof(s->where), "%s", ji.name);
 				snprintf(s->value, sizeof(s->value), "%s", e->written);
 				s->pid = ji.held || ji.orphaned ? ji.pid : 0;
-				snprintf(s->note, sizeof(s->note), "perftune transaction%s (original %s)",
-					 ji.held	   ? ", held by a live process"
+				snprintf(s->note, sizeof(s->note),
+					 "perftune transaction%s (original %s)",
+					 ji.held       ? ", held by a live process"
 					 : ji.orphaned ? ", orphaned: its holder is gone"
 						       : "",
 					 e->orig ? e->orig : "?");
@@ -91,6 +92,27 @@ static void flag(struct perftune_ctx *ctx, const struct pt_tunable *t, struct pt
 	}
 }
 
+/*
+ * TuneD applies its profile, then sysctl.d again (reapply_sysctl): a key both
+ * set, sysctl.d's value is the one that stays, the profile's line is overridden.
+ */
+static void sysctl_after_tuned(struct pt_srcs *v, size_t from)
+{
+	bool sysctl = false;
+
+	for (size_t i = from; i < v->n; i++)
+		sysctl |= v->s[i].kind == PT_SRC_SYSCTL && v->s[i].value[0];
+	for (size_t i = from; i < v->n && sysctl; i++) {
+		struct pt_src *s = &v->s[i];
+		size_t n = strlen(s->note);
+		if (s->kind != PT_SRC_TUNED || !s->value[0])
+			continue;
+		s->flags = (s->flags & ~PERFTUNE_SOURCE_WINS) | PERFTUNE_SOURCE_OVERRIDDEN;
+		snprintf(s->note + n, sizeof(s->note) - n,
+			 "; sysctl.d, applied again after it (reapply_sysctl), wins");
+	}
+}
+
 int pt_why_tunable(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 		   struct pt_srcs *v)
 {
@@ -120,6 +142,8 @@ int pt_why_tunable(struct perftune_ctx *ctx, const struct pt_tunable *t, const c
 		r = why_tx(ctx, t, v);
 	if (r >= 0)
 		flag(ctx, t, v, from, value);
+	if (r >= 0 && nsys && tuned > 0 && pt_tuned_reapplies_sysctl(ctx))
+		sysctl_after_tuned(v, from);
 	return r;
 }
 
