@@ -216,7 +216,7 @@ static int f_strip(struct call *c)
 static int f_sectors(struct call *c)
 {
 	bool k = c->name[0] == 'k';
-	long long v, max = k ? (1LL << 62) : (1LL << 53);
+	long long v, max = k ? LLONG_MAX / 2 : (1LL << 53);
 	char why[256];
 	int r = pt_py_int(c->argv[0], max, &v, why, sizeof(why));
 
