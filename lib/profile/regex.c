@@ -158,7 +158,8 @@ static char *translate(const char *re, char **err)
 			break;
 		if (c[0] == '(' && c[1] == '*') {
 			why = "nothing to repeat";
-		} else if (c[0] == '(' && c[1] == '?' && !strchr(":=!#(>P<-aiLmsux", c[2] ? c[2] : '?')) {
+		} else if (c[0] == '(' && c[1] == '?' &&
+			   !strchr(":=!#(>P<-aiLmsux", c[2] ? c[2] : '?')) {
 			why = "unknown extension";
 		} else if (c[0] == '(' && c[1] == '?' && c[2] == '<' && c[3] != '=' && c[3] != '!') {
 			why = "unknown extension ?<";

@@ -20,6 +20,8 @@ TUNED_DIFF_SCALE (cases multiplier, default 1), TUNED_DIFF_SHOW (print N
 allow-listed examples per entry).
 """
 import collections
+import configparser
+import glob
 import json
 import logging
 import os
@@ -41,6 +43,7 @@ try:
     import tuned.consts
     import tuned.logs
     from tuned.profiles import factory, loader, locator, merger, variables
+    from tuned.plugins import base as tplugin
     from tuned.profiles.functions import functions as tfunctions
     from tuned.utils import commands as tcommands
 except ImportError as e:
@@ -51,9 +54,10 @@ except ImportError as e:
     skip("TuneD's Python package is not installed (apt install tuned): %s" % e)
 
 PT_EVAL = os.environ.get("PT_EVAL")
+PERFTUNE = os.environ.get("PERFTUNE")
 MKROOT = os.environ.get("MKROOT")
 ALLOW = os.environ.get("ALLOW_LIST", os.path.join(os.path.dirname(__file__), "allow-list.json"))
-if not PT_EVAL or not MKROOT:
+if not PT_EVAL or not MKROOT or not PERFTUNE:
     print("tuned-diff: run through meson test (PT_EVAL, MKROOT unset)", file=sys.stderr)
     sys.exit(2)
 SEED = int(os.environ.get("TUNED_DIFF_SEED", "25"))
@@ -569,6 +573,107 @@ def compare_loader(case, t, o, report):
         for (k, tv), (_, ov) in zip(a["options"], b["options"]):
             report(case, "%s %s" % (where, k), tuple(tv), ov, check=True)
 
+# ---------------------------------------------------------------- shipped profiles, applied
+
+UNIT_ATTRS = {"type", "enabled", "replace", "drop", "devices", "devices_udev_regex", "cpuinfo_regex",
+              "uname_regex", "script_pre", "script_post", "priority"}
+SHIPPED = sorted(glob.glob("/usr/lib/tuned/*/tuned.conf"))
+
+
+def shipped_machine():
+    """every sysctl a shipped profile sets exists on the fake machine (holding 0)"""
+    for f in SHIPPED:
+        cp = configparser.ConfigParser(delimiters=("=",), inline_comment_prefixes=("#",), strict=False,
+                                       interpolation=None)
+        cp.optionxform = str
+        try:
+            cp.read(f)
+        except configparser.Error:
+            continue
+        for sec in cp.sections():
+            if cp.get(sec, "type", fallback=sec) != "sysctl":
+                continue
+            for o in cp.options(sec):
+                p = os.path.join(ROOT, "proc/sys", o.replace(".", "/"))
+                fields = len(cp.get(sec, o).strip('"').split()) or 1  # "4096 87380 16777216": three
+                if o not in UNIT_ATTRS and "${" not in o and not os.path.exists(p):
+                    put(p, " ".join(["0"] * fields) + "\n")
+
+
+def machine_uname():
+    """uname as perftune reads it below a root: proc/sys/kernel/{ostype,hostname,...}"""
+    parts = []
+    for f in ("ostype", "hostname", "osrelease", "version", "arch"):
+        try:
+            parts.append(open(os.path.join(ROOT, "proc/sys/kernel", f)).read().strip())
+        except OSError:
+            pass
+    return " ".join(parts)
+
+
+def tuned_sysctls(name):
+    """what TuneD's sysctl plugin would write: {proc path: (kind, value)}, in instance order"""
+    v = variables.Variables()
+    ld = loader.Loader(locator.Locator(["/usr/lib/tuned"]), factory.Factory(), merger.Merger(), None, v)
+    try:
+        prof = ld.load([name])
+    except Exception as e:  # noqa: BLE001
+        return {"err": str(e)}
+    cpuinfo, uname, insts = open(ROOT + "/proc/cpuinfo").read(), machine_uname(), []
+    for u in prof.units.values():  # tuned.units.manager.create
+        if not u.enabled:
+            continue
+        if u.cpuinfo_regex is not None and not re.search(u.cpuinfo_regex, cpuinfo, re.MULTILINE):
+            continue
+        if u.uname_regex is not None and not re.search(u.uname_regex, uname, re.MULTILINE):
+            continue
+        insts.append((int(u.options.get("priority", 0)), u))
+    insts.sort(key=lambda x: x[0])
+    out = {}
+    for _, u in insts:
+        if u.type != "sysctl":
+            continue
+        for k, val in u.options.items():
+            if k == "priority":
+                continue
+            path = k.replace(".", "/")
+            kind, new = tuned_expand(v, tcommands.commands().unquote(str(val)))
+            try:
+                cur = open(os.path.join(ROOT, "proc/sys", path)).read().strip()
+            except OSError:
+                cur = None
+            if kind != "err":  # ">N" / "<N": TuneD's Plugin._process_assignment_modifiers
+                new = tplugin.Plugin._process_assignment_modifiers(None, new, cur)
+            if new is not None:
+                out[path] = (kind, new)
+    return out
+
+
+def perftune_sysctls(path):
+    p = subprocess.run([PERFTUNE, "--root", ROOT, "apply", "--dry-run", "--json", path],
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        return {"err": p.stderr.strip()}
+    d = json.loads(p.stdout)
+    out = {}
+    own = {"numa.balancing": "kernel/numa_balancing", "hugepages.nr": "vm/nr_hugepages"}
+
+    def path(k):  # sysctls with a family of their own have keys of their own
+        if k in own:
+            return own[k]
+        return k[7:].replace(".", "/") if k.startswith("sysctl.") and "[" not in k else None
+    for c in d["changes"]:
+        if path(c["key"]):
+            out[path(c["key"])] = {"ok": c["new"]}
+    for sk in d["skipped"]:
+        if path(sk.get("key") or ""):
+            out.setdefault(path(sk["key"]), {"skip": sk["reason"]})
+    return out
+
+
+def blanks(s):
+    return " ".join(s.split())
+
 # ---------------------------------------------------------------- the run
 
 
@@ -630,6 +735,31 @@ def main():
             st["agree"] += 1
         for what, tv, ov in found:
             judge("loader", "loader", c, tv, ov, label=what, count=False)
+    # every shipped TuneD profile, applied: the sysctl writes TuneD's plugin would make against
+    # perftune apply --dry-run --json's changes
+    shipped_machine()
+    for f in SHIPPED:
+        name = os.path.basename(os.path.dirname(f))
+        t, o = tuned_sysctls(name), perftune_sysctls(f)
+        case = {"value": name}
+        st = stats["shipped profiles"]
+        st["cases"] += 1
+        if "err" in t or "err" in o:
+            found = [] if "err" in t and "err" in o else [("load", ("err", t["err"]) if "err" in t else
+                                                           ("ok", "loads"), o if "err" in o else {"ok": "loads"})]
+        else:
+            found = []
+            for k in sorted(set(t) | set(o)):
+                tv, ov = t.get(k, ("ok", "(not written)")), o.get(k, {"ok": "(not written)"})
+                if "ok" in ov and tv[0] == "ok" and blanks(tv[1]) == blanks(ov["ok"]):
+                    continue  # the kernel reads any run of blanks alike; perftune writes one
+                found.append(("sysctl " + k, tv, ov))
+            st["sysctl writes"] += len(t)
+        if not found:
+            st["agree"] += 1
+        for what, tv, ov in found:
+            judge("shipped", "shipped profiles", case, tv, ov, label=what, count=False)
+    print("shipped profiles: %d sysctl writes compared" % stats["shipped profiles"]["sysctl writes"])
     if RAN:  # exec, virt_check: TuneD would have run these; the replaced execute ran none
         print("TuneD's functions asked to run %d programs (none was run), e.g. %r" % (len(RAN), RAN[:3]))
 
