@@ -61,7 +61,6 @@ static struct perftune_profile *profile_new(struct perftune_ctx *ctx)
 		exit(2);
 	p->ctx = perftune_ctx_ref(ctx);
 	p->vars = pt_vars_new();
-	p->path = strdup("pt-eval");
 	return p;
 }
 
@@ -93,6 +92,7 @@ static void expand_cases(struct perftune_ctx *ctx)
 	size_t cap = 0;
 	ssize_t n;
 
+	p->path = strdup("pt-eval"); /* what a value's error names */
 	while ((n = getline(&line, &cap, stdin)) > 0) {
 		line[strcspn(line, "\n")] = '\0';
 		_cleanup_free_ char *v = unhex(line);
