@@ -97,6 +97,11 @@ static char *translate(const char *re, char **err)
 
 	for (const char *c = re; *c && !why; c++) {
 		size_t f = cls ? 0 : global_flags(c);
+		if (!cls && !strncmp(c, "(?#", 3) && strchr(c, ')')) { /* a comment, even first */
+			pt_buf_add(&b, c, (size_t)(strchr(c, ')') - c + 1));
+			c = strchr(c, ')');
+			continue;
+		}
 		if (f) {
 			if (!start)
 				why = "global flags not at the start of the expression";
@@ -118,6 +123,9 @@ static char *translate(const char *re, char **err)
 				pt_buf_puts(&b, "\\z");
 			} else if (c[1] == 'v') {
 				pt_buf_puts(&b, "\\x0b");
+			} else if (c[1] == 'x' && (!isxdigit((unsigned char)c[2]) ||
+						  !isxdigit((unsigned char)c[3]))) {
+				why = "incomplete escape \\x (two hexadecimal digits)";
 			} else if (c[1] == 'N') {
 				why = "\\N{...} (a character by its name) is not supported";
 			} else if (c[1] == 'u' || c[1] == 'U') {
@@ -137,8 +145,8 @@ static char *translate(const char *re, char **err)
 		if (cls) {
 			if (*c == ']')
 				cls = false;
-			if (*c == '[') /* Python has no [:class:]: a literal */
-				pt_buf_puts(&b, "\\[");
+			if (strchr("[:.=", *c)) /* Python has no [:class:], [.x.], [=x=]: literals */
+				pt_buf_printf(&b, "\\%c", *c);
 			else
 				pt_buf_add(&b, c, 1);
 			continue;
@@ -182,7 +190,9 @@ static char *translate(const char *re, char **err)
 static int compile(const char *re, bool multiline, pcre2_code **code, char **err)
 {
 	_cleanup_free_ char *x = translate(re, err);
-	uint32_t opts = PCRE2_UTF | PCRE2_UCP | (multiline ? PCRE2_MULTILINE : 0);
+	/* Python's ^ with re.MULTILINE also matches after a newline that ends the text */
+	uint32_t opts = PCRE2_UTF | PCRE2_UCP |
+			(multiline ? PCRE2_MULTILINE | PCRE2_ALT_CIRCUMFLEX : 0);
 	PCRE2_UCHAR msg[160];
 	PCRE2_SIZE off;
 	int e;
