@@ -297,3 +297,22 @@ STRING(profile_item, note, note, !(o->item.flags & PERFTUNE_PROFILE_ITEM_SKIPPED
 FLAGS(profile_item, PERFTUNE_PROFILE_ITEM_SKIPPED | PERFTUNE_PROFILE_ITEM_UNCHANGED)
 
 OBJECT(profile_entry, profile_entry, (name, name), (path, key), (summary, value), (error, note))
+
+/* why: the kind's name in name, the location in current; verify: the status in pid */
+OBJECT(source, source, (kind, name), (key, key), (location, current), (value, value),
+       (note, note))
+FLAGS(source, PERFTUNE_SOURCE_WINS | PERFTUNE_SOURCE_OVERRIDDEN | PERFTUNE_SOURCE_PERSISTENT |
+		      PERFTUNE_SOURCE_DIFFERS | PERFTUNE_SOURCE_ERROR)
+
+PERFTUNE_EXPORT int perftune_source_pid(const struct perftune_source *o)
+{
+	return o ? o->item.pid : 0;
+}
+
+OBJECT(check, check, (key, key), (expected, value), (current, current), (reason, note),
+       (origin, name))
+
+PERFTUNE_EXPORT int perftune_check_status(const struct perftune_check *o)
+{
+	return o ? o->item.pid : PERFTUNE_CHECK_NOT_HERE;
+}

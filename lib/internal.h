@@ -253,6 +253,16 @@ bool pt_value_ok(const char *v); /* printable, bounded, no newline */
 int pt_snprintf(char *buf, size_t size, const char *fmt, ...)
 	_printf_(3, 4); /* -ENAMETOOLONG on truncation */
 
+/* ---- shared/keyname.c: key components from kernel names (perftune(8) KEYS) ---- */
+enum pt_keyform {
+	PT_KEYFORM_BRACKET, /* a name looked up as written: "[eth0.100]" */
+	PT_KEYFORM_MAP,	    /* a name matched by content: "haltpoll idle" -> "haltpoll_idle" */
+};
+bool pt_key_char(char c);	   /* in the alphabet of a plain component (no glob) */
+bool pt_key_plain(const char *s); /* non-empty, only pt_key_char() */
+/* @name as a key component in @out: 0 as is, 1 bracketed or mapped, -EINVAL not nameable */
+int pt_key_comp(char *out, size_t size, const char *name, enum pt_keyform form);
+
 /* ---- shared/buf.c: a growable string; out of memory shows once, at pt_buf_steal() ---- */
 struct pt_buf {
 	char *s;
@@ -279,6 +289,10 @@ char *pt_strdup_or_null(const char *s, bool *oom);
  */
 char *pt_strv_add(char ***v, size_t *n, const char *s);
 void pt_strv_free(char **v); /* each string and the vector; NULL is fine */
+static inline void pt_strv_freep(char ***v)
+{
+	pt_strv_free(*v);
+}
 /* free() each of the pointers given */
 #define pt_free_all(...)                                                                           \
 	pt_free_v((void *[]){ __VA_ARGS__ }, sizeof((void *[]){ __VA_ARGS__ }) / sizeof(void *))
@@ -541,6 +555,8 @@ struct perftune_change_iter *pt_change_iter(struct pt_iter *it);
 struct perftune_status_iter *pt_status_iter(struct pt_iter *it);
 struct perftune_profile_item_iter *pt_profile_item_iter(struct pt_iter *it);
 struct perftune_profile_entry_iter *pt_profile_entry_iter(struct pt_iter *it);
+struct perftune_source_iter *pt_source_iter(struct pt_iter *it);
+struct perftune_check_iter *pt_check_iter(struct pt_iter *it);
 
 /* ---- families ---- */
 extern const struct pt_family pt_block_family, pt_hugepages_family, pt_thp_family, pt_cpu_family,

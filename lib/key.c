@@ -25,7 +25,7 @@ const char *pt_key_shown(const char *key, char *buf, size_t size)
 
 static bool plain_char(char c)
 {
-	return isalnum((unsigned char)c) || strchr("_-*?:,+@", c);
+	return pt_key_char(c) || c == '*' || c == '?'; /* globs */
 }
 
 int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *kp)

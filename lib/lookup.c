@@ -206,12 +206,15 @@ static int selector_prefixes(struct perftune_ctx *ctx, const char *prefix, char 
 	v = calloc((size_t)n + 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (int i = 0; i < n; i++)
-		if (asprintf(&v[i], "block.%s%s%s", t[i].group, close[1] ? "" : ".", close + 1) <
-		    0) {
+	for (int i = 0; i < n; i++) {
+		char dev[80];
+		if (pt_key_comp(dev, sizeof(dev), t[i].group, PT_KEYFORM_BRACKET) < 0 ||
+		    asprintf(&v[i], "block%s%s%s%s", dev[0] == '[' ? "" : ".", dev,
+			     close[1] ? "" : ".", close + 1) < 0) {
 			pt_strv_free(v);
 			return -ENOMEM;
 		}
+	}
 	*out = v;
 	return n;
 }

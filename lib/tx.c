@@ -165,6 +165,7 @@ struct pending {
 	struct stage *s;
 	size_t n;
 	const char *input;
+	size_t resolved; /* tunables the key named (an expanding key may stage none) */
 };
 
 static struct stage *find(struct stage *s, size_t n, const char *key)
@@ -242,7 +243,10 @@ static int stage_one(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 static int stage_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
 {
 	struct pending *p = ud;
-	int r = t->fam->expand ? t->fam->expand(ctx, t, p->input, stage_one, ud) : 1;
+	int r;
+
+	p->resolved++;
+	r = t->fam->expand ? t->fam->expand(ctx, t, p->input, stage_one, ud) : 1;
 
 	return r == 1 ? stage_one(ctx, t, p->input, ud) : r;
 }
@@ -286,7 +290,8 @@ static int tx_set_impl(struct perftune_tx *tx, const char *key, const char *valu
 		goto out;
 	}
 	r = pt_resolve(ctx, key, stage_emit, &p);
-	if (r >= 0 && p.n == 0)
+	/* idle.max_latency_us=N where no state is deeper: nothing to change, not an error */
+	if (r >= 0 && p.resolved == 0)
 		r = pt_err(ctx, -ENODEV, "%s: matches nothing on this machine", key);
 	if (r < 0)
 		goto out;
@@ -535,14 +540,6 @@ static int read_dependents(struct perftune_ctx *ctx, struct perftune_tx *tx, siz
 	return 0;
 }
 
-static bool holds(struct perftune_tx *tx)
-{
-	for (size_t i = 0; i < tx->n; i++)
-		if (tx->s[i].hold_fd >= 0 || (tx->s[i].flags & PT_ITEM_WRITTEN))
-			return true;
-	return false;
-}
-
 /* ---- the batch engine's view of a commit: item i of group g is tx->s[i] ---- */
 static int b_pre(void *ud, size_t g, size_t i)
 {
@@ -720,12 +717,12 @@ static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 	}
 	for (size_t i = 0; i < tx->n; i++)
 		written += (tx->s[i].flags & PT_ITEM_WRITTEN) != 0;
-	if (!existed && !written && !holds(tx)) {
-		pt_journal_remove(ctx, tx->name); /* nothing to give back */
-		r = 0;
-		goto out;
-	}
-	/* without a hold it persists with no holder: "pid 0 0" in the same write */
+	/*
+	 * Nothing written (the machine was already in that state): the transaction
+	 * is recorded all the same, empty, so that a script's later restore of its
+	 * name succeeds, giving back nothing (doc/design.md, "No-op transactions").
+	 * Without a hold it persists with no holder: "pid 0 0" in the same write.
+	 */
 	r = pt_journal_append(ctx, c.jfd,
 			      tx->flags & PERFTUNE_TX_HOLD ? "commit" : "commit+release", NULL,
 			      NULL);

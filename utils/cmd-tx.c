@@ -70,6 +70,7 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 	if (ret)
 		goto out;
 	print_changes(tx, flags & PERFTUNE_TX_DRY_RUN);
+	print_conflicts(ctx, tx, flags & PERFTUNE_TX_DRY_RUN, NULL);
 	if (flags & PERFTUNE_TX_HOLD && !(flags & PERFTUNE_TX_DRY_RUN))
 		ret = hold_until_signal(ctx, tx, &set);
 out:

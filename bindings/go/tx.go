@@ -126,8 +126,10 @@ func (t *Tx) Set(key, value string) (int, error) {
 // reads back. On any failure every key already written is restored and the
 // error names the failing key. It returns the number of tunables written (0
 // if all were already at their values); with DryRun, the number that would
-// be. Errors wrap EIO (read-back differs), EAGAIN (partial huge pages
-// without AllowPartial), EBUSY, EALREADY, or the errno of a failed write.
+// be. A commit that writes nothing is recorded all the same, empty, so that
+// a later [Context.Restore] of its name succeeds (returning 0). Errors wrap
+// EIO (read-back differs), EAGAIN (partial huge pages without AllowPartial),
+// EBUSY, EALREADY, or the errno of a failed write.
 func (t *Tx) Commit() (int, error) {
 	return t.call("commit", t.name, func(p *C.struct_perftune_tx) C.int {
 		rc := C.perftune_tx_commit(p)

@@ -8,14 +8,20 @@
 #include <sys/stat.h>
 #include "internal.h"
 
-/* "net.ipv4.conf.[eth0.100].rp_filter": components with dots keep brackets */
+/*
+ * "net.ipv4.conf.[eth0.100].rp_filter": a component with dots or other
+ * characters outside the key alphabet keeps brackets (shared/keyname.c); one
+ * no key can name ('[', control characters) is not listed.
+ */
 static int append_comp(char *key, size_t size, const char *comp)
 {
+	char c[PATH_MAX];
 	size_t n = strlen(key);
-	bool br = strchr(comp, '.') != NULL;
+	int r = pt_key_comp(c, sizeof(c), comp, PT_KEYFORM_BRACKET);
 
-	return pt_snprintf(key + n, size - n, "%s%s%s%s", n ? "." : "", br ? "[" : "", comp,
-			   br ? "]" : "");
+	if (r < 0)
+		return r;
+	return pt_snprintf(key + n, size - n, "%s%s", n ? "." : "", c);
 }
 
 /* t->kind of a sysctl: its mode, seen when the key resolved (fixed: /proc/sys refuses chmod) */

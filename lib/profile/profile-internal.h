@@ -21,11 +21,6 @@
 #define PT_PROFILE_OPTIONS_MAX 1024	  /* options of one section in one file */
 #define PT_PROFILE_VALUE_MAX (PT_VAL - 1) /* bytes of a value, as written or expanded */
 
-static inline void pt_strv_freep(char ***v)
-{
-	pt_strv_free(*v);
-}
-
 /* ---- the data: a parsed file (ini.c), a profile (profile.c), its items (item.c) ---- */
 struct pt_popt {
 	char *name, *value;
@@ -106,7 +101,7 @@ int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const s
 		      bool tuned_only, char **path);
 /* the -ENOENT of a profile (included from @from:@line, or NULL) not on the search path */
 int pt_profile_not_found(struct perftune_ctx *ctx, const char *name, const char *from, int line);
-bool pt_profile_in_tuned_dir(const char *file); /* <TuneD's dir>/<name>/tuned.conf */
+bool pt_profile_in_tuned_dir(struct perftune_ctx *ctx, const char *file); /* below its root */ /* <TuneD's dir>/<name>/tuned.conf */
 bool pt_profile_dir_holds(const char *real);	/* a variables file may be read from there */
 /* false, with a warning naming it, if others than root can change @file (or @dir) */
 bool pt_profile_trusted(struct perftune_ctx *ctx, const char *file, const char *dir);

@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 
-SUBDIRS = ("family", "profile", "export", "shared")
+SUBDIRS = ("family", "profile", "export", "shared", "why")
 
 
 def source_name(obj):

@@ -276,10 +276,34 @@ START_TEST(scheduler_aliases_map_to_blk_mq_names)
 		ck_assert_msg(!strcmp(v, cases[i][1]), "%s -> %s, want %s", cases[i][0], v,
 			      cases[i][1]);
 		free(v);
-		/* nothing written (zram0 was on none): no journal to restore */
-		ck_assert_int_eq(perftune_restore(f.ctx, "alias", 0), written ? 1 : -ENOENT);
+		/* nothing written (zram0 was on none): an empty transaction, restored as 0 */
+		ck_assert_int_eq(perftune_restore(f.ctx, "alias", 0), written);
 	}
 	ck_assert_str_eq(fx_read(&f, SDA_SCHED), "[mq-deadline] kyber bfq none");
+}
+END_TEST
+
+/* an installer run on a machine already tuned: set changes nothing, restore still succeeds */
+START_TEST(noop_commit_is_recorded_and_its_restore_gives_back_nothing)
+{
+	struct perftune_tx *tx;
+	char *v = NULL;
+
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+	for (int run = 0; run < 2; run++) { /* an installer that runs twice */
+		ck_assert_int_eq(perftune_tx_new(f.ctx, "myapp", 0, &tx), 0);
+		ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "60"), 1);
+		ck_assert_int_eq(perftune_tx_commit(tx), 0);
+		perftune_tx_unref(tx);
+	}
+	ck_assert_int_eq(perftune_get(f.ctx, "sysctl.vm.swappiness", &v), 0);
+	ck_assert_str_eq(v, "60");
+	free(v);
+	ck_assert_int_eq(perftune_restore(f.ctx, "myapp", 0), 0);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+	/* restored means gone: a second restore, like a typo, names the missing transaction */
+	ck_assert_int_eq(perftune_restore(f.ctx, "myapp", 0), -ENOENT);
+	ck_assert_str_eq(perftune_ctx_last_error(f.ctx), "no transaction named 'myapp'");
 }
 END_TEST
 
@@ -1101,6 +1125,7 @@ static Suite *tx_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, commit_writes_every_key_and_restore_returns_all);
+	tcase_add_test(tc, noop_commit_is_recorded_and_its_restore_gives_back_nothing);
 	tcase_add_loop_test(tc, commit_and_restore_on_each_strategy, 0, 3);
 	tcase_add_loop_test(tc, commit_fault_at_every_write_restores_all, 0, SWEEP_CASES);
 	tcase_add_loop_test(tc, commit_crash_at_every_write_then_restore_orphans, 0, SWEEP_CASES);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# The VM test tier (DESIGN.md §6.3): the perftune CLI against a real kernel
+# The VM test tier (doc/design.md, section 5): the perftune CLI against a real kernel
 # that has what the build host lacks — 2 NUMA nodes, SELinux, scsi_debug with
 # 4 submit queues, null_blk, NVMe, bio-based dm-linear, request-based
 # dm-multipath — and crash recovery with a real kill -9.  Runs inside the

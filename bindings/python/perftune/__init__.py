@@ -30,18 +30,24 @@ from ._errors import (
 from ._profile import Profile
 from ._types import (
     Change,
+    Check,
+    CheckStatus,
     Description,
     ExportFormat,
     ItemFlag,
     LogPriority,
     ProfileInfo,
     ProfileItem,
+    Source,
+    SourceFlag,
     StatusEntry,
     Tunable,
 )
 
 __all__ = [
     "Change",
+    "Check",
+    "CheckStatus",
     "Context",
     "Description",
     "ExportFormat",
@@ -54,6 +60,8 @@ __all__ = [
     "Profile",
     "ProfileInfo",
     "ProfileItem",
+    "Source",
+    "SourceFlag",
     "StatusEntry",
     "Transaction",
     "Tunable",

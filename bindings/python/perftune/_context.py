@@ -13,20 +13,24 @@ import os
 import threading
 import weakref
 from types import TracebackType
-from typing import Any, Callable, Iterator, List, Mapping, Union
+from typing import Any, Callable, Iterable, Iterator, List, Mapping, Union
 
 from . import _perftune as _lib
 from ._errors import PerftuneError, error_from_errno
 from ._profile import Profile, export_format
 from ._types import (
     Change,
+    Check,
     Description,
     ExportFormat,
     ItemFlag,
     LogPriority,
     ProfileInfo,
+    Source,
     StatusEntry,
     Tunable,
+    check_from_c,
+    source_from_c,
 )
 
 __all__ = ["Context", "Transaction", "version"]
@@ -49,6 +53,20 @@ def _text(what: str, s: object) -> str:
     if "\0" in s:
         raise ValueError(f"{what} must not contain a NUL character: {s!r}")
     return s
+
+
+def _value(value: object) -> str:
+    """A tunable's value: str as given; bool as "1"/"0" (the kernel's
+    booleans, checked after bool because bool is an int); int in decimal.
+    A key whose values are words (``thp.enabled``) refuses "1" with its
+    choices, rather than having a word guessed for True."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, (str, bytes, bytearray, memoryview)):
+        return _text("value", value)  # bytes: "decode it first"
+    raise TypeError(f"value must be str, int or bool, not {type(value).__name__}")
 
 
 def _path(what: str, p: object) -> str:
@@ -300,6 +318,32 @@ class Context:
             ),
         )
 
+    # ---- why and verify --------------------------------------------------------
+
+    def why(self, key: str, compare_to: str | None = None) -> List[Source]:
+        """Every source on the machine that sets ``key``, in the order they
+        take effect (kernel command line, sysctl.d, udev rules, TuneD's
+        active profile, daemons, perftune's transactions); a source whose
+        value is not ``compare_to`` (default: the value now) has DIFFERS."""
+        cmp = None if compare_to is None else _text("compare_to", compare_to)
+        _rc, it = self._call(_lib.perftune_why, _text("key", key), cmp)
+        return _drain("source", it, source_from_c)
+
+    def verify(self, settings: Mapping[str, str] | Iterable[str]) -> List[Check]:
+        """Check ``{key: value}`` (or ``"KEY=VALUE"`` strings) against the
+        machine: one :class:`Check` per concrete key."""
+        if isinstance(settings, Mapping):
+            items = [f"{_text('key', k)}={_text(f'value for {k}', v)}" for k, v in settings.items()]
+        else:
+            items = [_text("setting", s) for s in settings]
+        _rc, it = self._call(_lib.perftune_verify, items)
+        return _drain("check", it, check_from_c)
+
+    def verify_transaction(self, name: str) -> List[Check]:
+        """Check the values journaled transaction ``name`` wrote."""
+        _rc, it = self._call(_lib.perftune_verify_transaction, _text("name", name))
+        return _drain("check", it, check_from_c)
+
     # ---- profiles and export -------------------------------------------------
 
     def load_profile(
@@ -449,11 +493,15 @@ class Transaction:
 
     # ---- operations --------------------------------------------------------
 
-    def set(self, key: str, value: str) -> int:
+    def set(self, key: str, value: str | int | bool) -> int:
         """Validate ``value`` for ``key`` and stage it; nothing is written yet.
-        Aliases are mapped (scheduler ``deadline`` -> ``mq-deadline``); a glob
-        stages every tunable it matches.  Returns the number staged."""
-        return int(self._call(_lib.perftune_tx_set, _text("key", key), _text("value", value)))
+        ``value`` is a str as the kernel shows it, an int (``10`` is ``"10"``)
+        or a bool (``True`` is ``"1"``, ``False`` is ``"0"``; a key whose
+        values are words, such as ``thp.enabled``, refuses those with its
+        choices).  Aliases are mapped (scheduler ``deadline`` ->
+        ``mq-deadline``); a glob stages every tunable it matches.  Returns the
+        number staged."""
+        return int(self._call(_lib.perftune_tx_set, _text("key", key), _value(value)))
 
     def apply_profile(self, profile: Profile, strict: bool = False) -> int:
         """Map ``profile`` again against the machine as it is now and stage

@@ -9,7 +9,7 @@ from typing import Any, List, Protocol, Union
 
 from . import _perftune as _lib
 from ._errors import PerftuneValueError, error_from_errno
-from ._types import ExportFormat, ItemFlag, ProfileItem
+from ._types import Check, ExportFormat, ItemFlag, ProfileItem, check_from_c
 
 __all__ = ["Profile", "export_format"]
 
@@ -101,6 +101,19 @@ class Profile:
                 )
         finally:
             _lib.perftune_profile_item_iter_free(it)
+        return out
+
+    def verify(self) -> List[Check]:
+        """Whether each option is in force on this machine now (its boot
+        loader cmdline compared with /proc/cmdline): one :class:`Check` each."""
+        with self._lock:
+            _rc, it = self._check(_lib.perftune_verify_profile(self._handle()))
+        out = []
+        try:
+            while (c := _lib.perftune_check_iter_next(it)) is not None:
+                out.append(check_from_c(c))
+        finally:
+            _lib.perftune_check_iter_free(it)
         return out
 
     def export(self, format: Union[ExportFormat, str]) -> str:
