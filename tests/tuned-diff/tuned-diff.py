@@ -586,7 +586,9 @@ SHIPPED = sorted(glob.glob("/usr/lib/tuned/*/tuned.conf"))
 
 
 def shipped_machine():
-    """every sysctl a shipped profile sets exists on the fake machine (holding 0)"""
+    """TuneD's profiles in the fake machine's /usr/lib/tuned (with --root, perftune includes
+    from the root's TuneD directories), every sysctl they set there too (holding 0)"""
+    shutil.copytree("/usr/lib/tuned", ROOT + "/usr/lib/tuned", symlinks=True, dirs_exist_ok=True)
     for f in SHIPPED:
         cp = configparser.ConfigParser(delimiters=("=",), inline_comment_prefixes=("#",), strict=False,
                                        interpolation=None)
@@ -619,7 +621,8 @@ def machine_uname():
 def tuned_sysctls(name):
     """what TuneD's sysctl plugin would write: {proc path: (kind, value)}, in instance order"""
     v = variables.Variables()
-    ld = loader.Loader(locator.Locator(["/usr/lib/tuned"]), factory.Factory(), merger.Merger(), None, v)
+    ld = loader.Loader(locator.Locator([ROOT + "/usr/lib/tuned"]), factory.Factory(), merger.Merger(),
+                       None, v)
     try:
         prof = ld.load([name])
     except Exception as e:  # noqa: BLE001
@@ -745,7 +748,7 @@ def main():
     shipped_machine()
     for f in SHIPPED:
         name = os.path.basename(os.path.dirname(f))
-        t, o = tuned_sysctls(name), perftune_sysctls(f)
+        t, o = tuned_sysctls(name), perftune_sysctls(ROOT + f)
         case = {"value": name}
         st = stats["shipped profiles"]
         st["cases"] += 1
