@@ -37,13 +37,6 @@ static size_t global_flags(const char *c)
 	return n > 2 && c[n] == ')' ? n + 1 : 0;
 }
 
-/*
- * Python's re syntax in PCRE2's: \Z -> \z, \v -> \x0b, \uXXXX and
- * \UXXXXXXXX -> \x{...}, {,n} -> {0,n}, '[' inside a class a literal (no
- * POSIX [:classes:]); what Python refuses (unknown escapes, global flags not
- * at the start, PCRE2-only groups and verbs) refused with Python's reason.
- * NULL and *@err, or the translation.
- */
 struct groups {
 	bool open_capturing[64]; /* per open '(' */
 	int depth, closed;	 /* capturing groups closed so far */
@@ -88,6 +81,14 @@ static const char *reference(const struct groups *g, const char *c)
 	return NULL;
 }
 
+/*
+ * Python's re syntax in PCRE2's: \Z -> \z, \v -> \x0b, \uXXXX and
+ * \UXXXXXXXX -> \x{...}, {,n} -> {0,n}, '[' ':' '.' '=' inside a class
+ * literals (Python has no [:alpha:]); what Python refuses (unknown escapes,
+ * \x without two hex digits, global flags not at the start, PCRE2-only groups
+ * and verbs, a reference to a group not closed yet) refused with Python's
+ * reason.  NULL and *@err, or the translation.
+ */
 static char *translate(const char *re, char **err)
 {
 	struct pt_buf b = { 0 };
@@ -124,7 +125,7 @@ static char *translate(const char *re, char **err)
 			} else if (c[1] == 'v') {
 				pt_buf_puts(&b, "\\x0b");
 			} else if (c[1] == 'x' && (!isxdigit((unsigned char)c[2]) ||
-						  !isxdigit((unsigned char)c[3]))) {
+						   !isxdigit((unsigned char)c[3]))) {
 				why = "incomplete escape \\x (two hexadecimal digits)";
 			} else if (c[1] == 'N') {
 				why = "\\N{...} (a character by its name) is not supported";
@@ -191,8 +192,8 @@ static int compile(const char *re, bool multiline, pcre2_code **code, char **err
 {
 	_cleanup_free_ char *x = translate(re, err);
 	/* Python's ^ with re.MULTILINE also matches after a newline that ends the text */
-	uint32_t opts = PCRE2_UTF | PCRE2_UCP |
-			(multiline ? PCRE2_MULTILINE | PCRE2_ALT_CIRCUMFLEX : 0);
+	uint32_t opts =
+		PCRE2_UTF | PCRE2_UCP | (multiline ? PCRE2_MULTILINE | PCRE2_ALT_CIRCUMFLEX : 0);
 	PCRE2_UCHAR msg[160];
 	PCRE2_SIZE off;
 	int e;
