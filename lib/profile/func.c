@@ -216,7 +216,7 @@ static int f_strip(struct call *c)
 static int f_sectors(struct call *c)
 {
 	bool k = c->name[0] == 'k';
-	long long v, max = k ? (1LL << 62) : (1LL << 53);
+	long long v, max = k ? LLONG_MAX / 2 : (1LL << 53);
 	char why[256];
 	int r = pt_py_int(c->argv[0], max, &v, why, sizeof(why));
 
@@ -234,8 +234,8 @@ static int f_sectors(struct call *c)
 static int regex_err(struct call *c, int r, char *err)
 {
 	if (r == -EINVAL)
-		r = pt_err(c->p->ctx, -EINVAL, "%s:%d: %s: function %s: %s", c->o->file,
-			   c->o->line, c->o->name, c->name, err);
+		r = pt_err(c->p->ctx, -EINVAL, "%s:%d: %s: function %s: %s", c->o->file, c->o->line,
+			   c->o->name, c->name, err);
 	free(err);
 	return r;
 }
@@ -300,8 +300,10 @@ static int f_isolated(struct call *c)
 	long long reserve = 1;
 
 	if (c->argc && !ascii(c->argv[0]))
-		return not_evaluated(c, "'%s': a non-ASCII character in the number of CPUs to "
-					"reserve", c->argv[0]);
+		return not_evaluated(c,
+				     "'%s': a non-ASCII character in the number of CPUs to "
+				     "reserve",
+				     c->argv[0]);
 	if (c->argc && !ascii_digits(c->argv[0]))
 		return not_evaluated(c, "'%s' is not a number of CPUs to reserve (digits only)",
 				     c->argv[0]);
