@@ -240,28 +240,30 @@ static int regex_err(struct call *c, int r, char *err)
 	return r;
 }
 
-static int f_ternary(struct call *c)
+/* the result: argument @yes if @re finds a match in @subject, else argument @no */
+static int regex_pick(struct call *c, const char *re, const char *subject, bool multiline, int yes,
+		      int no)
 {
 	char *err = NULL;
-	int r = pt_regex_search(c->argv[1], c->argv[0], false, &err);
+	int r = pt_regex_search(re, subject, multiline, &err);
 
 	if (r < 0)
 		return regex_err(c, r, err);
-	return result(c, strdup(c->argv[r ? 2 : 3]));
+	return result(c, strdup(c->argv[r ? yes : no]));
+}
+
+static int f_ternary(struct call *c)
+{
+	return regex_pick(c, c->argv[1], c->argv[0], false, 2, 3);
 }
 
 static int f_virt(struct call *c)
 {
 	_cleanup_free_ char *ci = cpuinfo(c->p->ctx);
-	char *err = NULL;
-	int r;
 
 	if (!ci)
 		return -ENOMEM;
-	r = pt_regex_search("^flags\\s*:.*\\bhypervisor\\b", ci, true, &err);
-	if (r < 0)
-		return regex_err(c, r, err);
-	return result(c, strdup(c->argv[r ? 0 : 1]));
+	return regex_pick(c, "^flags\\s*:.*\\bhypervisor\\b", ci, true, 0, 1);
 }
 
 /* REGEX1:STR1:REGEX2:STR2...[:FALLBACK]; the regexes are tried in order, lazily as TuneD does */

@@ -147,57 +147,39 @@ int pt_why_tunable(struct perftune_ctx *ctx, const struct pt_tunable *t, const c
 	return r;
 }
 
-struct collect {
-	struct pt_tunable *t;
-	size_t n, cap;
-};
-
-static int collect(struct perftune_ctx *ctx _unused_, const struct pt_tunable *t, void *ud)
+static void source_item(void *ud, size_t i, struct pt_item *item, char *note _unused_)
 {
-	struct collect *c = ud;
+	const struct pt_src *s = &((const struct pt_srcs *)ud)->s[i];
 
-	if (pt_grow(&c->t, &c->cap, c->n + 1, 4) < 0)
-		return -ENOMEM;
-	c->t[c->n++] = *t;
-	return 0;
+	*item = (struct pt_item){ .name = (char *)pt_src_kind_name(s->kind),
+				  .key = (char *)s->key,
+				  .current = (char *)s->where,
+				  .value = s->value[0] ? (char *)s->value : NULL,
+				  .note = (char *)s->note,
+				  .flags = s->flags,
+				  .pid = s->pid };
 }
 
 static int why_impl(struct perftune_ctx *ctx, const char *key, const char *value,
 		    struct perftune_source_iter **iterp)
 {
-	struct collect c = { 0 };
+	_cleanup_free_ struct pt_tunable *t = NULL;
 	struct pt_srcs v = { 0 };
-	struct pt_iter *it;
-	int r;
+	struct pt_iter *it = NULL;
+	int n, r;
 
 	if (!ctx || !key || !iterp)
 		return -EINVAL;
 	*iterp = NULL;
 	pt_err_clear(ctx);
-	r = pt_resolve(ctx, key, collect, &c);
-	if (r >= 0 && c.n == 0)
-		r = pt_err(ctx, -ENODEV, "%s: matches nothing on this machine", key);
-	for (size_t i = 0; i < c.n && r >= 0; i++)
-		r = pt_why_tunable(ctx, &c.t[i], value, &v);
-	it = r < 0 ? NULL : pt_iter_new();
-	if (r >= 0 && !it)
-		r = -ENOMEM;
-	for (size_t i = 0; i < v.n && r >= 0; i++) {
-		struct pt_item item = { .name = (char *)pt_src_kind_name(v.s[i].kind),
-					.key = v.s[i].key,
-					.current = v.s[i].where,
-					.value = v.s[i].value[0] ? v.s[i].value : NULL,
-					.note = v.s[i].note,
-					.flags = v.s[i].flags,
-					.pid = v.s[i].pid };
-		r = pt_iter_add(it, &item);
-	}
-	free(c.t);
+	r = n = pt_resolve_all(ctx, key, &t);
+	for (int i = 0; i < n && r >= 0; i++)
+		r = pt_why_tunable(ctx, &t[i], value, &v);
+	if (r >= 0)
+		r = pt_iter_collect(v.n, source_item, &v, &it);
 	free(v.s);
-	if (r < 0) {
-		pt_iter_free(it);
+	if (r < 0)
 		return r == -ENOMEM ? pt_err(ctx, r, "%s: out of memory", key) : r;
-	}
 	*iterp = pt_source_iter(it);
 	return (int)v.n;
 }
