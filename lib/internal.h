@@ -332,9 +332,13 @@ struct pt_keyparts {
 
 /* Write order within a device's group (a commit; a restore gives the scheduler back first). */
 enum pt_order {
-	PT_ORDER_SCHED = 0, /* the I/O scheduler */
-	PT_ORDER_ATTR = 1,  /* the device's other attributes */
-	PT_ORDER_RESET = 2, /* what a scheduler switch resets: iosched params, nr_requests */
+	/* an upper limit before the rest: cpufreq clamps a new min to the current
+	 * max (cpufreq_verify_within_limits), so max is written first and given
+	 * back last; raising min above the current max works in one commit */
+	PT_ORDER_LIMIT = 0,
+	PT_ORDER_SCHED = 1, /* the I/O scheduler */
+	PT_ORDER_ATTR = 2,  /* the device's other attributes */
+	PT_ORDER_RESET = 3, /* what a scheduler switch resets: iosched params, nr_requests */
 };
 
 /* A concrete tunable: one key, one file (or one family-defined object). */

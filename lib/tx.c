@@ -359,9 +359,12 @@ static int verify(struct perftune_ctx *ctx, struct perftune_tx *tx, struct stage
 
 	if (r < 0)
 		return r;
-	if (s->c.fam->verify)
+	if (s->c.fam->verify) {
 		r = s->c.fam->verify(ctx, t, s->value, got);
-	else if (strcmp(got, s->value))
+		/* a verify that waited for the kernel (cpufreq limits): what it settled on */
+		if (r == 0 && strcmp(got, s->value) && s->c.fam->read(ctx, t, got, sizeof(got)) < 0)
+			return -EIO;
+	} else if (strcmp(got, s->value))
 		r = pt_err(ctx, -EIO, "%s: the kernel accepted '%s' but reads back '%s'", s->c.key,
 			   s->value, got);
 	if (r == 0 && strcmp(got, s->value)) { /* accepted as the kernel rounded it */

@@ -18,7 +18,8 @@ static const struct perftune_source *conflict(struct perftune_source_iter *it)
 
 	while ((s = perftune_source_iter_next(it))) {
 		unsigned fl = perftune_source_flags(s);
-		if ((fl & want) == want && !(fl & (PERFTUNE_SOURCE_OVERRIDDEN | PERFTUNE_SOURCE_ERROR)))
+		if ((fl & want) == want &&
+		    !(fl & (PERFTUNE_SOURCE_OVERRIDDEN | PERFTUNE_SOURCE_ERROR)))
 			last = s;
 	}
 	return last;
@@ -73,6 +74,7 @@ int print_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, 
 static void why_text(const char *key, const char *value, struct perftune_source_iter *it)
 {
 	const struct perftune_source *s;
+	char boot[512] = "";
 	int n = 0;
 
 	printf("%s = %s\n", key, value ? value : "(cannot be read)");
@@ -89,9 +91,14 @@ static void why_text(const char *key, const char *value, struct perftune_source_
 		       fl & PERFTUNE_SOURCE_ERROR ? "  [error]" : "");
 		if (perftune_source_note(s))
 			printf("     %s\n", perftune_source_note(s));
+		if ((fl & PERFTUNE_SOURCE_PERSISTENT) && v && !(fl & PERFTUNE_SOURCE_OVERRIDDEN))
+			snprintf(boot, sizeof(boot), "%s (%s %s)", v, perftune_source_kind(s),
+				 perftune_source_location(s));
 	}
 	if (!n)
 		printf("  nothing else on this machine sets it\n");
+	else if (boot[0]) /* the last persistent source to act: what a reboot brings back */
+		printf("after a reboot: %s\n", boot);
 }
 
 static void why_json(const char *key, const char *value, struct perftune_source_iter *it)

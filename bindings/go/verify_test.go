@@ -23,10 +23,10 @@ func TestVerifySettings(t *testing.T) {
 	if n != 1 || len(checks) != 2 {
 		t.Fatalf("Verify: %d not in force, %+v", n, checks)
 	}
-	if !checks[0].InForce() || checks[0].Current != "60" || checks[0].Status.String() != "in force" {
+	if checks[0].Status != perftune.InForce || checks[0].Current != "60" || checks[0].Status.String() != "in force" {
 		t.Errorf("swappiness: %+v", checks[0])
 	}
-	if checks[1].Status != perftune.CheckDiffers || checks[1].Current != "none" {
+	if checks[1].Status != perftune.Differs || checks[1].Current != "none" {
 		t.Errorf("scheduler: %+v", checks[1])
 	}
 	_, _, err = ctx.Verify("not a setting")
@@ -62,7 +62,7 @@ func TestVerifyTransactionAndProfile(t *testing.T) {
 	}
 	skipped := false
 	for _, c := range checks {
-		skipped = skipped || (c.Status == perftune.CheckSkipped && c.Reason != "")
+		skipped = skipped || (c.Status == perftune.Skipped && c.Reason != "")
 	}
 	if !skipped {
 		t.Errorf("the script option is not a skipped check: %+v", checks)

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "internal.h"
 #if HAVE_CPUPOWER
 #include <cpufreq.h>
@@ -213,6 +214,8 @@ static int emit_cpu(struct perftune_ctx *ctx, int cpu, int kind, const char *sta
 		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/%s", cpu, freq_attrs[kind].file);
 		r = pt_tunable_init(&t, &pt_cpu_family, path, "cpu.%d.%s", cpu,
 				    freq_attrs[kind].key);
+		if (kind == C_MAX)
+			t.order = PT_ORDER_LIMIT; /* before min_khz: see enum pt_order */
 	}
 	if (r < 0)
 		return r;
@@ -435,6 +438,30 @@ static int cpu_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, co
 	}
 }
 
+/*
+ * min/max are frequency QoS requests since Linux 5.4: the policy takes the
+ * new limit in a work item (cpufreq_notifier_min/max -> schedule_work), so a
+ * read right after the write may still show the old one.  Wait for it,
+ * bounded (0.2 s); a limit the kernel clamped never shows and fails.
+ */
+static int cpu_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *want,
+		      const char *got)
+{
+	char now[PT_VAL];
+
+	if (!strcmp(want, got))
+		return 0;
+	for (int i = 0; (t->kind == C_MIN || t->kind == C_MAX) && i < 100; i++) {
+		nanosleep(&(struct timespec){ .tv_nsec = 2000000 }, NULL);
+		if (cpu_read(ctx, t, now, sizeof(now)) < 0)
+			break;
+		if (!strcmp(want, now))
+			return 0;
+	}
+	return pt_err(ctx, -EIO, "%s: the kernel accepted '%s' but reads back '%s'", t->key, want,
+		      got);
+}
+
 /* idle.max_latency_us=N stages idle.<state>.disable=1 for each deeper state */
 static int cpu_expand(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 		      pt_stage_fn stage, void *ud)
@@ -522,4 +549,4 @@ static int cpu_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 
 const struct pt_family pt_cpu_family =
 	PT_FILE_FAMILY("cpu", cpu, cpu_read, cpu_validate, NULL, .describe = cpu_describe,
-		       .expand = cpu_expand);
+		       .expand = cpu_expand, .verify = cpu_verify);

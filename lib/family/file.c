@@ -41,11 +41,25 @@ static int check_writable(struct perftune_ctx *ctx, const struct pt_tunable *t)
 	return 0;
 }
 
+/* a signed or an unsigned 64-bit number (kernel.shmall's default is 2^64 - 2^24 - 1) */
+static bool number(const char *s)
+{
+	long long v;
+	char *end;
+
+	if (pt_parse_ll(s, &v) == 0)
+		return true;
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	strtoull(s, &end, 10);
+	return !errno && !*end;
+}
+
 int pt_file_check(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *raw,
 		  const char *in, char *out, size_t size)
 {
 	char cur[PT_VAL], choices[PT_VAL];
-	long long v;
 	int r;
 
 	r = check_writable(ctx, t);
@@ -62,7 +76,7 @@ int pt_file_check(struct perftune_ctx *ctx, const struct pt_tunable *t, const ch
 			return pt_err(ctx, -EINVAL, "%s: '%s' is not one of: %s", t->key, out,
 				      choices);
 		}
-	} else if (pt_parse_ll(cur, &v) == 0 && pt_parse_ll(out, &v) < 0) {
+	} else if (number(cur) && !number(out)) {
 		return pt_err(ctx, -EINVAL, "%s: '%s' is not a number", t->key, out);
 	}
 	return 0;

@@ -37,7 +37,8 @@ static long cpu_number(const char *name)
 {
 	long n = 0;
 
-	if (strncmp(name, "cpu", 3) || !name[3] || strspn(name + 3, "0123456789") != strlen(name + 3))
+	if (strncmp(name, "cpu", 3) || !name[3] ||
+	    strspn(name + 3, "0123456789") != strlen(name + 3))
 		return -1;
 	for (const char *c = name + 3; *c && n < PT_CPUS_MAX; c++)
 		n = n * 10 + (*c - '0');

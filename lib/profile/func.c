@@ -216,7 +216,7 @@ static int f_strip(struct call *c)
 static int f_sectors(struct call *c)
 {
 	bool k = c->name[0] == 'k';
-	long long v, max = k ? (1LL << 62) : (1LL << 53);
+	long long v, max = k ? LLONG_MAX / 2 : (1LL << 53);
 	char why[256];
 	int r = pt_py_int(c->argv[0], max, &v, why, sizeof(why));
 
@@ -234,34 +234,36 @@ static int f_sectors(struct call *c)
 static int regex_err(struct call *c, int r, char *err)
 {
 	if (r == -EINVAL)
-		r = pt_err(c->p->ctx, -EINVAL, "%s:%d: %s: function %s: %s", c->o->file,
-			   c->o->line, c->o->name, c->name, err);
+		r = pt_err(c->p->ctx, -EINVAL, "%s:%d: %s: function %s: %s", c->o->file, c->o->line,
+			   c->o->name, c->name, err);
 	free(err);
 	return r;
 }
 
-static int f_ternary(struct call *c)
+/* the result: argument @yes if @re finds a match in @subject, else argument @no */
+static int regex_pick(struct call *c, const char *re, const char *subject, bool multiline, int yes,
+		      int no)
 {
 	char *err = NULL;
-	int r = pt_regex_search(c->argv[1], c->argv[0], false, &err);
+	int r = pt_regex_search(re, subject, multiline, &err);
 
 	if (r < 0)
 		return regex_err(c, r, err);
-	return result(c, strdup(c->argv[r ? 2 : 3]));
+	return result(c, strdup(c->argv[r ? yes : no]));
+}
+
+static int f_ternary(struct call *c)
+{
+	return regex_pick(c, c->argv[1], c->argv[0], false, 2, 3);
 }
 
 static int f_virt(struct call *c)
 {
 	_cleanup_free_ char *ci = cpuinfo(c->p->ctx);
-	char *err = NULL;
-	int r;
 
 	if (!ci)
 		return -ENOMEM;
-	r = pt_regex_search("^flags\\s*:.*\\bhypervisor\\b", ci, true, &err);
-	if (r < 0)
-		return regex_err(c, r, err);
-	return result(c, strdup(c->argv[r ? 0 : 1]));
+	return regex_pick(c, "^flags\\s*:.*\\bhypervisor\\b", ci, true, 0, 1);
 }
 
 /* REGEX1:STR1:REGEX2:STR2...[:FALLBACK]; the regexes are tried in order, lazily as TuneD does */
@@ -300,8 +302,10 @@ static int f_isolated(struct call *c)
 	long long reserve = 1;
 
 	if (c->argc && !ascii(c->argv[0]))
-		return not_evaluated(c, "'%s': a non-ASCII character in the number of CPUs to "
-					"reserve", c->argv[0]);
+		return not_evaluated(c,
+				     "'%s': a non-ASCII character in the number of CPUs to "
+				     "reserve",
+				     c->argv[0]);
 	if (c->argc && !ascii_digits(c->argv[0]))
 		return not_evaluated(c, "'%s' is not a number of CPUs to reserve (digits only)",
 				     c->argv[0]);

@@ -236,25 +236,35 @@ static int parse_line(struct parse *ps, char *raw, int line)
 	return option(ps, s, line);
 }
 
+/* ConfigParser's rstrip() of a joined value; past PT_PROFILE_VALUE_MAX as written: an error */
+static int end_value(struct parse *ps, struct pt_popt *x)
+{
+	*py_rstrip_end(x->value, x->value + strlen(x->value)) = '\0';
+	if (strlen(x->value) <= PT_PROFILE_VALUE_MAX)
+		return 0;
+	return pt_err(ps->ctx, -EINVAL,
+		      "%s:%d: %s: the value expands to more than %d bytes (the profile value limit)",
+		      ps->path, x->line, x->name, PT_PROFILE_VALUE_MAX);
+}
+
 /* the end of the file: values lose trailing blank lines, sections get [DEFAULT]'s options */
 static int finish(struct parse *ps)
 {
 	struct pt_pconf *c = ps->c;
 	int r = 0;
 
-	for (size_t i = 0; i <= c->n; i++) {
+	for (size_t k = 0; k < ps->ndefaults && r >= 0; k++)
+		r = end_value(ps, &ps->defaults[k]);
+	for (size_t i = 0; i <= c->n && r >= 0; i++) {
 		struct pt_popt **o = i < c->n ? &c->u[i].opt : &c->main;
 		size_t *n = i < c->n ? &c->u[i].n : &c->nmain;
-		for (size_t k = 0; k < *n; k++)
-			*py_rstrip_end((*o)[k].value, (*o)[k].value + strlen((*o)[k].value)) = '\0';
+		for (size_t k = 0; k < *n && r >= 0; k++)
+			r = end_value(ps, &(*o)[k]);
 		if (i == c->n && !ps->has_main)
 			break;
-		for (size_t k = 0; k < ps->ndefaults && r >= 0; k++) {
-			struct pt_popt *d = &ps->defaults[k];
-			*py_rstrip_end(d->value, d->value + strlen(d->value)) = '\0';
-			if (!pt_popt_find(*o, *n, d->name))
-				r = pt_popt_set(o, n, d);
-		}
+		for (size_t k = 0; k < ps->ndefaults && r >= 0; k++)
+			if (!pt_popt_find(*o, *n, ps->defaults[k].name))
+				r = pt_popt_set(o, n, &ps->defaults[k]);
 	}
 	return r;
 }

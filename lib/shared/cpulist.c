@@ -81,10 +81,10 @@ int pt_parse_cpulist(const char *s, unsigned char *mask, int nbits)
 	return 0;
 }
 
-/* Python's blanks in ASCII, as str.strip() and int() skip them */
+/* the ASCII blanks Python's int() skips (str.strip() also takes 0x1c-0x1f: int() does not) */
 static bool py_space(char c)
 {
-	return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
+	return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
 static int refuse(char *why, size_t size, const char *fmt, ...) _printf_(3, 4);

@@ -19,7 +19,8 @@ static const struct {
 	{ "thp.*", { "transparent_hugepage" } },
 	{ "hugepages.*", { "hugepages", "hugepagesz", "default_hugepagesz", "hugetlb_cma" } },
 	{ "block.*.scheduler", { "elevator", "scsi_mod.use_blk_mq" } },
-	{ "cpu.*.idle.*", { "processor.max_cstate", "intel_idle.max_cstate", "idle", "cpuidle.off" } },
+	{ "cpu.*.idle.*",
+	  { "processor.max_cstate", "intel_idle.max_cstate", "idle", "cpuidle.off" } },
 	{ "cpu.*.governor", { "cpufreq.default_governor", "intel_pstate", "amd_pstate" } },
 	{ "cpu.*.epp", { "intel_pstate", "amd_pstate" } },
 	{ "cpu.*.m??_khz", { "intel_pstate", "amd_pstate" } },
@@ -46,8 +47,8 @@ static bool claims(const char *param, size_t len, const struct pt_tunable *t,
 	for (size_t i = 0; i < ARRAY_SIZE(boot_params); i++) {
 		if (fnmatch(boot_params[i].keys, t->key, 0))
 			continue;
-		for (size_t k = 0; k < ARRAY_SIZE(boot_params[i].params) && boot_params[i].params[k];
-		     k++)
+		for (size_t k = 0;
+		     k < ARRAY_SIZE(boot_params[i].params) && boot_params[i].params[k]; k++)
 			if (strlen(boot_params[i].params[k]) == len &&
 			    !strncmp(param, boot_params[i].params[k], len))
 				return true;
@@ -55,8 +56,8 @@ static bool claims(const char *param, size_t len, const struct pt_tunable *t,
 	return false;
 }
 
-int pt_why_cmdline(struct perftune_ctx *ctx, const struct pt_tunable *t,
-		   const struct pt_xnames *x, struct pt_srcs *v)
+int pt_why_cmdline(struct perftune_ctx *ctx, const struct pt_tunable *t, const struct pt_xnames *x,
+		   struct pt_srcs *v)
 {
 	char line[PT_VAL];
 	char *p = line;

@@ -123,7 +123,8 @@ int pt_conf_files(struct perftune_ctx *ctx, const char *const *dirs, const char 
 			snprintf(full, sizeof(full), "%s/%s", dir, e->d_name);
 			if (pt_snprintf(rel, sizeof(rel), "%s/%s", dirs[d], e->d_name) < 0)
 				continue;
-			if (!(masked(full) ? pt_strv_add(&masks, &nm, rel) : pt_strv_add(&v, &n, rel)))
+			if (!(masked(full) ? pt_strv_add(&masks, &nm, rel)
+					   : pt_strv_add(&v, &n, rel)))
 				goto oom;
 		}
 	}

@@ -26,4 +26,3 @@ struct pt_src *pt_src_add(struct pt_srcs *v, enum pt_src_kind kind, const struct
 	snprintf(s->key, sizeof(s->key), "%s", t->key);
 	return s;
 }
-

@@ -17,8 +17,8 @@
 #include "why-internal.h"
 
 static const char *const sysctl_dirs[] = {
-	"etc/sysctl.d", "run/sysctl.d", "usr/local/lib/sysctl.d", "usr/lib/sysctl.d",
-	"lib/sysctl.d", NULL,
+	"etc/sysctl.d",	    "run/sysctl.d", "usr/local/lib/sysctl.d",
+	"usr/lib/sysctl.d", "lib/sysctl.d", NULL,
 };
 
 /* systemd's sysctl_normalize(): the "/" form ("net/ipv4/conf/eth0.100/rp_filter") */

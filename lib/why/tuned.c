@@ -13,10 +13,15 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include "why-internal.h"
+#include "profile/profile-internal.h"
 
 static const char *const tuned_dirs[] = {
-	"etc/tuned/profiles", "etc/tuned", "usr/lib/tuned/profiles", "usr/lib/tuned",
+	"etc/tuned/profiles",
+	"etc/tuned",
+	"usr/lib/tuned/profiles",
+	"usr/lib/tuned",
 };
 
 static int add_item(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *profile,
@@ -38,14 +43,62 @@ static int add_item(struct perftune_ctx *ctx, const struct pt_tunable *t, const 
 	return 0;
 }
 
-static int scan_profile(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *name,
-			struct pt_srcs *v)
+/* @p's items that set @t from @file (NULL: any); the count, or -ENOMEM */
+static int add_items(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *name,
+		     struct perftune_profile *p, const char *file, struct pt_srcs *v)
 {
 	struct perftune_profile_item_iter *it = NULL;
 	const struct perftune_profile_item *i;
+	size_t n = file ? strlen(file) : 0;
+	int r = perftune_profile_items(p, &it), found = 0;
+
+	while (r >= 0 && (i = perftune_profile_item_iter_next(it))) {
+		const char *key = perftune_profile_item_key(i),
+			   *where = perftune_profile_item_location(i);
+		if ((perftune_profile_item_flags(i) & PERFTUNE_PROFILE_ITEM_SKIPPED) || !key ||
+		    strcmp(key, t->key) || (file && (strncmp(where, file, n) || where[n] != ':')))
+			continue;
+		r = add_item(ctx, t, name, i, v);
+		found++;
+	}
+	perftune_profile_item_iter_free(it);
+	return r == -ENOMEM ? r : found;
+}
+
+/*
+ * The merged profile has the value that wins; the lines of the included
+ * files it overrides are found by loading each include on its own, deepest
+ * first (TuneD applies includes before the profile that includes them).  An
+ * include that does not load alone (it needs the includer's variables) shows
+ * only where it wins.
+ */
+static int scan_includes(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *name,
+			 struct perftune_profile *p, struct pt_srcs *v)
+{
+	int r = 0, found = 0;
+
+	for (size_t k = p->nfiles; k-- > 1 && r >= 0;) {
+		struct perftune_profile *inc = NULL;
+		if (perftune_profile_load(ctx, p->files[k], NULL, &inc) < 0) {
+			pt_err_clear(ctx);
+			r = add_items(ctx, t, name, p, p->files[k], v);
+		} else {
+			r = add_items(ctx, t, name, inc, p->files[k], v);
+		}
+		perftune_profile_free(inc);
+		found += r > 0 ? r : 0;
+	}
+	if (r >= 0)
+		r = add_items(ctx, t, name, p, p->files[0], v);
+	return r < 0 ? r : found + r;
+}
+
+static int scan_profile(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *name,
+			struct pt_srcs *v)
+{
 	struct perftune_profile *p = NULL;
 	char rel[PATH_MAX], path[PATH_MAX];
-	int r = -ENOENT, found = 0;
+	int r = -ENOENT;
 	struct pt_src *s;
 
 	for (size_t d = 0; d < ARRAY_SIZE(tuned_dirs) && r == -ENOENT; d++) {
@@ -54,8 +107,6 @@ static int scan_profile(struct perftune_ctx *ctx, const struct pt_tunable *t, co
 			continue;
 		r = perftune_profile_load(ctx, path, NULL, &p);
 	}
-	if (r >= 0)
-		r = perftune_profile_items(p, &it);
 	if (r < 0) { /* named, and never fatal for the other sources */
 		if (r == -ENOMEM)
 			return r;
@@ -66,20 +117,11 @@ static int scan_profile(struct perftune_ctx *ctx, const struct pt_tunable *t, co
 			 r == -ENOENT && !*pt_errmsg(ctx) ? "not found" : pt_errmsg(ctx));
 		s->flags |= PERFTUNE_SOURCE_ERROR;
 		pt_err_clear(ctx);
-		perftune_profile_free(p);
 		return 0;
 	}
-	while ((i = perftune_profile_item_iter_next(it)) && r >= 0) {
-		const char *key = perftune_profile_item_key(i);
-		if ((perftune_profile_item_flags(i) & PERFTUNE_PROFILE_ITEM_SKIPPED) || !key ||
-		    strcmp(key, t->key))
-			continue;
-		r = add_item(ctx, t, name, i, v);
-		found++;
-	}
-	perftune_profile_item_iter_free(it);
+	r = scan_includes(ctx, t, name, p, v);
 	perftune_profile_free(p);
-	return r < 0 ? r : found;
+	return r;
 }
 
 int pt_why_tuned(struct perftune_ctx *ctx, const struct pt_tunable *t, struct pt_srcs *v)
@@ -96,6 +138,31 @@ int pt_why_tuned(struct perftune_ctx *ctx, const struct pt_tunable *t, struct pt
 		found += r > 0 ? r : 0;
 	}
 	return r < 0 ? r : found;
+}
+
+bool pt_tuned_reapplies_sysctl(struct perftune_ctx *ctx)
+{
+	_cleanup_free_ char *conf = NULL;
+	bool on = true; /* TuneD's default */
+
+	if (pt_conf_read(ctx, "etc/tuned/tuned-main.conf", &conf) < 0)
+		return on;
+	for (char *line = conf, *nl; line && *line; line = nl) {
+		char *eq;
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = '\0';
+		eq = strchr(line, '=');
+		if (!eq || line[0] == '#')
+			continue;
+		*eq = '\0';
+		pt_trim(line);
+		pt_trim(eq + 1);
+		if (!strcmp(line, "reapply_sysctl"))
+			on = strcmp(eq + 1, "0") && strcasecmp(eq + 1, "false") &&
+			     strcasecmp(eq + 1, "no") && strcasecmp(eq + 1, "off");
+	}
+	return on;
 }
 
 /* keys power-profiles-daemon writes (its intel_pstate/amd_pstate and platform drivers) */
@@ -120,7 +187,8 @@ static int daemon_claims(const struct pt_tunable *t, const char *comm, int pid, 
 {
 	if (!strcmp(comm, "tuned") || !strcmp(comm, "tuned-ppd")) {
 		if (tuned)
-			return add_daemon(t, comm, pid, "running: applies the active profile again", v);
+			return add_daemon(t, comm, pid, "running: applies the active profile again",
+					  v);
 		if (sysctl_d)
 			return add_daemon(t, comm, pid,
 					  "running: re-applies sysctl.d after its profile "

@@ -20,7 +20,7 @@
 #include "why-internal.h"
 
 static const char *const rules_dirs[] = {
-	"etc/udev/rules.d", "run/udev/rules.d", "usr/local/lib/udev/rules.d",
+	"etc/udev/rules.d",	"run/udev/rules.d", "usr/local/lib/udev/rules.d",
 	"usr/lib/udev/rules.d", "lib/udev/rules.d", NULL,
 };
 
@@ -41,10 +41,12 @@ static bool dev_prop(struct dev *d, const char *name, char *out, size_t size)
 		return v && pt_snprintf(out, size, "%s", v) >= 0;
 	}
 	for (size_t i = 0; i < 2; i++)
-		for (const char *l = files[i]; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+		for (const char *l = files[i]; l && *l;
+		     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
 			const char *p = i ? (strncmp(l, "E:", 2) ? NULL : l + 2) : l;
 			if (p && !strncmp(p, name, n) && p[n] == '=') {
-				snprintf(out, size, "%.*s", (int)strcspn(p + n + 1, "\n"), p + n + 1);
+				snprintf(out, size, "%.*s", (int)strcspn(p + n + 1, "\n"),
+					 p + n + 1);
 				return true;
 			}
 		}

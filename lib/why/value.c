@@ -25,7 +25,7 @@ static const char *sched_alias(const char *v)
 
 static bool same_one(const char *cur, const char *want)
 {
-	static unsigned char a[CPUS_MAX / 8], b[CPUS_MAX / 8];
+	unsigned char a[CPUS_MAX / 8], b[CPUS_MAX / 8]; /* not static: calls run in parallel */
 	long long x, y;
 
 	if (!strcmp(cur, want) || !strcmp(cur, sched_alias(want)))
@@ -57,4 +57,3 @@ bool pt_value_same(const char *cur, const char *want)
 			return true;
 	return false;
 }
-

@@ -13,15 +13,15 @@
 #include "profile/profile-internal.h"
 
 static const char *const status_names[] = {
-	[PERFTUNE_CHECK_IN_FORCE] = "in force",	    [PERFTUNE_CHECK_DIFFERS] = "differs",
-	[PERFTUNE_CHECK_CLAMPED] = "clamped",	    [PERFTUNE_CHECK_NOT_HERE] = "not here",
+	[PERFTUNE_CHECK_IN_FORCE] = "in force",		[PERFTUNE_CHECK_DIFFERS] = "differs",
+	[PERFTUNE_CHECK_CLAMPED] = "clamped",		[PERFTUNE_CHECK_NOT_HERE] = "not here",
 	[PERFTUNE_CHECK_NEEDS_REBOOT] = "needs reboot", [PERFTUNE_CHECK_SKIPPED] = "skipped",
 };
 
 PERFTUNE_EXPORT const char *perftune_check_status_name(int status)
 {
 	return status >= 0 && (size_t)status < ARRAY_SIZE(status_names) ? status_names[status]
-									  : NULL;
+									: NULL;
 }
 
 struct checks {
@@ -96,7 +96,7 @@ static int check_tunable(struct checks *c, const struct pt_tunable *t, const cha
 	r = t->fam->validate(ctx, t, in, want, sizeof(want));
 	if (r == -EINVAL)
 		return r; /* a value this key never takes: the message names it */
-	if (r < 0) { /* not writable here (not root, read-only): compare as given */
+	if (r < 0) {	  /* not writable here (not root, read-only): compare as given */
 		snprintf(want, sizeof(want), "%s", in);
 		pt_normalize(want);
 	}
@@ -113,8 +113,8 @@ static int check_tunable(struct checks *c, const struct pt_tunable *t, const cha
 		snprintf(reason, sizeof(reason), "now %s, expected %s", cur, want);
 	}
 	pt_err_clear(ctx);
-	if (status != PERFTUNE_CHECK_IN_FORCE && (r = attribute(ctx, t, cur, reason,
-								 sizeof(reason))) < 0)
+	if (status != PERFTUNE_CHECK_IN_FORCE &&
+	    (r = attribute(ctx, t, cur, reason, sizeof(reason))) < 0)
 		return r;
 	return add(c, t->key, want, cur, status, reason);
 }
@@ -237,8 +237,8 @@ static int check_cmdline(struct checks *c, const struct perftune_profile_item *i
 			if ((p == line || p[-1] == ' ') && (!p[n] || p[n] == ' '))
 				found = true;
 		if (!found && w[0] != '-')
-			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), " %s",
-				 w);
+			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
+				 " %s", w);
 	}
 	if (!missing[0])
 		return add(c, perftune_profile_item_option(i), want, line, PERFTUNE_CHECK_IN_FORCE,
@@ -252,8 +252,8 @@ static int check_cmdline(struct checks *c, const struct perftune_profile_item *i
 static bool skip_absent(const struct perftune_profile_item *i)
 {
 	static const char *const phrases[] = { "on this machine", "does not exist", "no such",
-					       "matches no", "not loaded", "not present",
-					       "not enabled", "has no" };
+					       "matches no",	  "not loaded",	    "not present",
+					       "not enabled",	  "has no" };
 	const char *why = perftune_profile_item_skip_reason(i);
 
 	if (perftune_profile_item_key(i))

@@ -64,14 +64,16 @@ struct pt_src *pt_src_add(struct pt_srcs *v, enum pt_src_kind kind, const struct
 const char *pt_src_kind_name(enum pt_src_kind kind);
 
 /* the scanners: each adds what claims @t (its export names @x) to @v; 0 or -ENOMEM */
-int pt_why_cmdline(struct perftune_ctx *ctx, const struct pt_tunable *t,
-		   const struct pt_xnames *x, struct pt_srcs *v);
+int pt_why_cmdline(struct perftune_ctx *ctx, const struct pt_tunable *t, const struct pt_xnames *x,
+		   struct pt_srcs *v);
 int pt_why_sysctl(struct perftune_ctx *ctx, const struct pt_tunable *t, const struct pt_xnames *x,
 		  struct pt_srcs *v);
 int pt_why_udev(struct perftune_ctx *ctx, const struct pt_tunable *t, const struct pt_xnames *x,
 		struct pt_srcs *v);
 /* TuneD's active profile and its includes: the number of its lines that set @t, or -ENOMEM */
 int pt_why_tuned(struct perftune_ctx *ctx, const struct pt_tunable *t, struct pt_srcs *v);
+/* TuneD re-applies sysctl.d after its profile (tuned-main.conf reapply_sysctl, on by default) */
+bool pt_tuned_reapplies_sysctl(struct perftune_ctx *ctx);
 /*
  * The daemons running (from /proc below the root) that set @t again: tuned
  * and tuned-ppd when its profile claims @t (@tuned) or when it re-applies

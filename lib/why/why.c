@@ -37,8 +37,9 @@ static int why_tx(struct perftune_ctx *ctx, const struct pt_tunable *t, struct p
 				snprintf(s->where, sizeof(s->where), "%s", ji.name);
 				snprintf(s->value, sizeof(s->value), "%s", e->written);
 				s->pid = ji.held || ji.orphaned ? ji.pid : 0;
-				snprintf(s->note, sizeof(s->note), "perftune transaction%s (original %s)",
-					 ji.held	   ? ", held by a live process"
+				snprintf(s->note, sizeof(s->note),
+					 "perftune transaction%s (original %s)",
+					 ji.held       ? ", held by a live process"
 					 : ji.orphaned ? ", orphaned: its holder is gone"
 						       : "",
 					 e->orig ? e->orig : "?");
@@ -91,6 +92,27 @@ static void flag(struct perftune_ctx *ctx, const struct pt_tunable *t, struct pt
 	}
 }
 
+/*
+ * TuneD applies its profile, then sysctl.d again (reapply_sysctl): a key both
+ * set, sysctl.d's value is the one that stays, the profile's line is overridden.
+ */
+static void sysctl_after_tuned(struct pt_srcs *v, size_t from)
+{
+	bool sysctl = false;
+
+	for (size_t i = from; i < v->n; i++)
+		sysctl |= v->s[i].kind == PT_SRC_SYSCTL && v->s[i].value[0];
+	for (size_t i = from; i < v->n && sysctl; i++) {
+		struct pt_src *s = &v->s[i];
+		size_t n = strlen(s->note);
+		if (s->kind != PT_SRC_TUNED || !s->value[0])
+			continue;
+		s->flags = (s->flags & ~PERFTUNE_SOURCE_WINS) | PERFTUNE_SOURCE_OVERRIDDEN;
+		snprintf(s->note + n, sizeof(s->note) - n,
+			 "; sysctl.d, applied again after it (reapply_sysctl), wins");
+	}
+}
+
 int pt_why_tunable(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 		   struct pt_srcs *v)
 {
@@ -120,60 +142,44 @@ int pt_why_tunable(struct perftune_ctx *ctx, const struct pt_tunable *t, const c
 		r = why_tx(ctx, t, v);
 	if (r >= 0)
 		flag(ctx, t, v, from, value);
+	if (r >= 0 && nsys && tuned > 0 && pt_tuned_reapplies_sysctl(ctx))
+		sysctl_after_tuned(v, from);
 	return r;
 }
 
-struct collect {
-	struct pt_tunable *t;
-	size_t n, cap;
-};
-
-static int collect(struct perftune_ctx *ctx _unused_, const struct pt_tunable *t, void *ud)
+static void source_item(void *ud, size_t i, struct pt_item *item, char *note _unused_)
 {
-	struct collect *c = ud;
+	const struct pt_src *s = &((const struct pt_srcs *)ud)->s[i];
 
-	if (pt_grow(&c->t, &c->cap, c->n + 1, 4) < 0)
-		return -ENOMEM;
-	c->t[c->n++] = *t;
-	return 0;
+	*item = (struct pt_item){ .name = (char *)pt_src_kind_name(s->kind),
+				  .key = (char *)s->key,
+				  .current = (char *)s->where,
+				  .value = s->value[0] ? (char *)s->value : NULL,
+				  .note = (char *)s->note,
+				  .flags = s->flags,
+				  .pid = s->pid };
 }
 
 static int why_impl(struct perftune_ctx *ctx, const char *key, const char *value,
 		    struct perftune_source_iter **iterp)
 {
-	struct collect c = { 0 };
+	_cleanup_free_ struct pt_tunable *t = NULL;
 	struct pt_srcs v = { 0 };
-	struct pt_iter *it;
-	int r;
+	struct pt_iter *it = NULL;
+	int n, r;
 
 	if (!ctx || !key || !iterp)
 		return -EINVAL;
 	*iterp = NULL;
 	pt_err_clear(ctx);
-	r = pt_resolve(ctx, key, collect, &c);
-	if (r >= 0 && c.n == 0)
-		r = pt_err(ctx, -ENODEV, "%s: matches nothing on this machine", key);
-	for (size_t i = 0; i < c.n && r >= 0; i++)
-		r = pt_why_tunable(ctx, &c.t[i], value, &v);
-	it = r < 0 ? NULL : pt_iter_new();
-	if (r >= 0 && !it)
-		r = -ENOMEM;
-	for (size_t i = 0; i < v.n && r >= 0; i++) {
-		struct pt_item item = { .name = (char *)pt_src_kind_name(v.s[i].kind),
-					.key = v.s[i].key,
-					.current = v.s[i].where,
-					.value = v.s[i].value[0] ? v.s[i].value : NULL,
-					.note = v.s[i].note,
-					.flags = v.s[i].flags,
-					.pid = v.s[i].pid };
-		r = pt_iter_add(it, &item);
-	}
-	free(c.t);
+	r = n = pt_resolve_all(ctx, key, &t);
+	for (int i = 0; i < n && r >= 0; i++)
+		r = pt_why_tunable(ctx, &t[i], value, &v);
+	if (r >= 0)
+		r = pt_iter_collect(v.n, source_item, &v, &it);
 	free(v.s);
-	if (r < 0) {
-		pt_iter_free(it);
+	if (r < 0)
 		return r == -ENOMEM ? pt_err(ctx, r, "%s: out of memory", key) : r;
-	}
 	*iterp = pt_source_iter(it);
 	return (int)v.n;
 }

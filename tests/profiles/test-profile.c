@@ -127,6 +127,13 @@ static const struct {
 	  -EINVAL },
 	{ "[sysctl]\ncpuinfo_regex=a(\nvm.swappiness=1\n",
 	  "tuned.conf:1: [sysctl] cpuinfo_regex: regex 'a(' does not compile", -EINVAL },
+	/* what Python's re refuses and PCRE2 would take (found by tests/tuned-diff) */
+	{ "[sysctl]\nvm.swappiness=${f:regex_search_ternary:a:\\h:1:2}\n",
+	  "regex '\\h' does not compile: bad escape (Python's re)", -EINVAL },
+	{ "[sysctl]\nvm.swappiness=${f:regex_search_ternary:a:a(?i):1:2}\n",
+	  "regex 'a(?i)' does not compile: global flags not at the start", -EINVAL },
+	{ "[sysctl]\nvm.swappiness=${f:regex_search_ternary:a:(?P=n)(?P<n>a):1:2}\n",
+	  "does not compile: unknown group name", -EINVAL },
 	{ "[main]\ninclude=${f:exec:/bin/true}\n", "tuned.conf:2: include=", -EINVAL },
 	{ "[variables]\na=${f:assertion:cores set:1:2}\n", "tuned.conf:2: a: assertion 'cores set' failed",
 	  -EINVAL },
@@ -365,6 +372,9 @@ static const struct {
 	{ "${f:regex_search_ternary:X:(?i)x+?:a:b}", "a", NULL },
 	{ "${f:regex_search_ternary:xy:x\\Z:a:b}", "b", NULL },
 	{ "${f:strip:  x\xc2\xa0}", "x", NULL }, /* Python's whitespace, Unicode's included */
+	{ "${f:regex_search_ternary:A:\\u0041:a:b}", "a", NULL }, /* Python's \uXXXX */
+	{ "${f:regex_search_ternary:\x0b:^\\v$:a:b}", "a", NULL }, /* Python's \v: VT only */
+	{ "${f:regex_search_ternary:l]:[[\\:alpha\\:]]:a:b}", "a", NULL }, /* no [:class:] */
 };
 
 START_TEST(functions_give_tuned_values_or_say_why_not)

@@ -142,7 +142,8 @@ static const struct {
 	{ "1-2-3", 0, "1-2" }, /* v.split("-"): the third part is ignored */
 	{ "^1-2-3,0-5", 0, "0,3-5" },
 	{ "+3", 0, "3" },
-	{ "\t3\x1c", 0, "3" },
+	{ "\t3\v", 0, "3" },
+	{ "3\x1c", -EINVAL, NULL }, /* str.isspace(), but not int()'s blank (tuned-diff found it) */
 	{ "1_0", -EINVAL, NULL }, /* Python's int() takes it: refused, not guessed */
 	{ "\xd9\xa1", -EINVAL, NULL }, /* an Arabic-Indic digit one */
 	{ "0x", -EINVAL, NULL },

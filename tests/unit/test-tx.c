@@ -600,6 +600,23 @@ START_TEST(held_transaction_cannot_be_restored_by_others)
 }
 END_TEST
 
+/* cpufreq clamps a new min to the current max: max goes first whatever the staging order */
+START_TEST(cpufreq_max_is_written_before_min)
+{
+	struct perftune_tx *tx = NULL;
+
+	f.sim.fault_at = 1; /* the first write fails: the error names it */
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "limits", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "cpu.0.min_khz", "2400000"), 1);
+	ck_assert_int_eq(perftune_tx_set(tx, "cpu.0.max_khz", "3500000"), 1);
+	ck_assert_int_lt(perftune_tx_commit(tx), 0);
+	ck_assert_msg(strstr(perftune_ctx_last_error(f.ctx), "cpu.0.max_khz: "),
+		      "first write was not max_khz: %s", perftune_ctx_last_error(f.ctx));
+	ck_assert_str_eq(fx_read(&f, "sys/devices/system/cpu/cpu0/cpufreq/scaling_min_freq"), "800000");
+	perftune_tx_unref(tx);
+}
+END_TEST
+
 START_TEST(idle_max_latency_disables_deeper_states_and_restores_them)
 {
 	struct perftune_tx *tx;
@@ -1145,6 +1162,7 @@ static Suite *tx_suite(void)
 	tcase_add_test(tc, pmqos_needs_a_hold);
 	tcase_add_test(tc, dry_run_writes_nothing_and_lists_changes);
 	tcase_add_test(tc, held_transaction_cannot_be_restored_by_others);
+	tcase_add_test(tc, cpufreq_max_is_written_before_min);
 	tcase_add_test(tc, idle_max_latency_disables_deeper_states_and_restores_them);
 	tcase_add_test(tc, cpu_power_keys_set_and_restore);
 	tcase_add_test(tc, busy_kernel_file_is_retried_then_given_up);

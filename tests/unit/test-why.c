@@ -106,7 +106,13 @@ START_TEST(sysctl_d_in_effect_order_with_masking)
 	ck_assert_str_eq(got, "cmdline /proc/cmdline sysctl.vm.swappiness=7 differs\n"
 			      "sysctl.d /usr/lib/sysctl.d/50-default.conf:1 30 overridden differs\n"
 			      "sysctl.d /run/sysctl.d/70-run.conf:3 10 wins differs\n"
-			      "tuned /usr/lib/tuned/base/tuned.conf:4 5 wins differs\n");
+			      "tuned /usr/lib/tuned/base/tuned.conf:4 5 overridden differs\n");
+	free(got);
+	/* TuneD re-applies sysctl.d after its profile, unless told not to */
+	put("etc/tuned/tuned-main.conf", "# daemon\nreapply_sysctl = 0\n");
+	got = why("sysctl.vm.swappiness", NULL);
+	ck_assert_ptr_nonnull(
+		strstr(got, "tuned /usr/lib/tuned/base/tuned.conf:4 5 wins differs\n"));
 	free(got);
 }
 END_TEST
@@ -158,9 +164,12 @@ START_TEST(unreadable_and_malformed_files_are_named_not_fatal)
 	perftune_ctx_set_log_fn(f.ctx, count_warnings, PERFTUNE_LOG_WARNING, NULL);
 	got = why("sysctl.vm.dirty_ratio", NULL);
 	/* the file that cannot be read neither wins nor stops the others */
-	ck_assert_str_eq(got, "sysctl.d /usr/lib/sysctl.d/50-default.conf:2 15 wins differs\n"
-			      "sysctl.d /etc/sysctl.d/55-broken.conf - error\n"
-			      "tuned /usr/lib/tuned/child/tuned.conf:4 35 wins differs\n");
+	ck_assert_str_eq(got,
+			 "sysctl.d /usr/lib/sysctl.d/50-default.conf:2 15 wins differs\n"
+			 "sysctl.d /etc/sysctl.d/55-broken.conf - error\n"
+			 /* the include's line that the profile overrides, then the profile's */
+			 "tuned /usr/lib/tuned/base/tuned.conf:5 40 overridden differs\n"
+			 "tuned /usr/lib/tuned/child/tuned.conf:4 35 overridden differs\n");
 	ck_assert_int_eq(warnings, 2); /* 55-broken.conf, and 70-run.conf's "bogus line" */
 	free(got);
 }
@@ -238,7 +247,7 @@ START_TEST(our_transactions_are_sources)
 	commit("db", "sysctl.vm.swappiness", "5", 0);
 	got = why("sysctl.vm.swappiness", NULL);
 	ck_assert_ptr_nonnull(strstr(got, "sysctl.d /run/sysctl.d/70-run.conf:3 10 wins differs\n"
-					  "tuned /usr/lib/tuned/base/tuned.conf:4 5 wins\n"
+					  "tuned /usr/lib/tuned/base/tuned.conf:4 5 overridden\n"
 					  "transaction db 5 wins\n"));
 	free(got);
 }
@@ -311,12 +320,10 @@ static char *verify(int want, const char *const *settings)
 
 START_TEST(verify_statuses_of_settings)
 {
-	const char *const s[] = { "block.sda.scheduler=deadline",
-				  "sysctl.kernel.printk=4 4 1 7",
-				  "thp.enabled=never",
-				  "sysctl.vm.nosuch=1",
-				  "block.sdz.scheduler=none",
-				  NULL };
+	const char *const s[] = {
+		"block.sda.scheduler=deadline", "sysctl.kernel.printk=4 4 1 7", "thp.enabled=never",
+		"sysctl.vm.nosuch=1",		"block.sdz.scheduler=none",	NULL
+	};
 	char *got = verify(1, s);
 
 	ck_assert_str_eq(got, "in force block.sda.scheduler = mq-deadline ()\n"

@@ -119,7 +119,7 @@ func (a *agent) verify() {
 		return
 	}
 	for _, c := range checks {
-		if !c.InForce() {
+		if c.Status != perftune.InForce {
 			log.Printf("drift: %s is %q, %s wrote %q (%s)", c.Key, c.Current, a.name,
 				c.Expected, c.Status)
 		}
