@@ -299,8 +299,7 @@ FLAGS(profile_item, PERFTUNE_PROFILE_ITEM_SKIPPED | PERFTUNE_PROFILE_ITEM_UNCHAN
 OBJECT(profile_entry, profile_entry, (name, name), (path, key), (summary, value), (error, note))
 
 /* why: the kind's name in name, the location in current; verify: the status in pid */
-OBJECT(source, source, (kind, name), (key, key), (location, current), (value, value),
-       (note, note))
+OBJECT(source, source, (kind, name), (key, key), (location, current), (value, value), (note, note))
 FLAGS(source, PERFTUNE_SOURCE_WINS | PERFTUNE_SOURCE_OVERRIDDEN | PERFTUNE_SOURCE_PERSISTENT |
 		      PERFTUNE_SOURCE_DIFFERS | PERFTUNE_SOURCE_ERROR)
 

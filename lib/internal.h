@@ -258,7 +258,7 @@ enum pt_keyform {
 	PT_KEYFORM_BRACKET, /* a name looked up as written: "[eth0.100]" */
 	PT_KEYFORM_MAP,	    /* a name matched by content: "haltpoll idle" -> "haltpoll_idle" */
 };
-bool pt_key_char(char c);	   /* in the alphabet of a plain component (no glob) */
+bool pt_key_char(char c);	  /* in the alphabet of a plain component (no glob) */
 bool pt_key_plain(const char *s); /* non-empty, only pt_key_char() */
 /* @name as a key component in @out: 0 as is, 1 bracketed or mapped, -EINVAL not nameable */
 int pt_key_comp(char *out, size_t size, const char *name, enum pt_keyform form);
@@ -316,7 +316,7 @@ char *pt_cpus_list(const unsigned char *m, const char *prefix, bool pack); /* "0
 /* Python's int(@s) of a decimal within +-@max: 0, or -EINVAL with the reason in @why
  * (not a number, past @max, or what int() takes by accident: '_', non-ASCII digits) */
 int pt_py_int(const char *s, long long max, long long *v, char *why, size_t size);
-char *pt_cpus_hexstr(const unsigned char *m);				   /* "0000000f" */
+char *pt_cpus_hexstr(const unsigned char *m); /* "0000000f" */
 
 /* ---- key.c: keys parsed into components, and concrete tunables ---- */
 #define PT_MAX_COMPS 16

@@ -272,9 +272,9 @@ static int emit_attr(struct perftune_ctx *ctx, const char *disk, int kind, const
 		r = pt_snprintf(path, sizeof(path), "sys/block/%s/queue/iosched/%s", disk, name);
 	else
 		r = pt_snprintf(path, sizeof(path), "sys/block/%s/queue/%s", disk, name);
-	if (r < 0 || pt_tunable_init(&t, &pt_block_family, path, "block%s%s.%s%s",
-				     dev[0] == '[' ? "" : ".", dev,
-				     kind == ATTR_IOSCHED ? "iosched." : "", name) < 0)
+	if (r < 0 ||
+	    pt_tunable_init(&t, &pt_block_family, path, "block%s%s.%s%s", dev[0] == '[' ? "" : ".",
+			    dev, kind == ATTR_IOSCHED ? "iosched." : "", name) < 0)
 		return -ENAMETOOLONG;
 	snprintf(t.group, sizeof(t.group), "%s", disk);
 	t.kind = kind;

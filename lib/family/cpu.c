@@ -169,8 +169,7 @@ static int emit_idle(struct perftune_ctx *ctx, int cpu, const struct idle_names 
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cpuidle/state%d/disable", cpu, k);
-	if (pt_tunable_init(&t, &pt_cpu_family, path, "cpu.%d.idle.%s.disable", cpu, in->key[k]) <
-	    0)
+	if (pt_tunable_init(&t, &pt_cpu_family, path, "cpu.%d.idle.%s.disable", cpu, in->key[k]) < 0)
 		return -ENAMETOOLONG;
 	if (!pt_attr_exists(ctx, t.path))
 		return -ENOENT;
@@ -193,8 +192,10 @@ static int emit_cpu(struct perftune_ctx *ctx, int cpu, int kind, const char *sta
 		idle_names(ctx, cpu, &in);
 		r = state ? idle_match(&in, state) : -ENOENT;
 		if (r == -ENOTUNIQ)
-			return pt_err(ctx, r, "%s: CPU %d has more than one idle state named '%s': "
-					     "name it by id (stateK)", key, cpu, state);
+			return pt_err(ctx, r,
+				      "%s: CPU %d has more than one idle state named '%s': "
+				      "name it by id (stateK)",
+				      key, cpu, state);
 		return r < 0 ? r : emit_idle(ctx, cpu, &in, r, emit, ud);
 	}
 	case C_MAXLAT:

@@ -138,7 +138,8 @@ static int expand_functions(struct perftune_profile *p, const char *in, const st
 		}
 		if (c[0] == '$' && c[1] == '{' && depth == ARRAY_SIZE(stack)) {
 			if (!why->len)
-				pt_buf_printf(why, "more than %d nested '${'", (int)ARRAY_SIZE(stack));
+				pt_buf_printf(why, "more than %d nested '${'",
+					      (int)ARRAY_SIZE(stack));
 			pt_buf_puts(&b, c);
 			break;
 		}

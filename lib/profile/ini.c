@@ -99,9 +99,9 @@ char *pt_py_strip(char *s)
 static bool cut_inline_comment(char *s)
 {
 	for (char *p = s; *p; p++)
-		if (*p == '#' && (p == s || pt_py_space(p - 1) == 1 ||
-				  (p - s >= 2 && pt_py_space(p - 2) == 2) ||
-				  (p - s >= 3 && pt_py_space(p - 3) == 3))) {
+		if (*p == '#' &&
+		    (p == s || pt_py_space(p - 1) == 1 || (p - s >= 2 && pt_py_space(p - 2) == 2) ||
+		     (p - s >= 3 && pt_py_space(p - 3) == 3))) {
 			*p = '\0';
 			return true;
 		}
@@ -312,7 +312,8 @@ int pt_ini_parse(struct perftune_ctx *ctx, const char *path, const char *file_id
 		r = parse_line(&ps, line, n);
 	}
 	if (r == -EFBIG)
-		r = pt_err(ctx, r, "%s:%d: a value longer than %d bytes", path, n, PT_PROFILE_FILE_MAX);
+		r = pt_err(ctx, r, "%s:%d: a value longer than %d bytes", path, n,
+			   PT_PROFILE_FILE_MAX);
 	if (r >= 0)
 		r = finish(&ps);
 	free(text);

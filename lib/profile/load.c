@@ -43,8 +43,8 @@ static int load_includes(struct perftune_profile *p, struct pt_popt *inc, struct
 		if (!*n && !optional)
 			return pt_err(p->ctx, -EINVAL, "%s:%d: include=%s: an empty profile name",
 				      inc->file, inc->line, inc->value);
-		r = pt_profile_locate(p->ctx, n, p->files, pt_profile_in_tuned_dir(p->ctx, inc->file),
-				      &path);
+		r = pt_profile_locate(p->ctx, n, p->files,
+				      pt_profile_in_tuned_dir(p->ctx, inc->file), &path);
 		if ((r == -ENOENT || r == -EINVAL) && optional) {
 			pt_err_clear(p->ctx);
 			r = 0;

@@ -101,8 +101,9 @@ int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const s
 		      bool tuned_only, char **path);
 /* the -ENOENT of a profile (included from @from:@line, or NULL) not on the search path */
 int pt_profile_not_found(struct perftune_ctx *ctx, const char *name, const char *from, int line);
-bool pt_profile_in_tuned_dir(struct perftune_ctx *ctx, const char *file); /* below its root */ /* <TuneD's dir>/<name>/tuned.conf */
-bool pt_profile_dir_holds(const char *real);	/* a variables file may be read from there */
+bool pt_profile_in_tuned_dir(struct perftune_ctx *ctx, const char *file);
+	/* below its root */		     /* <TuneD's dir>/<name>/tuned.conf */
+bool pt_profile_dir_holds(const char *real); /* a variables file may be read from there */
 /* false, with a warning naming it, if others than root can change @file (or @dir) */
 bool pt_profile_trusted(struct perftune_ctx *ctx, const char *file, const char *dir);
 void pt_profile_warn_unsafe(struct perftune_ctx *ctx, const char *file); /* given by path */

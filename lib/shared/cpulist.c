@@ -105,8 +105,7 @@ static int refuse(char *why, size_t size, const char *fmt, ...)
  * what int() takes by accident: '_' between digits, non-ASCII digits and
  * blanks, a '-' sign.  0, or -EINVAL with the reason in @why.
  */
-static int py_number(const char **s, size_t *n, const char *what, bool *neg, char *why,
-		     size_t size)
+static int py_number(const char **s, size_t *n, const char *what, bool *neg, char *why, size_t size)
 {
 	const char *a = *s, *e = *s + *n;
 
@@ -171,8 +170,9 @@ int pt_py_int(const char *s, long long max, long long *v, char *why, size_t size
 	*v = 0;
 	for (size_t i = 0; i < k; i++) {
 		if (*v > (max - (t[i] - '0')) / 10)
-			return refuse(why, size, "'%s': past %s%lld, the most perftune computes with",
-				      s, neg ? "-" : "", max);
+			return refuse(why, size,
+				      "'%s': past %s%lld, the most perftune computes with", s,
+				      neg ? "-" : "", max);
 		*v = *v * 10 + (t[i] - '0');
 	}
 	if (neg)
