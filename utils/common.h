@@ -19,7 +19,7 @@ struct cmd {
 
 extern const struct cmd cmd_list, cmd_get, cmd_describe, cmd_set, cmd_restore, cmd_status;
 extern const struct cmd cmd_apply, cmd_list_profiles, cmd_export,
-	cmd_exec; /* cmd-profile.c, cmd-export.c */
+	cmd_exec;			     /* cmd-profile.c, cmd-export.c */
 extern const struct cmd cmd_verify, cmd_why; /* cmd-why.c */
 extern const char *program;
 

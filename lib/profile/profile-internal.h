@@ -102,7 +102,7 @@ int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const s
 /* the -ENOENT of a profile (included from @from:@line, or NULL) not on the search path */
 int pt_profile_not_found(struct perftune_ctx *ctx, const char *name, const char *from, int line);
 bool pt_profile_in_tuned_dir(struct perftune_ctx *ctx, const char *file);
-	/* below its root */		     /* <TuneD's dir>/<name>/tuned.conf */
+/* below its root */			     /* <TuneD's dir>/<name>/tuned.conf */
 bool pt_profile_dir_holds(const char *real); /* a variables file may be read from there */
 /* false, with a warning naming it, if others than root can change @file (or @dir) */
 bool pt_profile_trusted(struct perftune_ctx *ctx, const char *file, const char *dir);
