@@ -268,8 +268,10 @@ struct perftune_tx *perftune_tx_unref(struct perftune_tx *tx);
  * perftune_tx_set() - validate @value for @key and stage it.  Nothing is written.
  * Aliases are mapped (scheduler "deadline" -> "mq-deadline"); a glob stages every
  * tunable it matches.  On error nothing is staged by this call.
- * Return: number of tunables staged (>= 1), -EINVAL, -ENOENT, -ENODEV, -EACCES,
- *         -EROFS, -EOPNOTSUPP, -EALREADY (the tx was committed), -ENOMEM.
+ * Return: number of tunables staged (>= 1; 0 only for cpu.<cpus>.idle.max_latency_us
+ *         when no idle state is deeper than the limit: nothing to disable), -EINVAL,
+ *         -ENOENT, -ENODEV, -EACCES, -EROFS, -EOPNOTSUPP, -EALREADY (the tx was
+ *         committed), -ENOMEM.
  */
 int perftune_tx_set(struct perftune_tx *tx, const char *key, const char *value);
 
