@@ -528,6 +528,8 @@ static int parse_record(struct pt_jinfo *ji, char *line, const char *boot)
 	unsigned long long seq = 0;
 	if (!strcmp(line, "orig")) {
 		char *end;
+		if (!isdigit((unsigned char)arg[0])) /* as written: digits, no blank or sign first */
+			return -EINVAL;
 		seq = strtoull(arg, &end, 10);
 		if (*end != ' ')
 			return -EINVAL;
