@@ -559,14 +559,14 @@ struct pt_eth_sect {
 	size_t n;
 	struct pt_eth_param p[PT_ETH_MAX];
 };
-const char *pt_eth_sec_name(int sec); /* "ring", "channels", ... as in keys */
-const char *pt_eth_sec_what(int sec); /* "ring parameters", ... for messages */
-int pt_eth_sec_find(const char *name); /* -1: none */
+const char *pt_eth_sec_name(int sec);		 /* "ring", "channels", ... as in keys */
+const char *pt_eth_sec_what(int sec);		 /* "ring parameters", ... for messages */
+int pt_eth_sec_find(const char *name);		 /* -1: none */
 bool pt_eth_sec_has(int sec, const char *param); /* a parameter we know (features: any name) */
 const struct pt_eth_param *pt_eth_find(const struct pt_eth_sect *s, const char *name);
 /* what the kernel reports of @sec for device @dev: only what its driver supports */
-int pt_eth_get(struct perftune_ctx *ctx, const char *dev, int sec, struct pt_eth_sect *s,
-	       char *ext, size_t extsize);
+int pt_eth_get(struct perftune_ctx *ctx, const char *dev, int sec, struct pt_eth_sect *s, char *ext,
+	       size_t extsize);
 int pt_eth_set(struct perftune_ctx *ctx, const char *dev, int sec, const char *param,
 	       unsigned long long val, char *ext, size_t extsize);
 

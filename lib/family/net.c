@@ -37,7 +37,8 @@ static bool is_dev(struct perftune_ctx *ctx, const char *name)
 	char p[PATH_MAX];
 
 	return name[0] != '.' && !strchr(name, '/') &&
-	       pt_snprintf(p, sizeof(p), NET_DIR "/%s/ifindex", name) >= 0 && pt_attr_exists(ctx, p);
+	       pt_snprintf(p, sizeof(p), NET_DIR "/%s/ifindex", name) >= 0 &&
+	       pt_attr_exists(ctx, p);
 }
 
 /* the basename of the link sys/class/net/<dev>/device[/driver], or "" */
@@ -79,12 +80,16 @@ static int select_devs(struct perftune_ctx *ctx, const struct pt_keyparts *kp, s
 	struct dirent *de;
 
 	if (eq && strncmp(sel->s, "driver=", 7) && strncmp(sel->s, "pci=", 4))
-		return pt_err(ctx, -EINVAL, "%s: a selector is a name, a glob, [driver=NAME] or "
-			      "[pci=ADDRESS]", kp->text);
+		return pt_err(ctx, -EINVAL,
+			      "%s: a selector is a name, a glob, [driver=NAME] or "
+			      "[pci=ADDRESS]",
+			      kp->text);
 	if (!eq && !pt_glob(sel->s)) {
 		if (!is_dev(ctx, sel->s))
-			return pt_err(ctx, -ENODEV, "%s: no such network device '%s' in this "
-				      "network namespace", kp->text, sel->s);
+			return pt_err(ctx, -ENODEV,
+				      "%s: no such network device '%s' in this "
+				      "network namespace",
+				      kp->text, sel->s);
 		out->name = malloc(sizeof(*out->name));
 		if (!out->name)
 			return -ENOMEM;
@@ -183,8 +188,10 @@ static int emit_sect(struct perftune_ctx *ctx, const char *key, const char *dev,
 		if (pat ? fnmatch(pat, p->name, 0) != 0 : p->fixed)
 			continue;
 		if (pat && !pt_glob(pat) && p->fixed)
-			return pt_err(ctx, -EOPNOTSUPP, "%s: not here: %s's feature %s is fixed "
-				      "(%s)", key, dev, p->name, p->val ? "on" : "off");
+			return pt_err(ctx, -EOPNOTSUPP,
+				      "%s: not here: %s's feature %s is fixed "
+				      "(%s)",
+				      key, dev, p->name, p->val ? "on" : "off");
 		if (!pt_key_plain(p->name) ||
 		    pt_snprintf(rest, sizeof(rest), "%s.%s", pt_eth_sec_name(sec), p->name) < 0)
 			continue;
@@ -362,8 +369,8 @@ static int mask_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, c
 		nd += cur[i] != ',';
 	for (long c = (long)nd * 4; c < PT_CPUS_MAX; c++)
 		if (pt_cpus_has(m, c))
-			return pt_err(ctx, -ERANGE, "%s: CPU %ld is past the mask's %zu CPUs", t->key,
-				      c, nd * 4);
+			return pt_err(ctx, -ERANGE, "%s: CPU %ld is past the mask's %zu CPUs",
+				      t->key, c, nd * 4);
 	if (digits + 1 > size)
 		return -ENAMETOOLONG;
 	for (size_t i = 0; i < digits; i++) {
@@ -388,11 +395,14 @@ static int net_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable *t
 	long long v;
 	int r;
 
-	if (t->kind == NET_SYSFS) {
-		r = pt_file_validate_cur(ctx, t, in, out, size, cur, cur_size);
-		if (r < 0 || !strstr(t->aux, "_cpus"))
-			return r;
-		return mask_validate(ctx, t, in, cur, out, size);
+	if (t->kind == NET_SYSFS && !strstr(t->aux, "_cpus"))
+		return pt_file_validate_cur(ctx, t, in, out, size, cur, cur_size);
+	if (t->kind == NET_SYSFS) { /* hex digits: not a number to pt_file_check() */
+		char why[160];
+		r = pt_file_read(ctx, t, cur, cur_size);
+		if (r >= 0 && pt_attr_writable(ctx, t->path, why, sizeof(why)) == 0)
+			r = pt_err(ctx, -EACCES, "%s: %s", t->key, why);
+		return r < 0 ? r : mask_validate(ctx, t, in, cur, out, size);
 	}
 	r = eth_param(ctx, t, &p);
 	if (r < 0)

@@ -22,8 +22,14 @@ struct param {
 	bool flag;		 /* u8 on/off */
 };
 
-#define P(n, a, m) { n, ETHTOOL_A_##a, m, false }
-#define F(n, a) { n, ETHTOOL_A_##a, 0, true }
+#define P(n, a, m)                                                                                 \
+	{                                                                                          \
+		n, ETHTOOL_A_##a, m, false                                                         \
+	}
+#define F(n, a)                                                                                    \
+	{                                                                                          \
+		n, ETHTOOL_A_##a, 0, true                                                          \
+	}
 static const struct param ring[] = {
 	P("rx", RINGS_RX, ETHTOOL_A_RINGS_RX_MAX),
 	P("rx_mini", RINGS_RX_MINI, ETHTOOL_A_RINGS_RX_MINI_MAX),
@@ -78,8 +84,10 @@ struct section {
 };
 
 #define S(nm, what, msg, hdr, tab)                                                                 \
-	{ nm, what, ETHTOOL_MSG_##msg##_GET, ETHTOOL_MSG_##msg##_SET, ETHTOOL_A_##hdr##_HEADER,    \
-	  tab, ARRAY_SIZE(tab) }
+	{                                                                                          \
+		nm, what, ETHTOOL_MSG_##msg##_GET, ETHTOOL_MSG_##msg##_SET,                        \
+			ETHTOOL_A_##hdr##_HEADER, tab, ARRAY_SIZE(tab)                             \
+	}
 static const struct section sections[PT_ETH_NSEC] = {
 	[PT_ETH_RING] = S("ring", "ring parameters", RINGS, RINGS, ring),
 	[PT_ETH_CHANNELS] = S("channels", "channels", CHANNELS, CHANNELS, channels),
@@ -238,20 +246,20 @@ static int get_reply(const struct nlmsghdr *nlh, void *data)
 {
 	struct get *g = data;
 
-	return mnl_attr_parse(nlh, GENL_HDRLEN, g->sec == PT_ETH_FEATURES ? feature_attr : param_attr,
-			      g);
+	return mnl_attr_parse(nlh, GENL_HDRLEN,
+			      g->sec == PT_ETH_FEATURES ? feature_attr : param_attr, g);
 }
 
-int pt_eth_get(struct perftune_ctx *ctx, const char *dev, int sec, struct pt_eth_sect *s,
-	       char *ext, size_t extsize)
+int pt_eth_get(struct perftune_ctx *ctx, const char *dev, int sec, struct pt_eth_sect *s, char *ext,
+	       size_t extsize)
 {
 	char buf[512];
 	struct get g = { .sec = sec, .s = s };
 	int r;
 
 	s->n = 0;
-	r = pt_nl_talk(ctx, ETHTOOL_GENL_NAME, request(buf, sec, false, dev, 0), get_reply, &g,
-		       ext, extsize);
+	r = pt_nl_talk(ctx, ETHTOOL_GENL_NAME, request(buf, sec, false, dev, 0), get_reply, &g, ext,
+		       extsize);
 	if (r < 0)
 		return r;
 	/* a feature the driver cannot change: not in hw_features, or "nochange" */

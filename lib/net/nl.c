@@ -47,7 +47,8 @@ static int on_error(const struct nlmsghdr *nlh, void *data)
 	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
 		off += e->msg.nlmsg_len - sizeof(struct nlmsghdr);
 	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS)
-		mnl_attr_for_each_payload((const void *)((const char *)e + off), mnl_nlmsg_get_payload_len(nlh) - off)
+		mnl_attr_for_each_payload((const void *)((const char *)e + off),
+					  mnl_nlmsg_get_payload_len(nlh) - off)
 		{
 			if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
 			    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
@@ -108,8 +109,7 @@ out:
 
 static int family_attr(const struct nlattr *a, void *data)
 {
-	if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID &&
-	    mnl_attr_validate(a, MNL_TYPE_U16) == 0)
+	if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID && mnl_attr_validate(a, MNL_TYPE_U16) == 0)
 		*(int *)data = mnl_attr_get_u16(a);
 	return MNL_CB_OK;
 }
