@@ -385,6 +385,8 @@ struct pt_xnames {
 	char sysctl[PERFTUNE_KEY_MAX]; /* sysctl.d: "vm.dirty_ratio", "net/ipv4/conf/eth0.100/rp_filter" */
 	char dev[64];		       /* udev: the kernel's name of the device ("sda") */
 	char attr[128];		       /* udev: its attribute ("queue/scheduler") */
+	char subsys[16];	       /* udev: its SUBSYSTEM; "" = block */
+	char noattr[128];	       /* udev: why it has no attribute to write, or "" */
 	enum pt_order order;	       /* udev: the rules in the order of a commit */
 	char boot[128]; /* kernel command line with the value: "numa_balancing=disable" */
 };

@@ -199,10 +199,17 @@ static int emit_sect(struct perftune_ctx *ctx, const char *key, const char *dev,
 			r = emit_key(ctx, dev, sec, p->name, NULL, rest, emit, ud);
 		n++;
 	}
+	/* a feature fixed off is in none of the bitsets: not told apart from a misspelling */
+	if (r >= 0 && pat && !n && !pt_glob(pat) && sec == PT_ETH_FEATURES)
+		return pt_err(ctx, -EOPNOTSUPP,
+			      "%s: not here: %s cannot change feature '%s' (fixed off by its "
+			      "driver, or no such feature)",
+			      key, dev, pat);
 	if (r >= 0 && pat && !n && !pt_glob(pat))
-		return pt_err(ctx, -EOPNOTSUPP, "%s: not here: %s reports no %s '%s'%s", key, dev,
-			      pt_eth_sec_what(sec), pat,
-			      sec == PT_ETH_FEATURES ? "" : " (its driver does not support it)");
+		return pt_err(ctx, -EOPNOTSUPP,
+			      "%s: not here: %s reports no %s '%s' (its driver does not support "
+			      "it)",
+			      key, dev, pt_eth_sec_what(sec), pat);
 	return key || r == -ENOMEM ? r : 0;
 }
 
@@ -479,4 +486,27 @@ static int net_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	return 0;
 }
 
-const struct pt_family pt_net_family = PT_FAMILY("net", net, 0, .validate_cur = net_validate_cur);
+/* udev: the device's attribute (tx_queue_len, queues/rx-0/rps_cpus); ethtool settings have none */
+static void net_export_names(struct perftune_ctx *ctx _unused_, const struct pt_tunable *t,
+			     const char *value _unused_, struct pt_xnames *x)
+{
+	size_t n = strlen(NET_DIR "/") + strlen(dev_of(t)) + 1;
+
+	if (t->kind != NET_SYSFS) {
+		snprintf(x->noattr, sizeof(x->noattr),
+			 "an ethtool setting (%s) is no sysfs attribute: a rule would have to "
+			 "RUN ethtool",
+			 pt_eth_sec_what(t->kind));
+		return;
+	}
+	if (strlen(t->path) <= n || pt_snprintf(x->attr, sizeof(x->attr), "%s", t->path + n) < 0) {
+		x->attr[0] = '\0';
+		return;
+	}
+	snprintf(x->dev, sizeof(x->dev), "%s", dev_of(t));
+	snprintf(x->subsys, sizeof(x->subsys), "net");
+	x->order = t->order;
+}
+
+const struct pt_family pt_net_family = PT_FAMILY("net", net, 0, .validate_cur = net_validate_cur,
+						 .export_names = net_export_names);

@@ -243,12 +243,7 @@ static const struct {
 	{ "net", "txqueuelen", "sys/class/net/%s/tx_queue_len", NULL },
 	{ "net", "mtu", "sys/class/net/%s/mtu", NULL },
 	{ "net", "nf_conntrack_hashsize", "sys/module/nf_conntrack/parameters/hashsize", NULL },
-	{ "net", "wake_on_lan", NULL, "set through ethtool: no sysfs file" },
-	{ "net", "features", NULL, "set through ethtool: no sysfs file" },
-	{ "net", "coalesce", NULL, "set through ethtool: no sysfs file" },
-	{ "net", "pause", NULL, "set through ethtool: no sysfs file" },
-	{ "net", "ring", NULL, "set through ethtool: no sysfs file" },
-	{ "net", "channels", NULL, "set through ethtool: no sysfs file" },
+	{ "net", "wake_on_lan", NULL, "set through ethtool (wake-on-LAN): no perftune key" },
 	{ "usb", "autosuspend", "sys/bus/usb/devices/%s/power/autosuspend", NULL },
 	{ "audio", "timeout", "sys/module/%s/parameters/power_save", NULL },
 	{ "audio", "reset_controller", "sys/module/%s/parameters/power_save_controller", NULL },
@@ -309,7 +304,9 @@ int pt_map_devattr(struct perftune_profile *p, struct pt_punit *u, struct pt_dev
 			if (!strcmp(devattrs[k].type, u->type) &&
 			    !strcmp(devattrs[k].option, o->name))
 				break;
-		if (k == ARRAY_SIZE(devattrs) && !strcmp(o->name, "dynamic"))
+		if (!strcmp(u->type, "net") && pt_net_ethtool_option(o->name))
+			r = pt_map_net_option(p, u, o, &devs); /* netopts.c */
+		else if (k == ARRAY_SIZE(devattrs) && !strcmp(o->name, "dynamic"))
 			pt_pitem_skip(p, u, o, "dynamic tuning needs TuneD's daemon");
 		else if (k == ARRAY_SIZE(devattrs))
 			pt_pitem_skip(p, u, o, "unknown option of the %s plugin", u->type);

@@ -57,6 +57,16 @@ $PN restore nic >/dev/null
 eq "restore: exit 0" "$?" 0
 eq "restored: as ethtool and ip saw it before" "$(state va)" "$VA0"
 
+# export --format udev: the sysfs settings as rules, the ethtool ones said to be left out
+$PN set --name exp net.va.txqueuelen=600 net.va.rx.0.rps_cpus=1 net.va.channels.rx=2 >/dev/null
+out=$($PN export --format udev --transaction exp)
+echo "$out" | grep -v '^#  ' | sed 's/^/# /'
+check "udev: txqueuelen rule" grep -qF 'SUBSYSTEM=="net", KERNEL=="va", TEST=="tx_queue_len", ATTR{tx_queue_len}="600"' <<<"$out"
+check "udev: RPS mask rule" grep -qF 'ATTR{queues/rx-0/rps_cpus}="1"' <<<"$out"
+check "udev: channels said to be left out" grep -q '^# not written by a rule: net.va.channels.rx = 2: an ethtool setting' <<<"$out"
+$PN restore exp >/dev/null
+eq "export: restored" "$(state va)" "$VA0"
+
 # a commit that fails late (the kernel refuses txqueuelen -1) gives back the channels
 msg=$($PN set --name bad net.va.channels.rx=2 net.va.features.rx-gro=on net.va.txqueuelen=-1 2>&1)
 eq "failed commit: exit 1" "$?" 1

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "fakenl.h"
@@ -280,6 +281,65 @@ START_TEST(without_a_transport_a_fake_root_has_no_netlink)
 }
 END_TEST
 
+/* TuneD's [net] options that go through ethtool: keys of the net family, or skips that say why */
+START_TEST(tuned_net_section_maps_onto_net_keys)
+{
+	static const char *const want[][2] = {
+		{ "net.eth0.features.rx-gro", "off" },
+		{ "net.eth0.features.tx-tcp*segmentation", "off" },
+		{ "net.eth0.coalesce.adaptive_rx", "off" },
+		{ "net.eth0.coalesce.rx_usecs", "10" },
+		{ "net.eth0.ring.rx", "1024" },
+		{ "net.eth0.channels.combined", "2" },
+	};
+	struct perftune_profile *p = NULL;
+	struct perftune_profile_item_iter *it;
+	const struct perftune_profile_item *i;
+	struct perftune_tx *tx;
+	char path[PATH_MAX];
+	int staged = 0, lro = 0, pause = 0, wol = 0, n;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/../net.conf", f.root);
+	fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("[net]\ndevices=eth0\nfeatures=gro off tso off lro on\n"
+	      "coalesce=adaptive-rx off rx-usecs 10\nring=rx 1024\nchannels=combined 2\n"
+	      "pause=autoneg off\nwake_on_lan=g\n",
+	      fp);
+	fclose(fp);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	ck_assert_msg(perftune_profile_load(f.ctx, path, NULL, &p) == 0, "%s",
+		      perftune_ctx_last_error(f.ctx));
+	ck_assert_int_eq(perftune_profile_items(p, &it), 0);
+	while ((i = perftune_profile_item_iter_next(it))) {
+		const char *key = perftune_profile_item_key(i), *why;
+		why = perftune_profile_item_skip_reason(i);
+		if (!why) {
+			for (size_t w = 0; w < ARRAY_SIZE(want); w++)
+				staged += key && !strcmp(key, want[w][0]) &&
+					  !strcmp(perftune_profile_item_value(i), want[w][1]);
+			continue;
+		}
+		lro += key && !strcmp(key, "net.eth0.features.rx-lro") &&
+		       strstr(why, "not here: eth0 cannot change feature 'rx-lro'");
+		pause += key && !strcmp(key, "net.eth0.pause.autoneg") && strstr(why, "not here");
+		wol += strstr(why, "wake-on-LAN") != NULL;
+	}
+	perftune_profile_item_iter_free(it);
+	ck_assert_int_eq(staged, (int)ARRAY_SIZE(want));
+	ck_assert_int_eq(lro + pause + wol, 3);
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "prof", 0, &tx), 0);
+	ck_assert_msg(perftune_profile_stage(p, tx, 0) >= 0, "%s", perftune_ctx_last_error(f.ctx));
+	n = perftune_tx_commit(tx);
+	ck_assert_msg(n == (int)ARRAY_SIZE(want), "%d: %s", n, perftune_ctx_last_error(f.ctx));
+	perftune_tx_unref(tx);
+	perftune_profile_free(p);
+	ck_assert(!k->dev[0].feat[0] && !k->dev[0].feat[1]);
+	ck_assert_uint_eq(k->dev[0].chan[3], 2);
+}
+END_TEST
+
 static Suite *net_suite(void)
 {
 	Suite *s = suite_create("net");
@@ -300,6 +360,7 @@ static Suite *net_suite(void)
 			    5);
 	tcase_add_test(tc, device_gone_before_restore_is_reported_and_the_rest_restored);
 	tcase_add_test(tc, without_a_transport_a_fake_root_has_no_netlink);
+	tcase_add_test(tc, tuned_net_section_maps_onto_net_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }
