@@ -253,15 +253,11 @@ static const struct {
 static int devattr_option(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o,
 			  const char *fmt, const struct pt_devset *devs)
 {
-	_cleanup_free_ char *v = NULL, *why = NULL;
-	int r = pt_vars_expand(p, o->value, o, &v, &why);
+	_cleanup_free_ char *v = NULL;
+	int r = pt_vars_value(p, u, o, &v);
 
-	if (r < 0)
+	if (r <= 0)
 		return r;
-	if (why) {
-		pt_pitem_skip(p, u, o, "%s", why);
-		return 0;
-	}
 	if (!strcmp(o->name, "reset_controller")) {
 		char *yn = strdup(pt_is_true(v) ? "Y" : "N");
 		if (!yn)

@@ -82,17 +82,13 @@ static int one_pair(struct perftune_profile *p, struct pt_punit *u, struct pt_po
 int pt_map_net_option(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o,
 		      const struct pt_devset *devs)
 {
-	_cleanup_free_ char *v = NULL, *why = NULL;
+	_cleanup_free_ char *v = NULL;
 	const char *section = NULL;
 	char *save = NULL, *name, *value;
-	int r = pt_vars_expand(p, o->value, o, &v, &why);
+	int r = pt_vars_value(p, u, o, &v);
 
-	if (r < 0)
+	if (r <= 0)
 		return r;
-	if (why) {
-		pt_pitem_skip(p, u, o, "%s", why);
-		return 0;
-	}
 	for (size_t i = 0; i < ARRAY_SIZE(sections); i++)
 		if (!strcmp(sections[i].option, o->name))
 			section = sections[i].section;
@@ -107,5 +103,5 @@ int pt_map_net_option(struct perftune_profile *p, struct pt_punit *u, struct pt_
 		}
 		r = one_pair(p, u, o, section, name, value, devs);
 	}
-	return r;
+	return r < 0 ? r : 0;
 }

@@ -193,6 +193,9 @@ int pt_vars_define(struct perftune_profile *p, const struct pt_punit *u);
  */
 int pt_vars_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o, char **out,
 		   char **unresolved);
+/* @o's value expanded into *@v: 1; 0 when it could not be evaluated (@o skipped, saying why) */
+int pt_vars_value(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
+		  char **v);
 
 /* ---- load.c: a profile read with its include= chain, merged ---- */
 int pt_profile_read(struct perftune_profile *p, const char *name_or_path);
