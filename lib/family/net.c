@@ -213,6 +213,17 @@ static int emit_sect(struct perftune_ctx *ctx, const char *key, const char *dev,
 	return key || r == -ENOMEM ? r : 0;
 }
 
+/*
+ * A file that is there but answers reads ENOENT: xps_cpus of a device with
+ * one transmit queue (net-sysfs.c: !netif_is_multiqueue()) has no XPS.
+ */
+static bool refused_read(struct perftune_ctx *ctx, const char *path)
+{
+	char buf[PT_VAL];
+
+	return pt_attr_read(ctx, path, buf, sizeof(buf)) == -ENOENT && pt_attr_exists(ctx, path);
+}
+
 /* rx.<q>.<file> / tx.<q>.<file>: the queues of @dev matching @q */
 static int emit_queues(struct perftune_ctx *ctx, const char *key, const char *dev, const char *dir,
 		       const char *q, const char *file, pt_emit_fn emit, void *ud)
@@ -238,7 +249,7 @@ static int emit_queues(struct perftune_ctx *ctx, const char *key, const char *de
 			continue;
 		snprintf(f, sizeof(f), "queues/%s/%s", de->d_name, file);
 		if (pt_snprintf(p, sizeof(p), NET_DIR "/%s/%s", dev, f) < 0 ||
-		    !pt_attr_tunable(ctx, p))
+		    !pt_attr_tunable(ctx, p) || refused_read(ctx, p))
 			continue;
 		snprintf(rest, sizeof(rest), "%s.%s.%s", dir, de->d_name + dl + 1, file);
 		r = emit_key(ctx, dev, NET_SYSFS, file, f, rest, emit, ud);
@@ -349,6 +360,11 @@ static int net_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *
 	struct pt_eth_param p;
 	int r;
 
+	if (t->kind == NET_SYSFS && refused_read(ctx, t->path))
+		return pt_err(ctx, -EOPNOTSUPP,
+			      "%s: not here: the kernel refuses to read /%s (a device with one "
+			      "transmit queue has no XPS)",
+			      t->key, t->path);
 	if (t->kind == NET_SYSFS)
 		return pt_file_read(ctx, t, buf, size);
 	r = eth_param(ctx, t, &p);
@@ -467,7 +483,9 @@ static int net_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	int r;
 
 	if (t->kind == NET_SYSFS) {
-		r = pt_file_describe(ctx, t, d);
+		r = refused_read(ctx, t->path) ? net_read(ctx, t, v, sizeof(v)) : 0;
+		if (r >= 0)
+			r = pt_file_describe(ctx, t, d);
 		if (r >= 0 && strstr(t->aux, "_cpus"))
 			pt_desc_add_info(d, "a hexadecimal CPU mask, as the kernel prints it");
 		return r;

@@ -160,8 +160,9 @@ static struct nlmsghdr *request(char *buf, int sec, bool set, const char *dev, u
 struct get {
 	int sec;
 	struct pt_eth_sect *s;
-	/* features: names in the bitsets hw, active, nochange (each bit listed is set) */
+	/* features: the bitset being read (hw, active, nochange), and whether it has no mask */
 	int bitset;
+	bool nomask;
 };
 
 static int param_attr(const struct nlattr *a, void *data)
@@ -189,37 +190,58 @@ static int param_attr(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
+struct bit {
+	const char *name;
+	bool value;
+};
+
 static int bit_attr(const struct nlattr *a, void *data)
 {
-	const char **name = data;
+	struct bit *b = data;
 
 	if (mnl_attr_get_type(a) == ETHTOOL_A_BITSET_BIT_NAME &&
 	    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
-		*name = mnl_attr_get_str(a);
+		b->name = mnl_attr_get_str(a);
+	if (mnl_attr_get_type(a) == ETHTOOL_A_BITSET_BIT_VALUE)
+		b->value = true;
 	return MNL_CB_OK;
 }
 
-/* one listed bit of a verbose bitset without mask: set in it */
+/*
+ * One listed bit of a verbose bitset: without a mask (NOMASK) every bit
+ * listed is set; with one (hw: the mask is every feature the kernel knows)
+ * a bit is set where it carries VALUE.
+ */
 static int bits_attr(const struct nlattr *a, void *data)
 {
 	struct get *g = data;
 	struct pt_eth_param *e;
-	const char *name = NULL;
+	struct bit b = { 0 };
 
 	if (mnl_attr_get_type(a) != ETHTOOL_A_BITSET_BITS_BIT)
 		return MNL_CB_OK;
-	if (mnl_attr_parse_nested(a, bit_attr, &name) < 0 || !name)
+	if (mnl_attr_parse_nested(a, bit_attr, &b) < 0 || !b.name)
 		return MNL_CB_ERROR;
-	e = param_add(g->s, name);
+	e = param_add(g->s, b.name);
 	if (!e)
 		return MNL_CB_OK; /* more features than PT_ETH_MAX: the rest unseen */
 	e->flag = true;
+	if (!g->nomask && !b.value)
+		return MNL_CB_OK;
 	if (g->bitset == ETHTOOL_A_FEATURES_ACTIVE)
 		e->val = 1;
 	else if (g->bitset == ETHTOOL_A_FEATURES_HW)
 		e->max = 1; /* changeable */
 	else
 		e->fixed = true; /* NOCHANGE */
+	return MNL_CB_OK;
+}
+
+static int nomask_attr(const struct nlattr *a, void *data)
+{
+	struct get *g = data;
+
+	g->nomask |= mnl_attr_get_type(a) == ETHTOOL_A_BITSET_NOMASK;
 	return MNL_CB_OK;
 }
 
@@ -239,6 +261,9 @@ static int feature_attr(const struct nlattr *a, void *data)
 	    type != ETHTOOL_A_FEATURES_NOCHANGE)
 		return MNL_CB_OK;
 	g->bitset = type;
+	g->nomask = false;
+	if (mnl_attr_parse_nested(a, nomask_attr, g) < 0)
+		return MNL_CB_ERROR;
 	return mnl_attr_parse_nested(a, bitset_attr, g);
 }
 

@@ -175,19 +175,23 @@ static int req_attr(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
-static void put_bits(struct nlmsghdr *nlh, uint16_t type, const struct fnl_dev *d, int which)
+/* as the kernel's features_fill_reply(): hw masked by every feature, active without a mask */
+static void put_bits(struct nlmsghdr *nlh, uint16_t type, const struct fnl_dev *d, int hw)
 {
 	struct nlattr *set = mnl_attr_nest_start(nlh, type), *bits;
 
-	mnl_attr_put(nlh, ETHTOOL_A_BITSET_NOMASK, 0, NULL);
+	if (!hw)
+		mnl_attr_put(nlh, ETHTOOL_A_BITSET_NOMASK, 0, NULL);
 	bits = mnl_attr_nest_start(nlh, ETHTOOL_A_BITSET_BITS);
 	for (int i = 0; i < FNL_FEATS; i++) {
 		struct nlattr *bit;
-		if (which ? !feat_hw[i] : !d->feat[i])
+		if (!hw && !d->feat[i])
 			continue;
 		bit = mnl_attr_nest_start(nlh, ETHTOOL_A_BITSET_BITS_BIT);
 		mnl_attr_put_u32(nlh, ETHTOOL_A_BITSET_BIT_INDEX, (uint32_t)i);
 		mnl_attr_put_strz(nlh, ETHTOOL_A_BITSET_BIT_NAME, feat_names[i]);
+		if (hw && feat_hw[i])
+			mnl_attr_put(nlh, ETHTOOL_A_BITSET_BIT_VALUE, 0, NULL);
 		mnl_attr_nest_end(nlh, bit);
 	}
 	mnl_attr_nest_end(nlh, bits);

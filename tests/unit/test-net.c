@@ -322,7 +322,7 @@ START_TEST(tuned_net_section_maps_onto_net_keys)
 			continue;
 		}
 		lro += key && !strcmp(key, "net.eth0.features.rx-lro") &&
-		       strstr(why, "not here: eth0 cannot change feature 'rx-lro'");
+		       strstr(why, "not here: eth0's feature rx-lro is fixed (off)");
 		pause += key && !strcmp(key, "net.eth0.pause.autoneg") && strstr(why, "not here");
 		wol += strstr(why, "wake-on-LAN") != NULL;
 	}
