@@ -3,7 +3,7 @@
  * libperftune — get, set and restore Linux kernel tunables safely.
  *
  * One string names one tunable ("block.sda.scheduler", "thp.enabled",
- * "sysctl.vm.dirty_ratio"; see perftune(8) and DESIGN.md §2 for the
+ * "sysctl.vm.dirty_ratio"; see perftune(8) and doc/design.md (section 2) for the
  * namespace).  Every function returns 0, a non-negative count, or a negative
  * errno; the calling thread keeps a one-line message naming the key and the
  * cause, readable with perftune_ctx_last_error().  The library never prints
@@ -268,8 +268,10 @@ struct perftune_tx *perftune_tx_unref(struct perftune_tx *tx);
  * perftune_tx_set() - validate @value for @key and stage it.  Nothing is written.
  * Aliases are mapped (scheduler "deadline" -> "mq-deadline"); a glob stages every
  * tunable it matches.  On error nothing is staged by this call.
- * Return: number of tunables staged (>= 1), -EINVAL, -ENOENT, -ENODEV, -EACCES,
- *         -EROFS, -EOPNOTSUPP, -EALREADY (the tx was committed), -ENOMEM.
+ * Return: number of tunables staged (>= 1; 0 only for cpu.<cpus>.idle.max_latency_us
+ *         when no idle state is deeper than the limit: nothing to disable), -EINVAL,
+ *         -ENOENT, -ENODEV, -EACCES, -EROFS, -EOPNOTSUPP, -EALREADY (the tx was
+ *         committed), -ENOMEM.
  */
 int perftune_tx_set(struct perftune_tx *tx, const char *key, const char *value);
 
@@ -277,6 +279,9 @@ int perftune_tx_set(struct perftune_tx *tx, const char *key, const char *value);
  * perftune_tx_commit() - write every staged value: journal the original, write,
  * read back.  On any failure every key already written is restored in reverse
  * order and the error names the failing key.  With DRY_RUN nothing is written.
+ * A commit that writes nothing (every key already at its value) still records
+ * the transaction, empty, so that perftune_restore() of its name succeeds
+ * (returning 0): an installer may run twice, or on a machine already tuned.
  * Return: number of tunables written (0 if all were already at their values),
  *         -EIO (read-back differs), -EAGAIN (partial huge pages without
  *         ALLOW_PARTIAL), any write errno, -EALREADY.
@@ -350,7 +355,8 @@ enum {
  * in reverse order (schedulers before their iosched parameters), and remove
  * its journal.  Keys that drifted are restored too and logged as such.
  * A key that a later live transaction also changed is handed over to it.
- * Return: number of keys written back, -ENOENT (no such transaction),
+ * Return: number of keys written back (0 for a transaction that changed
+ *         nothing), -ENOENT (no such transaction, or already restored),
  *         -EBUSY (held by a live process, without FORCE), or -errno.
  */
 int perftune_restore(struct perftune_ctx *ctx, const char *name, unsigned flags);
@@ -397,6 +403,23 @@ int perftune_status_entry_pid(const struct perftune_status_entry *e);
  *   directory or journal refused), -EIO.
  */
 int perftune_status(struct perftune_ctx *ctx, struct perftune_status_iter **iterp);
+
+/**
+ * perftune_status_metrics() - perftune_status() as Prometheus metrics, in the
+ * text exposition format of node_exporter's textfile collector (HELP and TYPE
+ * lines, label values escaped): per key perftune_tunable_in_force and
+ * perftune_tunable_drift {key, transaction}; per transaction
+ * perftune_transaction_held, _orphaned, _committed and
+ * perftune_journal_unreadable {transaction}; perftune_keys{state} (in_force,
+ * drift, shadowed, not_written, unreadable), perftune_transactions{state}
+ * (applied, held, orphaned, incomplete, unreadable), perftune_orphaned_journals and
+ * perftune_holds.  Every family is written, also with no transaction.
+ * @flags: 0 (reserved).
+ * @text: receives a malloc'd string; free() it.
+ * Return: number of status entries, -EINVAL (@ctx or @text NULL, @flags not
+ *   0), or an error of perftune_status().  (LIBPERFTUNE_2)
+ */
+int perftune_status_metrics(struct perftune_ctx *ctx, unsigned flags, char **text);
 
 /* ------------------------------------------------------------------------ */
 /* NUMA placement of the calling process                                    */
@@ -595,6 +618,135 @@ int perftune_export_transaction(struct perftune_ctx *ctx, const char *name,
  */
 int perftune_export_profile(struct perftune_profile *p, enum perftune_export_format format,
 			    char **text);
+
+/* ------------------------------------------------------------------------ */
+/* Why and verify: what else sets a key, and whether a setting is in force  */
+/* (LIBPERFTUNE_2)                                                          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Every source on the machine that claims a key, in the order they take
+ * effect: the kernel command line, sysctl.d (systemd-sysctl's precedence:
+ * /etc, /run, /usr/local/lib, /usr/lib; a name masks the same name in later
+ * directories; the later file and line win), udev rules that set the
+ * device's attribute, TuneD's active profile with its includes, daemons
+ * that set it again while they run (tuned, tuned-ppd,
+ * power-profiles-daemon), and perftune's own transactions.  Files are read
+ * below the context's root (perftune_ctx_set_root()).
+ */
+struct perftune_source;
+struct perftune_source_iter;
+
+/** Flags of a source (perftune_source_flags()). */
+enum perftune_source_flag {
+	PERFTUNE_SOURCE_WINS = 1 << 0,	     /* the last of its kind: the one in effect */
+	PERFTUNE_SOURCE_OVERRIDDEN = 1 << 1, /* a later line or file of its kind sets it again */
+	PERFTUNE_SOURCE_PERSISTENT = 1 << 2, /* puts its value back at boot or when re-applied */
+	PERFTUNE_SOURCE_DIFFERS = 1 << 3,    /* its value is not the value compared with */
+	PERFTUNE_SOURCE_ERROR = 1 << 4,	     /* a file that cannot be read: the note says why */
+};
+
+/** perftune_source_iter_next() - the next source, or NULL at the end. */
+const struct perftune_source *perftune_source_iter_next(struct perftune_source_iter *it);
+/** perftune_source_iter_free() - free the iterator and its objects. Accepts NULL. */
+void perftune_source_iter_free(struct perftune_source_iter *it);
+/** perftune_source_kind() - "cmdline", "sysctl.d", "udev", "tuned", "daemon" or "transaction". */
+const char *perftune_source_kind(const struct perftune_source *s);
+/** perftune_source_key() - the concrete key it claims. */
+const char *perftune_source_key(const struct perftune_source *s);
+/** perftune_source_location() - "file:line", "/proc/cmdline", "tuned (pid 812)", a transaction's name. */
+const char *perftune_source_location(const struct perftune_source *s);
+/** perftune_source_value() - the value it sets as it writes it, or NULL (a daemon, an error). */
+const char *perftune_source_value(const struct perftune_source *s);
+/** perftune_source_note() - what it is and when it acts, or why its file cannot be read. */
+const char *perftune_source_note(const struct perftune_source *s);
+/** perftune_source_flags() - PERFTUNE_SOURCE_* bits. */
+unsigned perftune_source_flags(const struct perftune_source *s);
+/** perftune_source_pid() - a running daemon's or a transaction's holder pid, else 0. */
+int perftune_source_pid(const struct perftune_source *s);
+
+/**
+ * perftune_why() - iterate over the sources that claim @key (each tunable it
+ * names), in the order they take effect.  A source whose value is not
+ * @compare_to (NULL: the value now) is flagged PERFTUNE_SOURCE_DIFFERS.  A
+ * configuration file that cannot be read is listed with
+ * PERFTUNE_SOURCE_ERROR (and logged); it never fails the call.
+ * Return: number of sources, -EINVAL, -ENOENT, -ENODEV, -EOPNOTSUPP, -ENOMEM.
+ */
+int perftune_why(struct perftune_ctx *ctx, const char *key, const char *compare_to,
+		 struct perftune_source_iter **iterp);
+
+/** What perftune_verify*() found for one setting (perftune_check_status()). */
+enum perftune_check_result {
+	PERFTUNE_CHECK_IN_FORCE = 0,	 /* reads back the expected value */
+	PERFTUNE_CHECK_DIFFERS = 1,	 /* now another value */
+	PERFTUNE_CHECK_CLAMPED = 2,	 /* the kernel holds less than asked (huge pages) */
+	PERFTUNE_CHECK_NOT_HERE = 3,	 /* the machine lacks it: perftune_check_reason() */
+	PERFTUNE_CHECK_NEEDS_REBOOT = 4, /* a boot parameter not on /proc/cmdline */
+	PERFTUNE_CHECK_SKIPPED = 5,	 /* not applied by policy (scripts, programs) */
+};
+
+struct perftune_check;
+struct perftune_check_iter;
+
+/** perftune_check_iter_next() - the next check, or NULL at the end. */
+const struct perftune_check *perftune_check_iter_next(struct perftune_check_iter *it);
+/** perftune_check_iter_free() - free the iterator and its objects. Accepts NULL. */
+void perftune_check_iter_free(struct perftune_check_iter *it);
+/** perftune_check_key() - the concrete key, or the profile's option when it maps to none. */
+const char *perftune_check_key(const struct perftune_check *c);
+/** perftune_check_expected() - the value expected. */
+const char *perftune_check_expected(const struct perftune_check *c);
+/** perftune_check_current() - the value now, or NULL (not here, skipped). */
+const char *perftune_check_current(const struct perftune_check *c);
+/** perftune_check_reason() - why not in force, not here or skipped; or NULL. */
+const char *perftune_check_reason(const struct perftune_check *c);
+/** perftune_check_origin() - where the expectation comes from: "file:line", a transaction. */
+const char *perftune_check_origin(const struct perftune_check *c);
+/** perftune_check_status() - a PERFTUNE_CHECK_* value. */
+int perftune_check_status(const struct perftune_check *c);
+/** perftune_check_status_name() - "in force", "differs", "clamped", "not here", "needs reboot", "skipped". */
+const char *perftune_check_status_name(int status);
+
+/**
+ * perftune_verify() - check "KEY=VALUE" settings (@settings NULL-terminated)
+ * against the machine.  Values are compared as the kernel shows them:
+ * the bracketed choice, aliases ("deadline" is "[mq-deadline]"), CPU lists
+ * ("0-3" is "0,1,2,3"), blanks in vectors ("4096 87380" is "4096\t87380").
+ * Return: number of settings not in force (differs, clamped, needs reboot),
+ *   -EINVAL (malformed setting or key, a value the key never takes),
+ *   -ENOMEM.
+ */
+int perftune_verify(struct perftune_ctx *ctx, const char *const *settings,
+		    struct perftune_check_iter **iterp);
+
+/**
+ * perftune_verify_profile() - the same for every option of @p, as mapped on
+ * this machine now; its [bootloader] cmdline is compared with /proc/cmdline.
+ * Return: as perftune_verify().
+ */
+int perftune_verify_profile(struct perftune_profile *p, struct perftune_check_iter **iterp);
+
+/**
+ * perftune_verify_transaction() - the same for the values journaled
+ * transaction @name wrote.
+ * Return: as perftune_verify(), -ENOENT (no such transaction).
+ */
+int perftune_verify_transaction(struct perftune_ctx *ctx, const char *name,
+				struct perftune_check_iter **iterp);
+
+/**
+ * perftune_verify_metrics() - the checks of @it (read to its end) as
+ * Prometheus metrics in node_exporter's textfile format, each with the label
+ * verified="@what" (the profile, transaction or "settings" verified):
+ * perftune_verify_in_force{verified, key, origin} 1 or 0,
+ * perftune_verify_checks{verified, state} per state (in_force, differs,
+ * clamped, not_here, needs_reboot, skipped) and
+ * perftune_verify_not_in_force{verified}.  HELP and TYPE lines, label values
+ * escaped.  @text receives a malloc'd string; free() it.
+ * Return: number of settings not in force, -EINVAL (a NULL argument), -ENOMEM.
+ */
+int perftune_verify_metrics(struct perftune_check_iter *it, const char *what, char **text);
 
 #ifdef __cplusplus
 }

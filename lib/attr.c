@@ -150,17 +150,16 @@ static int open_top(struct perftune_ctx *ctx, const char *path, const char **res
 	return -EPERM;
 }
 
-/* a regular file, or a character device under dev/ (/dev/cpu_dma_latency) */
-static bool file_ok(int fd, const char *path)
+/* a regular file, or a character device under dev/ (/dev/cpu_dma_latency); *@st its stat */
+static bool file_ok(int fd, const char *path, struct stat *st)
 {
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
+	if (fstat(fd, st) < 0)
 		return false;
-	return S_ISREG(st.st_mode) || (S_ISCHR(st.st_mode) && !strncmp(path, "dev/", 4));
+	return S_ISREG(st->st_mode) || (S_ISCHR(st->st_mode) && !strncmp(path, "dev/", 4));
 }
 
-int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags)
+/* pt_attr_open(); a file's stat in *@st (untouched for O_PATH and O_DIRECTORY) */
+static int attr_open_st(struct perftune_ctx *ctx, const char *path, int flags, struct stat *st)
 {
 	const char *rest;
 	int top = open_top(ctx, path, &rest), fd;
@@ -170,11 +169,18 @@ int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags)
 	/* never wait on what a fake root may hold (a FIFO): O_NONBLOCK, then its type checked */
 	fd = pt_resolve_open(&attr_of(ctx)->resolver, top, rest,
 			     (flags & O_PATH) ? flags : flags | O_NONBLOCK);
-	if (fd >= 0 && !(flags & (O_PATH | O_DIRECTORY)) && !file_ok(fd, path)) {
+	if (fd >= 0 && !(flags & (O_PATH | O_DIRECTORY)) && !file_ok(fd, path, st)) {
 		close(fd);
 		return -EMEDIUMTYPE;
 	}
 	return fd;
+}
+
+int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags)
+{
+	struct stat st;
+
+	return attr_open_st(ctx, path, flags, &st);
 }
 
 /*
@@ -350,11 +356,13 @@ static int cache_get(struct perftune_ctx *ctx, const char *path, struct stat *st
 	}
 	if (__atomic_load_n(&fc->n, __ATOMIC_RELAXED) >= FCACHE_MAX)
 		return NOCACHE;
-	fd = pt_attr_open(ctx, path, O_RDWR | O_NOFOLLOW);
+	fd = attr_open_st(ctx, path, O_RDWR | O_NOFOLLOW, &s);
 	if (fd < 0) /* read-only, a directory, missing: the caller's own open says which */
 		return NOCACHE;
 	e = malloc(sizeof(*e) + strlen(path) + 1);
-	if (!e || fstat(fd, &e->st) < 0 || !S_ISREG(e->st.st_mode)) {
+	if (e)
+		e->st = s;
+	if (!e || !S_ISREG(e->st.st_mode)) {
 		free(e);
 		close(fd);
 		return NOCACHE;

@@ -88,23 +88,30 @@ PERFTUNE_EXPORT struct perftune_ctx *perftune_ctx_unref(struct perftune_ctx *ctx
 	return NULL;
 }
 
-static int ctx_set_root_impl(struct perftune_ctx *ctx, const char *root)
+/* in *@copy a copy of @path, which must be absolute (@what of @ctx names it in the error) */
+static int abs_copy(struct perftune_ctx *ctx, const char *what, const char *path, char **copy)
 {
-	char *copy;
-	int fd;
-
 	if (!ctx)
 		return -EINVAL;
-	if (!root || root[0] != '/')
-		return pt_err(ctx, -EINVAL, "root '%s': not an absolute path",
-			      root ? root : "(null)");
+	if (!path || path[0] != '/')
+		return pt_err(ctx, -EINVAL, "%s '%s': not an absolute path", what,
+			      path ? path : "(null)");
+	*copy = strdup(path);
+	return *copy ? 0 : -ENOMEM;
+}
+
+static int ctx_set_root_impl(struct perftune_ctx *ctx, const char *root)
+{
+	char *copy = NULL;
+	int fd, r = abs_copy(ctx, "root", root, &copy);
+
+	if (r < 0)
+		return r;
 	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return pt_err(ctx, -errno, "root %s: %s", root, strerror(errno));
-	copy = strdup(root);
-	if (!copy) {
-		close(fd);
-		return -ENOMEM;
+	if (fd < 0) {
+		r = -errno;
+		free(copy);
+		return pt_err(ctx, r, "root %s: %s", root, strerror(-r));
 	}
 	pt_attr_set_root(ctx->head.attr, fd, strcmp(copy, "/") == 0);
 	free(ctx->root);
@@ -112,42 +119,30 @@ static int ctx_set_root_impl(struct perftune_ctx *ctx, const char *root)
 	return 0;
 }
 
-PERFTUNE_EXPORT int perftune_ctx_set_root(struct perftune_ctx *ctx, const char *root)
-{
-	return pt_api_ret(ctx_set_root_impl(ctx, root));
-}
-
-PERFTUNE_EXPORT const char *perftune_ctx_get_root(struct perftune_ctx *ctx)
-{
-	return ctx ? ctx->root : NULL;
-}
-
 static int ctx_set_journal_dir_impl(struct perftune_ctx *ctx, const char *dir)
 {
-	char *copy;
+	char *copy = NULL;
+	int r = abs_copy(ctx, "journal directory", dir, &copy);
 
-	if (!ctx)
-		return -EINVAL;
-	if (!dir || dir[0] != '/')
-		return pt_err(ctx, -EINVAL, "journal directory '%s': not an absolute path",
-			      dir ? dir : "(null)");
-	copy = strdup(dir);
-	if (!copy)
-		return -ENOMEM;
-	free(ctx->journal_dir);
-	ctx->journal_dir = copy;
-	return 0;
+	if (r == 0) {
+		free(ctx->journal_dir);
+		ctx->journal_dir = copy;
+	}
+	return r;
 }
 
-PERFTUNE_EXPORT int perftune_ctx_set_journal_dir(struct perftune_ctx *ctx, const char *dir)
-{
-	return pt_api_ret(ctx_set_journal_dir_impl(ctx, dir));
-}
-
-PERFTUNE_EXPORT const char *perftune_ctx_get_journal_dir(struct perftune_ctx *ctx)
-{
-	return ctx ? ctx->journal_dir : NULL;
-}
+/* perftune_ctx_set_root() and _get_root(); perftune_ctx_set_journal_dir() and _get_journal_dir() */
+#define CTX_PATH(f)                                                                                \
+	PERFTUNE_EXPORT int perftune_ctx_set_##f(struct perftune_ctx *ctx, const char *path)       \
+	{                                                                                          \
+		return pt_api_ret(ctx_set_##f##_impl(ctx, path));                                  \
+	}                                                                                          \
+	PERFTUNE_EXPORT const char *perftune_ctx_get_##f(struct perftune_ctx *ctx)                 \
+	{                                                                                          \
+		return ctx ? ctx->f : NULL;                                                        \
+	}
+CTX_PATH(root)
+CTX_PATH(journal_dir)
 
 PERFTUNE_EXPORT void perftune_ctx_set_log_fn(struct perftune_ctx *ctx, perftune_log_fn fn,
 					     int max_priority, void *userdata)

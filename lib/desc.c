@@ -91,41 +91,24 @@ void pt_desc_add_info(struct perftune_desc *d, const char *fmt, ...)
 	d->info = n;
 }
 
-PERFTUNE_EXPORT const char *perftune_desc_key(const struct perftune_desc *d)
-{
-	return d ? d->key : NULL;
-}
-PERFTUNE_EXPORT const char *perftune_desc_value(const struct perftune_desc *d)
-{
-	return d ? d->value : NULL;
-}
-PERFTUNE_EXPORT const char *perftune_desc_path(const struct perftune_desc *d)
-{
-	return d ? d->path : NULL;
-}
-PERFTUNE_EXPORT const char *perftune_desc_choices(const struct perftune_desc *d)
-{
-	return d ? d->choices : NULL;
-}
-PERFTUNE_EXPORT const char *perftune_desc_unit(const struct perftune_desc *d)
-{
-	return d ? d->unit : NULL;
-}
+/* perftune_desc_key(), _value(), _path() ...: a string of the description, NULL for NULL */
+#define DESC_STRING(f)                                                                             \
+	PERFTUNE_EXPORT const char *perftune_desc_##f(const struct perftune_desc *d)               \
+	{                                                                                          \
+		return d ? d->f : NULL;                                                            \
+	}
+DESC_STRING(key)
+DESC_STRING(value)
+DESC_STRING(path)
+DESC_STRING(choices)
+DESC_STRING(unit)
+DESC_STRING(reason)
+DESC_STRING(info)
+DESC_STRING(unreadable)
+
 PERFTUNE_EXPORT bool perftune_desc_writable(const struct perftune_desc *d)
 {
 	return d && d->writable;
-}
-PERFTUNE_EXPORT const char *perftune_desc_reason(const struct perftune_desc *d)
-{
-	return d ? d->reason : NULL;
-}
-PERFTUNE_EXPORT const char *perftune_desc_info(const struct perftune_desc *d)
-{
-	return d ? d->info : NULL;
-}
-PERFTUNE_EXPORT const char *perftune_desc_unreadable(const struct perftune_desc *d)
-{
-	return d ? d->unreadable : NULL;
 }
 
 PERFTUNE_EXPORT bool perftune_desc_range(const struct perftune_desc *d, long long *min,
@@ -144,15 +127,8 @@ PERFTUNE_EXPORT void perftune_desc_free(struct perftune_desc *d)
 {
 	if (!d)
 		return;
-	free(d->key);
-	free(d->path);
-	free(d->value);
-	free(d->choices);
-	free(d->unit);
-	free(d->reason);
-	free(d->info);
-	free(d->unreadable);
-	free(d);
+	pt_free_all(d->key, d->path, d->value, d->choices, d->unit, d->reason, d->info,
+		    d->unreadable, d);
 }
 
 /* ---- the store behind the typed iterators ---- */
@@ -169,12 +145,7 @@ struct pt_iter *pt_iter_new(void)
 
 static void item_clear(struct pt_item *it)
 {
-	free(it->name);
-	free(it->key);
-	free(it->value);
-	free(it->old);
-	free(it->current);
-	free(it->note);
+	pt_free_all(it->name, it->key, it->value, it->old, it->current, it->note);
 }
 
 int pt_iter_add(struct pt_iter *it, const struct pt_item *item)
@@ -196,6 +167,25 @@ int pt_iter_add(struct pt_iter *it, const struct pt_item *item)
 	}
 	it->items[it->n++] = c;
 	return 0;
+}
+
+int pt_iter_collect(size_t n, pt_item_fn fill, void *ud, struct pt_iter **out)
+{
+	struct pt_iter *it = pt_iter_new();
+	char note[PT_ITEM_NOTE];
+
+	for (size_t i = 0; it && i < n; i++) {
+		struct pt_item item = { 0 };
+
+		note[0] = '\0';
+		fill(ud, i, &item, note);
+		if (pt_iter_add(it, &item) < 0) {
+			pt_iter_free(it);
+			it = NULL;
+		}
+	}
+	*out = it;
+	return it ? 0 : -ENOMEM;
 }
 
 static int item_cmp(const void *a, const void *b)
@@ -307,3 +297,21 @@ STRING(profile_item, note, note, !(o->item.flags & PERFTUNE_PROFILE_ITEM_SKIPPED
 FLAGS(profile_item, PERFTUNE_PROFILE_ITEM_SKIPPED | PERFTUNE_PROFILE_ITEM_UNCHANGED)
 
 OBJECT(profile_entry, profile_entry, (name, name), (path, key), (summary, value), (error, note))
+
+/* why: the kind's name in name, the location in current; verify: the status in pid */
+OBJECT(source, source, (kind, name), (key, key), (location, current), (value, value), (note, note))
+FLAGS(source, PERFTUNE_SOURCE_WINS | PERFTUNE_SOURCE_OVERRIDDEN | PERFTUNE_SOURCE_PERSISTENT |
+		      PERFTUNE_SOURCE_DIFFERS | PERFTUNE_SOURCE_ERROR)
+
+PERFTUNE_EXPORT int perftune_source_pid(const struct perftune_source *o)
+{
+	return o ? o->item.pid : 0;
+}
+
+OBJECT(check, check, (key, key), (expected, value), (current, current), (reason, note),
+       (origin, name))
+
+PERFTUNE_EXPORT int perftune_check_status(const struct perftune_check *o)
+{
+	return o ? o->item.pid : PERFTUNE_CHECK_NOT_HERE;
+}

@@ -122,6 +122,12 @@ struct pt_batch_ops {
 	void (*end)(void *ud, size_t g, size_t i, int r);
 	bool stop_on_error; /* a failure ends the batch: no item starts any more */
 };
+/* the ops of a batch user whose callbacks are b_pre(), b_file(), ... b_end() */
+#define PT_BATCH_OPS(stop)                                                                         \
+	{                                                                                          \
+		.pre = b_pre, .file = b_file, .write = b_write, .refused = b_refused,              \
+		.post = b_post, .end = b_end, .stop_on_error = stop,                               \
+	}
 /*
  * Group 0 (no device) first in this thread, then groups 1..@ngrp-1 side by
  * side; grp[g] = [start, end) of the items.  -ECANCELED: stopped by an error.
@@ -247,6 +253,16 @@ bool pt_value_ok(const char *v); /* printable, bounded, no newline */
 int pt_snprintf(char *buf, size_t size, const char *fmt, ...)
 	_printf_(3, 4); /* -ENAMETOOLONG on truncation */
 
+/* ---- shared/keyname.c: key components from kernel names (perftune(8) KEYS) ---- */
+enum pt_keyform {
+	PT_KEYFORM_BRACKET, /* a name looked up as written: "[eth0.100]" */
+	PT_KEYFORM_MAP,	    /* a name matched by content: "haltpoll idle" -> "haltpoll_idle" */
+};
+bool pt_key_char(char c);	  /* in the alphabet of a plain component (no glob) */
+bool pt_key_plain(const char *s); /* non-empty, only pt_key_char() */
+/* @name as a key component in @out: 0 as is, 1 bracketed or mapped, -EINVAL not nameable */
+int pt_key_comp(char *out, size_t size, const char *name, enum pt_keyform form);
+
 /* ---- shared/buf.c: a growable string; out of memory shows once, at pt_buf_steal() ---- */
 struct pt_buf {
 	char *s;
@@ -273,6 +289,14 @@ char *pt_strdup_or_null(const char *s, bool *oom);
  */
 char *pt_strv_add(char ***v, size_t *n, const char *s);
 void pt_strv_free(char **v); /* each string and the vector; NULL is fine */
+static inline void pt_strv_freep(char ***v)
+{
+	pt_strv_free(*v);
+}
+/* free() each of the pointers given */
+#define pt_free_all(...)                                                                           \
+	pt_free_v((void *[]){ __VA_ARGS__ }, sizeof((void *[]){ __VA_ARGS__ }) / sizeof(void *))
+void pt_free_v(void *const *p, size_t n);
 
 /* ---- shared/cpulist.c: CPU and node lists and masks (bit i in byte i / 8) ---- */
 #define PT_CPUS_MAX 8192
@@ -284,12 +308,17 @@ void pt_format_cpulist(const unsigned char *mask, int nbits, char *out, size_t s
 /* masks of PT_CPUS_MAX bits: */
 void pt_cpus_set(unsigned char *m, long i, bool on); /* outside the mask: ignored */
 bool pt_cpus_has(const unsigned char *m, long i);
-int pt_cpus_parse(const char *s, unsigned char *mask); /* TuneD's cpulist_unpack syntax */
-int pt_cpus_hex(const char *s, unsigned char *m);      /* "0x..." (commas allowed), ORed in */
+/* TuneD's cpulist_unpack / hex2cpulist ("0x" optional, commas dropped, ORed in): 0, or
+ * -EINVAL with the reason in @why (what TuneD silently empties, and Python's accidents) */
+int pt_cpus_parse(const char *s, unsigned char *mask, char *why, size_t size);
+int pt_cpus_hex(const char *s, unsigned char *m, char *why, size_t size);
 char *pt_cpus_list(const unsigned char *m, const char *prefix, bool pack); /* "0,1" / "0-1" */
-char *pt_cpus_hexstr(const unsigned char *m);				   /* "0000000f" */
+/* Python's int(@s) of a decimal within +-@max: 0, or -EINVAL with the reason in @why
+ * (not a number, past @max, or what int() takes by accident: '_', non-ASCII digits) */
+int pt_py_int(const char *s, long long max, long long *v, char *why, size_t size);
+char *pt_cpus_hexstr(const unsigned char *m); /* "0000000f" */
 
-/* ---- key.c ---- */
+/* ---- key.c: keys parsed into components, and concrete tunables ---- */
 #define PT_MAX_COMPS 16
 struct pt_comp {
 	char s[PERFTUNE_KEY_MAX];
@@ -303,9 +332,13 @@ struct pt_keyparts {
 
 /* Write order within a device's group (a commit; a restore gives the scheduler back first). */
 enum pt_order {
-	PT_ORDER_SCHED = 0, /* the I/O scheduler */
-	PT_ORDER_ATTR = 1,  /* the device's other attributes */
-	PT_ORDER_RESET = 2, /* what a scheduler switch resets: iosched params, nr_requests */
+	/* an upper limit before the rest: cpufreq clamps a new min to the current
+	 * max (cpufreq_verify_within_limits), so max is written first and given
+	 * back last; raising min above the current max works in one commit */
+	PT_ORDER_LIMIT = 0,
+	PT_ORDER_SCHED = 1, /* the I/O scheduler */
+	PT_ORDER_ATTR = 2,  /* the device's other attributes */
+	PT_ORDER_RESET = 3, /* what a scheduler switch resets: iosched params, nr_requests */
 };
 
 /* A concrete tunable: one key, one file (or one family-defined object). */
@@ -395,7 +428,40 @@ enum {
 	PT_FAM_FILE = 1 << 2,	  /* write() is pt_file_write(): a plain file write (batch waves) */
 };
 
+/*
+ * The table of a family whose ops are named after it: @pfx_resolve(), @pfx_list(),
+ * @pfx_read(), @pfx_validate(), @pfx_write() and @pfx_describe(); @fl its PT_FAM_* flags, the
+ * optional ops follow as designators.
+ */
+#define PT_FAMILY(nm, pfx, fl, ...)                                                                \
+	{                                                                                          \
+		.name = nm, .resolve = pfx##_resolve, .list = pfx##_list, .read = pfx##_read,      \
+		.validate = pfx##_validate, .write = pfx##_write, .describe = pfx##_describe,      \
+		.flags = fl, __VA_ARGS__                                                           \
+	}
+
+/*
+ * The table of a family whose keys are one kernel file each: @pfx_resolve() and @pfx_list()
+ * find them, @rd/@val/@valcur read and check them, pt_file_write() writes them (PT_FAM_FILE:
+ * a batch wave may take them); .describe and the optional ops follow as designators.
+ */
+#define PT_FILE_FAMILY(nm, pfx, rd, val, valcur, ...)                                              \
+	{                                                                                          \
+		.name = nm, .resolve = pfx##_resolve, .list = pfx##_list, .read = rd,              \
+		.validate = val, .validate_cur = valcur, .write = pt_file_write,                   \
+		.flags = PT_FAM_FILE, __VA_ARGS__                                                  \
+	}
+
+/* ---- key.c (parsing and the tunables families make) and lookup.c (the registry) ---- */
 int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *kp);
+/* A printable, bounded copy of user input @key for error messages, in @buf. */
+const char *pt_key_shown(const char *key, char *buf, size_t size);
+bool pt_glob(const char *s);
+/* @kp's components are those of @key ("numa.balancing") */
+bool pt_key_is(const struct pt_keyparts *kp, const char *key);
+int pt_tunable_init(struct pt_tunable *t, const struct pt_family *fam, const char *path,
+		    const char *fmt, ...) _printf_(4, 5);
+/* lookup.c: the family of that name, or NULL */
 const struct pt_family *pt_family_find(const char *name);
 /* Parse and resolve @key; emit each concrete tunable. */
 int pt_resolve(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void *ud);
@@ -403,9 +469,6 @@ int pt_resolve(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void 
 int pt_resolve_all(struct perftune_ctx *ctx, const char *key, struct pt_tunable **out);
 /* Look a concrete key up again (journal replay). */
 int pt_resolve_one(struct perftune_ctx *ctx, const char *key, struct pt_tunable *t);
-bool pt_glob(const char *s);
-int pt_tunable_init(struct pt_tunable *t, const struct pt_family *fam, const char *path,
-		    const char *fmt, ...) _printf_(4, 5);
 
 /* ---- family/file.c: the generic file ops, for families whose tunables are plain files ---- */
 int pt_file_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size);
@@ -421,6 +484,25 @@ int pt_file_refused(struct perftune_ctx *ctx, const char *key, const char *value
 int pt_file_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 		  int *hold_fd);
 int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t, struct perftune_desc *d);
+/* emit the family's one tunable @name at @path, or -EOPNOTSUPP: "this kernel has no @what" */
+int pt_file_emit_one(struct perftune_ctx *ctx, const struct pt_family *fam, const char *path,
+		     const char *name, const char *what, pt_emit_fn emit, void *ud);
+/*
+ * @pfx_list() and @pfx_resolve() of the family @fam whose one key is @name at @path: a kernel
+ * without it has no @what; any other key of the family is -ENOENT with @hint.
+ */
+#define PT_ONE_KEY(pfx, fam, path, name, what, hint)                                               \
+	static int pfx##_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)                 \
+	{                                                                                          \
+		return pt_file_emit_one(ctx, fam, path, name, what, emit, ud);                     \
+	}                                                                                          \
+	static int pfx##_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp,           \
+				 pt_emit_fn emit, void *ud)                                        \
+	{                                                                                          \
+		if (!pt_key_is(kp, name))                                                          \
+			return pt_err(ctx, -ENOENT, "%s: %s", kp->text, hint);                     \
+		return pfx##_list(ctx, emit, ud);                                                  \
+	}
 /* export_names of a file: its sysctl.d name if it lives in /proc/sys */
 void pt_file_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 			  struct pt_xnames *x);
@@ -466,12 +548,19 @@ struct pt_iter *pt_iter_new(void);
 int pt_iter_add(struct pt_iter *it, const struct pt_item *item);
 void pt_iter_sort(struct pt_iter *it);
 void pt_iter_free(struct pt_iter *it);
+/* item @i of @ud for pt_iter_collect(); @note: a buffer of PT_ITEM_NOTE bytes the item may use */
+typedef void (*pt_item_fn)(void *ud, size_t i, struct pt_item *item, char *note);
+#define PT_ITEM_NOTE (PT_VAL + 256)
+/* A store of @n items from @fill, in *@out: 0, or -ENOMEM (nothing in *@out). */
+int pt_iter_collect(size_t n, pt_item_fn fill, void *ud, struct pt_iter **out);
 /* The typed iterators of perftune.h around a store (NULL stays NULL). */
 struct perftune_tunable_iter *pt_tunable_iter(struct pt_iter *it);
 struct perftune_change_iter *pt_change_iter(struct pt_iter *it);
 struct perftune_status_iter *pt_status_iter(struct pt_iter *it);
 struct perftune_profile_item_iter *pt_profile_item_iter(struct pt_iter *it);
 struct perftune_profile_entry_iter *pt_profile_entry_iter(struct pt_iter *it);
+struct perftune_source_iter *pt_source_iter(struct pt_iter *it);
+struct perftune_check_iter *pt_check_iter(struct pt_iter *it);
 
 /* ---- families ---- */
 extern const struct pt_family pt_block_family, pt_hugepages_family, pt_thp_family, pt_cpu_family,

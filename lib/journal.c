@@ -27,8 +27,11 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 #include "internal.h"
+#include "missing/missing-openat2.h"
 
 #define JOURNAL_MAGIC "perftune-journal 1"
 #define JOURNAL_MAX (4 << 20)
@@ -139,20 +142,19 @@ static bool link_safe(int dirfd, const struct stat *link)
  * Its last component is created (0700) if missing and @create.  Returns an
  * O_RDONLY fd of the directory, or -errno with *why saying what was refused.
  */
-static int chase_dir(const char *path, bool create, const char **why)
+static int chase_walk(const char *path, bool create, const char **why)
 {
 	_cleanup_free_ char *todo = strdup(path);
 	_cleanup_close_ int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	int links = 0;
 
-	*why = NULL;
 	if (!todo || cur < 0)
 		return todo ? -errno : -ENOMEM;
 	for (char *p = todo;;) {
 		char *comp, *next;
 		struct stat st;
 		bool last;
-		int fd;
+		int fd, r;
 		while (*p == '/')
 			p++;
 		if (!*p)
@@ -164,10 +166,13 @@ static int chase_dir(const char *path, bool create, const char **why)
 		last = only_dots(p);
 		if (!strcmp(comp, "."))
 			continue;
-		if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT && last &&
-		    create && mkdirat(cur, comp, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		r = fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW);
+		if (r < 0 && errno == ENOENT && last && create) {
+			if (mkdirat(cur, comp, 0700) < 0 && errno != EEXIST)
+				return -errno;
+			r = fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW);
+		}
+		if (r < 0)
 			return -errno;
 		if (S_ISLNK(st.st_mode)) {
 			char target[PATH_MAX];
@@ -213,6 +218,17 @@ static int chase_dir(const char *path, bool create, const char **why)
 	}
 	int fd = openat(cur, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+static int chase_dir(const char *path, bool create, const char **why)
+{
+	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS };
+	/* no symlink on the way, nothing to create: one call (else, or without openat2, the walk) */
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+
+	*why = NULL;
+	return fd >= 0 ? fd : chase_walk(path, create, why);
 }
 
 /* Open the journal dir, refusing anything not ours: symlink, other owner, group/other access. */
@@ -388,9 +404,7 @@ static int open_journal(struct perftune_ctx *ctx, const char *name, int flags, i
 void pt_jinfo_free(struct pt_jinfo *ji)
 {
 	for (size_t i = 0; i < ji->n; i++) {
-		free(ji->e[i].key);
-		free(ji->e[i].orig);
-		free(ji->e[i].written);
+		pt_free_all(ji->e[i].key, ji->e[i].orig, ji->e[i].written);
 	}
 	free(ji->e);
 	free(ji->idx);
@@ -514,6 +528,8 @@ static int parse_record(struct pt_jinfo *ji, char *line, const char *boot)
 	unsigned long long seq = 0;
 	if (!strcmp(line, "orig")) {
 		char *end;
+		if (!isdigit((unsigned char)arg[0])) /* as written: digits, no blank or sign first */
+			return -EINVAL;
 		seq = strtoull(arg, &end, 10);
 		if (*end != ' ')
 			return -EINVAL;
@@ -750,7 +766,8 @@ static pthread_mutex_t append_lock = PTHREAD_MUTEX_INITIALIZER;
 /*
  * A short or failed append (a full /run) leaves no record cut short behind:
  * the file is cut back to where it ended, and the caller fails before the
- * kernel write the record was to protect.
+ * kernel write the record was to protect.  (The file is ours and locked, the
+ * appends take turns: it ends @off bytes after where it ended before.)
  */
 static int append_line(int fd, const char *line)
 {
@@ -759,8 +776,6 @@ static int append_line(int fd, const char *line)
 	int r = 0;
 
 	pthread_mutex_lock(&append_lock);
-	if (fstat(fd, &st) < 0)
-		st.st_size = -1;
 	while (off < len) {
 		ssize_t n = write(fd, line + off, len - off);
 		if (n < 0 && errno == EINTR)
@@ -771,7 +786,7 @@ static int append_line(int fd, const char *line)
 		}
 		off += (size_t)n;
 	}
-	if (r < 0 && off > 0 && st.st_size >= 0 && ftruncate(fd, st.st_size) < 0)
+	if (r < 0 && off > 0 && (fstat(fd, &st) < 0 || ftruncate(fd, st.st_size - (off_t)off) < 0))
 		r = -errno;
 	pthread_mutex_unlock(&append_lock);
 	return r;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Keys: parsing into components, the family registry, resolution of a key
- * into concrete tunables, and the read API (get, list, describe).
+ * Keys: parsing into components, and the concrete tunables a family makes of
+ * them (what every family uses; lib/lookup.c finds the family and asks it).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -10,22 +10,8 @@
 #include <string.h>
 #include "internal.h"
 
-static const struct pt_family *const families[] = {
-	&pt_block_family, &pt_cpu_family,  &pt_hugepages_family, &pt_numa_family,
-	&pt_pmqos_family, &pt_proc_family, &pt_selinux_family,	 &pt_sysctl_family,
-	&pt_sysfs_family, &pt_thp_family,
-};
-
-const struct pt_family *pt_family_find(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(families); i++)
-		if (strcmp(families[i]->name, name) == 0)
-			return families[i];
-	return NULL;
-}
-
 /* A printable, bounded copy of user input for error messages. */
-static const char *shown(const char *key, char *buf, size_t size)
+const char *pt_key_shown(const char *key, char *buf, size_t size)
 {
 	size_t i;
 
@@ -39,7 +25,7 @@ static const char *shown(const char *key, char *buf, size_t size)
 
 static bool plain_char(char c)
 {
-	return isalnum((unsigned char)c) || strchr("_-*?:,+@", c);
+	return pt_key_char(c) || c == '*' || c == '?'; /* globs */
 }
 
 int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *kp)
@@ -53,7 +39,7 @@ int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *
 	len = strnlen(key, PERFTUNE_KEY_MAX);
 	if (len >= PERFTUNE_KEY_MAX)
 		return pt_err(ctx, -ENAMETOOLONG, "%s: key longer than %d bytes",
-			      shown(key, sb, sizeof(sb)), PERFTUNE_KEY_MAX - 1);
+			      pt_key_shown(key, sb, sizeof(sb)), PERFTUNE_KEY_MAX - 1);
 	memset(kp, 0, sizeof(*kp));
 	kp->text = key;
 	while (*p) {
@@ -62,39 +48,39 @@ int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *
 
 		if (kp->n == PT_MAX_COMPS)
 			return pt_err(ctx, -EINVAL, "%s: more than %d components",
-				      shown(key, sb, sizeof(sb)), PT_MAX_COMPS);
+				      pt_key_shown(key, sb, sizeof(sb)), PT_MAX_COMPS);
 		c = &kp->c[kp->n++];
 		if (*p == '[') {
 			const char *end = strchr(p + 1, ']');
 			if (!end)
 				return pt_err(ctx, -EINVAL, "%s: '[' without ']'",
-					      shown(key, sb, sizeof(sb)));
+					      pt_key_shown(key, sb, sizeof(sb)));
 			n = (size_t)(end - p - 1);
 			if (n == 0)
 				return pt_err(ctx, -EINVAL, "%s: empty [] selector",
-					      shown(key, sb, sizeof(sb)));
+					      pt_key_shown(key, sb, sizeof(sb)));
 			for (const char *q = p + 1; q < end; q++)
 				if (!isprint((unsigned char)*q) || *q == '[')
 					return pt_err(ctx, -EINVAL,
 						      "%s: bad character in [] selector",
-						      shown(key, sb, sizeof(sb)));
+						      pt_key_shown(key, sb, sizeof(sb)));
 			memcpy(c->s, p + 1, n);
 			c->bracketed = true;
 			p = end + 1;
 			if (*p && *p != '.')
 				return pt_err(ctx, -EINVAL, "%s: expected '.' after ']'",
-					      shown(key, sb, sizeof(sb)));
+					      pt_key_shown(key, sb, sizeof(sb)));
 		} else {
 			while (*p && *p != '.' && *p != '[') {
 				if (!plain_char(*p))
 					return pt_err(ctx, -EINVAL, "%s: bad character '%c' in key",
-						      shown(key, sb, sizeof(sb)),
+						      pt_key_shown(key, sb, sizeof(sb)),
 						      isprint((unsigned char)*p) ? *p : '?');
 				c->s[n++] = *p++;
 			}
 			if (n == 0)
 				return pt_err(ctx, -EINVAL, "%s: empty component",
-					      shown(key, sb, sizeof(sb)));
+					      pt_key_shown(key, sb, sizeof(sb)));
 			if (*p == '[')
 				continue; /* family[selector] */
 		}
@@ -102,13 +88,25 @@ int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *
 			p++;
 			if (!*p)
 				return pt_err(ctx, -EINVAL, "%s: key ends with '.'",
-					      shown(key, sb, sizeof(sb)));
+					      pt_key_shown(key, sb, sizeof(sb)));
 		}
 	}
 	if (kp->c[0].bracketed)
 		return pt_err(ctx, -EINVAL, "%s: key must start with a family name",
-			      shown(key, sb, sizeof(sb)));
+			      pt_key_shown(key, sb, sizeof(sb)));
 	return 0;
+}
+
+bool pt_key_is(const struct pt_keyparts *kp, const char *key)
+{
+	for (int i = 0; i < kp->n; i++) {
+		size_t n = strlen(kp->c[i].s);
+
+		if (strncmp(key, kp->c[i].s, n) || key[n] != (i + 1 < kp->n ? '.' : '\0'))
+			return false;
+		key += n + 1;
+	}
+	return kp->n > 0;
 }
 
 bool pt_glob(const char *s)
@@ -169,294 +167,4 @@ int pt_tunable_init(struct pt_tunable *t, const struct pt_family *fam, const cha
 	n = vsnprintf(t->key, sizeof(t->key), fmt, ap);
 	va_end(ap);
 	return n < 0 || (size_t)n >= sizeof(t->key) ? -ENAMETOOLONG : 0;
-}
-
-int pt_resolve(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void *ud)
-{
-	struct pt_keyparts *kp = malloc(sizeof(*kp));
-	const struct pt_family *fam;
-	char sb[PT_KEY_SHOWN + 4];
-	int r;
-
-	if (!kp)
-		return -ENOMEM;
-	r = pt_key_parse(ctx, key, kp);
-	if (r < 0)
-		goto out;
-	fam = pt_family_find(kp->c[0].s);
-	if (!fam) {
-		r = pt_err(ctx, -EINVAL,
-			   "%s: unknown family '%s' (block, cpu, hugepages, numa, pmqos, proc, "
-			   "selinux, sysctl, sysfs, thp)",
-			   shown(key, sb, sizeof(sb)), kp->c[0].s);
-		goto out;
-	}
-	r = fam->resolve(ctx, kp, emit, ud);
-	if (r < 0 && pt_resolver_refused(ctx)) /* not "no such sysctl": the calls were refused */
-		r = pt_err(ctx, -pt_resolver_refused(ctx),
-			   "%s: cannot open kernel files: the kernel or a seccomp filter refuses "
-			   "openat2 and the calls of the user-space resolver (%s)",
-			   shown(key, sb, sizeof(sb)), strerror(pt_resolver_refused(ctx)));
-out:
-	free(kp);
-	return r;
-}
-
-struct collect {
-	struct pt_tunable *v;
-	size_t n, cap;
-};
-
-static int collect_emit(struct perftune_ctx *ctx _unused_, const struct pt_tunable *t, void *ud)
-{
-	struct collect *c = ud;
-
-	for (size_t i = 0; i < c->n; i++)
-		if (strcmp(c->v[i].key, t->key) == 0)
-			return 0;
-	if (pt_grow(&c->v, &c->cap, c->n + 1, 8) < 0)
-		return -ENOMEM;
-	c->v[c->n++] = *t;
-	return 0;
-}
-
-int pt_resolve_all(struct perftune_ctx *ctx, const char *key, struct pt_tunable **out)
-{
-	struct collect c = { 0 };
-	char sb[PT_KEY_SHOWN + 4];
-	int r = pt_resolve(ctx, key, collect_emit, &c);
-
-	if (r >= 0 && c.n == 0)
-		r = pt_err(ctx, -ENODEV, "%s: matches nothing on this machine",
-			   shown(key, sb, sizeof(sb)));
-	if (r < 0) {
-		free(c.v);
-		return r;
-	}
-	*out = c.v;
-	return (int)c.n;
-}
-
-int pt_resolve_one(struct perftune_ctx *ctx, const char *key, struct pt_tunable *t)
-{
-	_cleanup_free_ struct pt_tunable *v = NULL;
-	int n = pt_resolve_all(ctx, key, &v);
-
-	if (n < 0)
-		return n;
-	if (n != 1)
-		return pt_err(ctx, -ENOTUNIQ, "%s: names %d tunables, not one", key, n);
-	*t = v[0];
-	return 0;
-}
-
-/* ---- read API ---- */
-
-struct get_state {
-	const char *key;
-	char *value;
-	char first[PERFTUNE_KEY_MAX];
-	int r;
-};
-
-static int get_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
-{
-	struct get_state *g = ud;
-	char buf[PT_VAL];
-	int r = t->fam->read(ctx, t, buf, sizeof(buf));
-
-	if (r < 0)
-		return r;
-	if (!g->value) {
-		g->value = strdup(buf);
-		snprintf(g->first, sizeof(g->first), "%s", t->key);
-		return g->value ? 0 : -ENOMEM;
-	}
-	if (strcmp(g->value, buf) != 0)
-		return pt_err(ctx, -ENOTUNIQ, "%s: values differ: %s is '%s', %s is '%s'", g->key,
-			      g->first, g->value, t->key, buf);
-	return 0;
-}
-
-static int get_impl(struct perftune_ctx *ctx, const char *key, char **value)
-{
-	struct get_state g = { .key = key };
-	int r;
-
-	if (!ctx || !value)
-		return -EINVAL;
-	pt_lock(ctx);
-	pt_err_clear(ctx);
-	r = pt_resolve(ctx, key, get_emit, &g);
-	if (r >= 0 && !g.value)
-		r = pt_err(ctx, -ENODEV, "%s: matches nothing on this machine", key);
-	if (r < 0) {
-		free(g.value);
-	} else {
-		*value = g.value;
-		r = 0;
-	}
-	pt_unlock(ctx);
-	return r;
-}
-
-PERFTUNE_EXPORT int perftune_get(struct perftune_ctx *ctx, const char *key, char **value)
-{
-	return pt_api_ret(get_impl(ctx, key, value));
-}
-
-struct list_state {
-	struct pt_iter *it;
-	char **prefixes; /* NULL-terminated; NULL: everything */
-};
-
-static int list_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
-{
-	struct list_state *ls = ud;
-	struct pt_iter *it = ls->it;
-	char buf[PT_VAL];
-	struct pt_item item = { .key = (char *)t->key };
-	bool match = !ls->prefixes;
-
-	for (char **p = ls->prefixes; p && *p && !match; p++)
-		match = strncmp(t->key, *p, strlen(*p)) == 0;
-	if (!match)
-		return 0;
-	if (t->fam->read(ctx, t, buf, sizeof(buf)) == 0)
-		item.value = buf;
-	if (t->read_only)
-		item.flags |= PT_ITEM_READONLY; /* a fact of the kernel (kernel.ostype) */
-	item.note = (char *)t->note;
-	return pt_iter_add(it, &item);
-}
-
-/*
- * "block[/dev/mapper/x]" or "block[/data].iosched": the prefixes of the disks
- * the selector reaches (as its scheduler key resolves: bio-based devices mean
- * their disks), each followed by what came after the bracket.
- */
-static int selector_prefixes(struct perftune_ctx *ctx, const char *prefix, char ***out)
-{
-	const char *close = strchr(prefix, ']');
-	_cleanup_free_ struct pt_tunable *t = NULL;
-	char key[PERFTUNE_KEY_MAX], **v;
-	int n;
-
-	if (strncmp(prefix, "block[", 6) || !close)
-		return pt_err(ctx, -EINVAL, "%s: a list prefix takes a [selector] only for block",
-			      prefix);
-	if (pt_snprintf(key, sizeof(key), "%.*s.scheduler", (int)(close + 1 - prefix), prefix) < 0)
-		return -ENAMETOOLONG;
-	n = pt_resolve_all(ctx, key, &t);
-	if (n < 0)
-		return n;
-	v = calloc((size_t)n + 1, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (int i = 0; i < n; i++)
-		if (asprintf(&v[i], "block.%s%s%s", t[i].group, close[1] ? "" : ".", close + 1) <
-		    0) {
-			pt_strv_free(v);
-			return -ENOMEM;
-		}
-	*out = v;
-	return n;
-}
-
-static int list_impl(struct perftune_ctx *ctx, const char *prefix, struct pt_iter **iterp)
-{
-	struct list_state ls = { 0 };
-	char *plain[2] = { (char *)prefix, NULL };
-	int r = 0;
-
-	if (!ctx || !iterp)
-		return -EINVAL;
-	ls.it = pt_iter_new();
-	if (!ls.it)
-		return -ENOMEM;
-	pt_lock(ctx);
-	pt_err_clear(ctx);
-	if (prefix && strchr(prefix, '[')) {
-		r = selector_prefixes(ctx, prefix, &ls.prefixes);
-		if (r < 0)
-			goto out;
-	} else if (prefix && *prefix) {
-		ls.prefixes = plain;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(families); i++) {
-		const char *name = families[i]->name;
-		bool wanted = !ls.prefixes;
-
-		/* skip families no prefix can match */
-		for (char **p = ls.prefixes; p && *p && !wanted; p++)
-			wanted = !strncmp(*p, name,
-					  strlen(*p) < strlen(name) ? strlen(*p) : strlen(name)) &&
-				 (strlen(*p) <= strlen(name) || strchr(".[", (*p)[strlen(name)]));
-		if (!wanted)
-			continue;
-		r = families[i]->list(ctx, list_emit, &ls);
-		if (r == -ENOMEM)
-			break;
-		r = 0; /* a family absent on this machine lists nothing */
-	}
-	pt_err_clear(ctx);
-out:
-	if (ls.prefixes != plain)
-		pt_strv_free(ls.prefixes);
-	pt_unlock(ctx);
-	if (r < 0) {
-		pt_iter_free(ls.it);
-		return r;
-	}
-	pt_iter_sort(ls.it);
-	*iterp = ls.it;
-	return 0;
-}
-
-PERFTUNE_EXPORT int perftune_list(struct perftune_ctx *ctx, const char *prefix,
-				  struct perftune_tunable_iter **iterp)
-{
-	struct pt_iter *it = NULL;
-	int r = list_impl(ctx, prefix, iterp ? &it : NULL);
-
-	if (r >= 0)
-		*iterp = pt_tunable_iter(it);
-	return pt_api_ret(r);
-}
-
-static int describe_impl(struct perftune_ctx *ctx, const char *key, struct perftune_desc **descp)
-{
-	struct pt_tunable t;
-	struct perftune_desc *d;
-	int r;
-
-	if (!ctx || !descp)
-		return -EINVAL;
-	pt_lock(ctx);
-	pt_err_clear(ctx);
-	r = pt_resolve_one(ctx, key, &t);
-	if (r < 0)
-		goto out;
-	d = pt_desc_new(&t);
-	if (!d) {
-		r = -ENOMEM;
-		goto out;
-	}
-	r = t.fam->describe(ctx, &t, d);
-	/* the default (openat2) goes unsaid: said where the fallback is in use */
-	if (r >= 0 && !strncmp(pt_resolver_name(ctx), "user-space", 10))
-		pt_desc_add_info(d, "paths resolved by %s", pt_resolver_name(ctx));
-	if (r < 0)
-		perftune_desc_free(d);
-	else
-		*descp = d;
-out:
-	pt_unlock(ctx);
-	return r < 0 ? r : 0;
-}
-
-PERFTUNE_EXPORT int perftune_describe(struct perftune_ctx *ctx, const char *key,
-				      struct perftune_desc **descp)
-{
-	return pt_api_ret(describe_impl(ctx, key, descp));
 }

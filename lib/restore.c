@@ -190,15 +190,7 @@ static void b_end(void *ud, size_t g, size_t i, int r)
 }
 
 /* every original is tried: a key that cannot be given back does not stop the others */
-static const struct pt_batch_ops restore_ops = {
-	.pre = b_pre,
-	.file = b_file,
-	.write = b_write,
-	.refused = b_refused,
-	.post = b_post,
-	.end = b_end,
-	.stop_on_error = false,
-};
+static const struct pt_batch_ops restore_ops = PT_BATCH_OPS(false);
 
 /* no device first, then per device: the scheduler first, then newest first */
 static int item_cmp(const void *a, const void *b)

@@ -165,6 +165,7 @@ struct pending {
 	struct stage *s;
 	size_t n;
 	const char *input;
+	size_t resolved; /* tunables the key named (an expanding key may stage none) */
 };
 
 static struct stage *find(struct stage *s, size_t n, const char *key)
@@ -200,7 +201,7 @@ static int stage_one(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 	p->s = n;
 	if ((t->fam->flags & PT_FAM_HELD) && !(p->tx->flags & PERFTUNE_TX_HOLD))
 		return pt_err(ctx, -EINVAL,
-			      "%s: a PM QoS request is in force only while its fd is open: it needs "
+			      "%s: the value is in force only while its file stays open: it needs "
 			      "a holding transaction (perftune set --hold, PERFTUNE_TX_HOLD)",
 			      t->key);
 	if (t->fam->validate_cur) { /* the original from the read that validates */
@@ -242,7 +243,10 @@ static int stage_one(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 static int stage_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
 {
 	struct pending *p = ud;
-	int r = t->fam->expand ? t->fam->expand(ctx, t, p->input, stage_one, ud) : 1;
+	int r;
+
+	p->resolved++;
+	r = t->fam->expand ? t->fam->expand(ctx, t, p->input, stage_one, ud) : 1;
 
 	return r == 1 ? stage_one(ctx, t, p->input, ud) : r;
 }
@@ -286,7 +290,8 @@ static int tx_set_impl(struct perftune_tx *tx, const char *key, const char *valu
 		goto out;
 	}
 	r = pt_resolve(ctx, key, stage_emit, &p);
-	if (r >= 0 && p.n == 0)
+	/* idle.max_latency_us=N where no state is deeper: nothing to change, not an error */
+	if (r >= 0 && p.resolved == 0)
 		r = pt_err(ctx, -ENODEV, "%s: matches nothing on this machine", key);
 	if (r < 0)
 		goto out;
@@ -354,9 +359,12 @@ static int verify(struct perftune_ctx *ctx, struct perftune_tx *tx, struct stage
 
 	if (r < 0)
 		return r;
-	if (s->c.fam->verify)
+	if (s->c.fam->verify) {
 		r = s->c.fam->verify(ctx, t, s->value, got);
-	else if (strcmp(got, s->value))
+		/* a verify that waited for the kernel (cpufreq limits): what it settled on */
+		if (r == 0 && strcmp(got, s->value) && s->c.fam->read(ctx, t, got, sizeof(got)) < 0)
+			return -EIO;
+	} else if (strcmp(got, s->value))
 		r = pt_err(ctx, -EIO, "%s: the kernel accepted '%s' but reads back '%s'", s->c.key,
 			   s->value, got);
 	if (r == 0 && strcmp(got, s->value)) { /* accepted as the kernel rounded it */
@@ -535,14 +543,6 @@ static int read_dependents(struct perftune_ctx *ctx, struct perftune_tx *tx, siz
 	return 0;
 }
 
-static bool holds(struct perftune_tx *tx)
-{
-	for (size_t i = 0; i < tx->n; i++)
-		if (tx->s[i].hold_fd >= 0 || (tx->s[i].flags & PT_ITEM_WRITTEN))
-			return true;
-	return false;
-}
-
 /* ---- the batch engine's view of a commit: item i of group g is tx->s[i] ---- */
 static int b_pre(void *ud, size_t g, size_t i)
 {
@@ -605,15 +605,7 @@ static void b_end(void *ud, size_t g, size_t i, int r)
 		 pt_errmsg(c->ctx)[0] ? pt_errmsg(c->ctx) : strerror(-r));
 }
 
-static const struct pt_batch_ops commit_ops = {
-	.pre = b_pre,
-	.file = b_file,
-	.write = b_write,
-	.refused = b_refused,
-	.post = b_post,
-	.end = b_end,
-	.stop_on_error = true,
-};
+static const struct pt_batch_ops commit_ops = PT_BATCH_OPS(true);
 
 static void undo_group(void *ud, size_t g)
 {
@@ -728,12 +720,12 @@ static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 	}
 	for (size_t i = 0; i < tx->n; i++)
 		written += (tx->s[i].flags & PT_ITEM_WRITTEN) != 0;
-	if (!existed && !written && !holds(tx)) {
-		pt_journal_remove(ctx, tx->name); /* nothing to give back */
-		r = 0;
-		goto out;
-	}
-	/* without a hold it persists with no holder: "pid 0 0" in the same write */
+	/*
+	 * Nothing written (the machine was already in that state): the transaction
+	 * is recorded all the same, empty, so that a script's later restore of its
+	 * name succeeds, giving back nothing (doc/design.md, "No-op transactions").
+	 * Without a hold it persists with no holder: "pid 0 0" in the same write.
+	 */
 	r = pt_journal_append(ctx, c.jfd,
 			      tx->flags & PERFTUNE_TX_HOLD ? "commit" : "commit+release", NULL,
 			      NULL);
@@ -847,36 +839,32 @@ PERFTUNE_EXPORT int perftune_tx_release(struct perftune_tx *tx)
 	return pt_api_ret(tx_release_impl(tx));
 }
 
+static void tx_change(void *ud, size_t i, struct pt_item *item, char *note)
+{
+	struct perftune_tx *tx = ud;
+	struct stage *s = &tx->s[i];
+
+	if (s->input)
+		snprintf(note, PT_ITEM_NOTE, "from '%s'", s->input);
+	if (s->c.note)
+		snprintf(note + strlen(note), PT_ITEM_NOTE - strlen(note), "%s%s",
+			 note[0] ? "; " : "", s->c.note);
+	*item = (struct pt_item){ .name = tx->name,
+				  .key = s->c.key,
+				  .value = s->value,
+				  .old = s->old,
+				  .note = note,
+				  .flags = s->flags };
+}
+
 static int tx_changes_impl(struct perftune_tx *tx, struct perftune_change_iter **iterp)
 {
-	struct pt_iter *it;
+	struct pt_iter *it = NULL;
+	int r = tx && iterp ? pt_iter_collect(tx->n, tx_change, tx, &it) : -EINVAL;
 
-	if (!tx || !iterp)
-		return -EINVAL;
-	it = pt_iter_new();
-	if (!it)
-		return -ENOMEM;
-	for (size_t i = 0; i < tx->n; i++) {
-		struct stage *s = &tx->s[i];
-		char note[PT_VAL + 256] = "";
-		if (s->input)
-			snprintf(note, sizeof(note), "from '%s'", s->input);
-		if (s->c.note)
-			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%s",
-				 note[0] ? "; " : "", s->c.note);
-		struct pt_item item = { .name = tx->name,
-					.key = s->c.key,
-					.value = s->value,
-					.old = s->old,
-					.note = note,
-					.flags = s->flags };
-		if (pt_iter_add(it, &item) < 0) {
-			pt_iter_free(it);
-			return -ENOMEM;
-		}
-	}
-	*iterp = pt_change_iter(it);
-	return 0;
+	if (r == 0)
+		*iterp = pt_change_iter(it);
+	return r;
 }
 
 PERFTUNE_EXPORT int perftune_tx_changes(struct perftune_tx *tx, struct perftune_change_iter **iterp)

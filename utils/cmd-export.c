@@ -4,40 +4,9 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "common.h"
 
 #define MAX_VARS 64
-
-/* write @text to @path through a temporary file, so a reader never sees half of it */
-static int write_file(const char *path, const char *text)
-{
-	char *tmp = NULL;
-	FILE *f;
-	int r = 0;
-
-	if (asprintf(&tmp, "%s.perftune-XXXXXX", path) < 0)
-		return -ENOMEM;
-	int fd = mkstemp(tmp);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		r = -errno;
-		if (fd >= 0)
-			close(fd);
-		free(tmp);
-		return r;
-	}
-	if (fputs(text, f) < 0 || fchmod(fd, 0644) < 0)
-		r = -errno;
-	if (fclose(f) != 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
-	free(tmp);
-	return r;
-}
 
 struct export_opts {
 	const char *format, *output, *vars[MAX_VARS + 1];
@@ -118,7 +87,7 @@ static int run_export(struct perftune_ctx *ctx, int argc, char **argv)
 	if (r < 0)
 		return lib_error(ctx, r, what);
 	if (e.output && strcmp(e.output, "-")) {
-		r = write_file(e.output, text);
+		r = write_file_atomic(e.output, text);
 		if (r < 0)
 			fprintf(stderr, "%s: %s: %s\n", program, e.output, strerror(-r));
 	} else {

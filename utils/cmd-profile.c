@@ -91,13 +91,15 @@ static void items_json(struct perftune_profile *p, unsigned want, const char *na
 	fputs(first ? "]" : "\n  ]", stdout);
 }
 
-static void report(struct perftune_profile *p, struct perftune_tx *tx, bool dry, bool json)
+static void report(struct perftune_ctx *ctx, struct perftune_profile *p, struct perftune_tx *tx,
+		   bool dry, bool json)
 {
 	bool f = true;
 
 	if (!json) {
 		print_changes(tx, dry);
 		items_text(p);
+		print_conflicts(ctx, tx, dry, NULL);
 		return;
 	}
 	fputs("{", stdout);
@@ -109,6 +111,8 @@ static void report(struct perftune_profile *p, struct perftune_tx *tx, bool dry,
 	changes_json(tx, dry);
 	items_json(p, PERFTUNE_PROFILE_ITEM_SKIPPED, "skipped");
 	items_json(p, PERFTUNE_PROFILE_ITEM_UNCHANGED, "kept");
+	fputs(",\n  ", stdout);
+	print_conflicts(ctx, tx, dry, stdout);
 	puts("\n}");
 }
 
@@ -208,7 +212,7 @@ static int run_apply(struct perftune_ctx *ctx, int argc, char **argv)
 	ret = commit_tx(ctx, tx, a.txflags & PERFTUNE_TX_HOLD, &set);
 	if (ret)
 		goto out;
-	report(p, tx, dry, a.json);
+	report(ctx, p, tx, dry, a.json);
 	if ((a.txflags & PERFTUNE_TX_HOLD) && !dry)
 		ret = hold_until_signal(ctx, tx, &set);
 out:

@@ -70,6 +70,7 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 	if (ret)
 		goto out;
 	print_changes(tx, flags & PERFTUNE_TX_DRY_RUN);
+	print_conflicts(ctx, tx, flags & PERFTUNE_TX_DRY_RUN, NULL);
 	if (flags & PERFTUNE_TX_HOLD && !(flags & PERFTUNE_TX_DRY_RUN))
 		ret = hold_until_signal(ctx, tx, &set);
 out:
@@ -178,21 +179,77 @@ static void status_json(struct perftune_status_iter *it)
 	puts(firstitem ? "]" : "\n]");
 }
 
+/* status --format prometheus: the library's metrics, on stdout or to @output atomically */
+static int status_prometheus(struct perftune_ctx *ctx, const char *output)
+{
+	char *text = NULL;
+	int r = perftune_status_metrics(ctx, 0, &text);
+
+	if (r < 0)
+		return lib_error(ctx, r, "status");
+	r = write_output(output, text);
+	free(text);
+	return r;
+}
+
+enum { STATUS_TEXT, STATUS_JSON, STATUS_PROMETHEUS };
+
+static int parse_status(int argc, char **argv, int *format, const char **output)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	static const char *const names[] = { "text", "json", "prometheus" };
+	int o;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+		if (o == 'j') {
+			*format = STATUS_JSON;
+		} else if (o == 'f') {
+			*format = -1;
+			for (int i = 0; i < 3; i++)
+				if (!strcmp(optarg, names[i]))
+					*format = i;
+			if (*format < 0)
+				return usage_error(&cmd_status,
+						   "--format must be text, json or prometheus");
+		} else if (o == 'o') {
+			*output = optarg;
+		} else if (o == 'h') {
+			print_cmd_help(&cmd_status, stdout);
+			exit(0);
+		} else {
+			return usage_error(&cmd_status, "bad option");
+		}
+	}
+	if (optind < argc)
+		return usage_error(&cmd_status, "status takes no operands");
+	if (*output && *format != STATUS_PROMETHEUS)
+		return usage_error(&cmd_status, "-o FILE needs --format prometheus");
+	return 0;
+}
+
 static int run_status(struct perftune_ctx *ctx, int argc, char **argv)
 {
 	struct perftune_status_iter *it;
 	const struct perftune_status_entry *e;
-	bool json = false;
-	const char *last = NULL;
+	const char *last = NULL, *output = NULL;
 	char lastbuf[128] = "";
-	int i = parse_simple(&cmd_status, argc, argv, &json), r;
+	int format = STATUS_TEXT, r = parse_status(argc, argv, &format, &output);
 
-	if (i < 0 || i < argc)
-		return usage_error(&cmd_status, "status takes no operands");
+	if (r)
+		return r;
+	if (format == STATUS_PROMETHEUS)
+		return status_prometheus(ctx, output);
 	r = perftune_status(ctx, &it);
 	if (r < 0)
 		return lib_error(ctx, r, "status");
-	if (json) {
+	if (format == STATUS_JSON) {
 		status_json(it);
 		perftune_status_iter_free(it);
 		return 0;
@@ -233,7 +290,11 @@ static int run_status(struct perftune_ctx *ctx, int argc, char **argv)
 const struct cmd cmd_status = {
 	"status",
 	run_status,
-	"status [--json]",
+	"status [--json|--format text|json|prometheus] [-o FILE]",
 	"List journaled transactions: each key's original, written and current value,\n"
-	"drift (changed behind perftune's back) and orphans (holder process gone).",
+	"drift (changed behind perftune's back) and orphans (holder process gone).\n"
+	"  --format prometheus  metrics for node_exporter's textfile collector: per key\n"
+	"                       in force and drift, holds, orphaned journals, counts per state\n"
+	"  -o, --output FILE    write FILE (replaced atomically: a temporary file in its\n"
+	"                       directory, renamed) instead of stdout; prometheus only",
 };

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Helpers shared by the perftune subcommands: errors, usage and JSON output. */
+/* Helpers shared by the perftune subcommands: errors, usage, JSON output, files. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "common.h"
 
 const char *program = "perftune";
@@ -158,4 +159,44 @@ int hold_until_signal(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t
 		return lib_error(ctx, r, "rollback");
 	printf("restored transaction '%s' (signal %d)\n", perftune_tx_name(tx), sig);
 	return 0;
+}
+
+int write_file_atomic(const char *path, const char *text)
+{
+	char *tmp = NULL;
+	FILE *f;
+	int r = 0;
+
+	if (asprintf(&tmp, "%s.perftune-XXXXXX", path) < 0)
+		return -ENOMEM;
+	int fd = mkstemp(tmp);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
+		free(tmp);
+		return r;
+	}
+	if (fputs(text, f) < 0 || fchmod(fd, 0644) < 0)
+		r = -errno;
+	if (fclose(f) != 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	free(tmp);
+	return r;
+}
+
+int write_output(const char *output, const char *text)
+{
+	int r;
+
+	if (!output || !strcmp(output, "-"))
+		return fputs(text, stdout) < 0 ? EXIT_FAIL : 0;
+	r = write_file_atomic(output, text);
+	if (r < 0)
+		fprintf(stderr, "%s: %s: %s\n", program, output, strerror(-r));
+	return r < 0 ? EXIT_FAIL : 0;
 }

@@ -19,8 +19,9 @@ struct cmd {
 
 extern const struct cmd cmd_list, cmd_get, cmd_describe, cmd_set, cmd_restore, cmd_status;
 extern const struct cmd cmd_apply, cmd_list_profiles, cmd_export,
-	cmd_exec; /* cmd-profile.c, cmd-export.c */
-extern const struct cmd cmd_compare; /* cmd-compare.c */
+	cmd_exec;			     /* cmd-profile.c, cmd-export.c */
+extern const struct cmd cmd_verify, cmd_why; /* cmd-why.c */
+extern const struct cmd cmd_compare;		     /* cmd-compare.c */
 extern const char *program;
 
 /* print "perftune: <msg>" to stderr and return EXIT_USAGE */
@@ -35,6 +36,21 @@ void print_changes(struct perftune_tx *tx, bool dry);
 int commit_tx(struct perftune_ctx *ctx, struct perftune_tx *tx, bool hold, sigset_t *set);
 /* Stay in the foreground until a signal of @set arrives, then roll @tx back. */
 int hold_until_signal(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t *set);
+
+/* Write @text to @path through a temporary file in the same directory, renamed
+ * over it: a reader (node_exporter's textfile collector) never sees half of it.
+ * 0 or -errno. */
+int write_file_atomic(const char *path, const char *text);
+/* @text on stdout, or with @output (not "-") to that file through
+ * write_file_atomic(); 0, or EXIT_FAIL with the message naming the file. */
+int write_output(const char *output, const char *text);
+
+/*
+ * One warning per key of @tx (written, or staged with @dry) that a persistent
+ * source (sysctl.d, udev, TuneD, the command line) will put back: on stderr,
+ * or with @json as the list "warnings": [...] on @json.  Returns how many.
+ */
+int print_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, FILE *json);
 
 /* JSON output */
 void json_str(FILE *f, const char *s); /* quoted, escaped; null for NULL */

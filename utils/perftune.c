@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* perftune: get, set and restore Linux kernel tunables safely. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <unistd.h>
 #include "common.h"
 
+/* the library's default profile path (lib/profile/path.c), kept in step by tests/profiles/build-tree.sh */
+#define DEFAULT_PROFILE_PATH                                                                       \
+	"/etc/perftune/profiles:" PERFTUNE_PROFILES_DIR ":/etc/tuned:/usr/lib/tuned"
+
 static const struct cmd *const cmds[] = {
-	&cmd_list,   &cmd_get,	 &cmd_describe,	     &cmd_set,	  &cmd_restore,
-	&cmd_status, &cmd_apply, &cmd_list_profiles, &cmd_export, &cmd_exec,
+	&cmd_list,  &cmd_get,		&cmd_describe, &cmd_set,  &cmd_restore, &cmd_status,
+	&cmd_apply, &cmd_list_profiles, &cmd_export,   &cmd_exec, &cmd_verify,	&cmd_why,
 	&cmd_compare,
 };
 
@@ -32,6 +38,42 @@ static void help(FILE *f)
 		   "Exit status: 0 ok, 1 failed (and rolled back), 2 usage error.\n"
 		   "Keys: block.<dev>.scheduler, thp.enabled, sysctl.vm.dirty_ratio, ... "
 		   "see perftune(8).\n");
+}
+
+/*
+ * The build tree's perftune finds the profiles it ships before they are
+ * installed: meson writes the source tree's profiles/ directory into
+ * "perftune.uninstalled" beside the build tree's binary, a file never
+ * installed, so an installed perftune keeps the default path.  It goes first
+ * on the search path; $PERFTUNE_PROFILE_PATH, when set, wins.  (Whoever can
+ * write the binary's directory can replace the binary itself.)
+ */
+static void uninstalled_profile_path(void)
+{
+	char exe[PATH_MAX], dir[PATH_MAX] = "", path[2 * PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+	size_t len;
+	FILE *f;
+
+	if (getenv("PERFTUNE_PROFILE_PATH") || n <= 0)
+		return;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash || (size_t)(slash - exe) + sizeof("/perftune.uninstalled") > sizeof(exe))
+		return;
+	strcpy(slash, "/perftune.uninstalled");
+	f = fopen(exe, "re");
+	if (!f)
+		return;
+	while (fgets(dir, sizeof(dir), f) && dir[0] == '#') /* the SPDX line */
+		;
+	if ((len = strcspn(dir, "\n")) > 1 && dir[0] == '/') {
+		dir[len] = '\0';
+		snprintf(path, sizeof(path), "%s:%s", dir, DEFAULT_PROFILE_PATH);
+		setenv("PERFTUNE_PROFILE_PATH", path, 1);
+	}
+	fclose(f);
 }
 
 static void log_stderr(struct perftune_ctx *ctx, int prio, const char *msg, void *ud)
@@ -107,6 +149,7 @@ int main(int argc, char **argv)
 		help(stderr);
 		return EXIT_USAGE;
 	}
+	uninstalled_profile_path();
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		if (strcmp(argv[optind], cmds[i]->name))
 			continue;

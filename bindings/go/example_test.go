@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	perftune "github.com/libperftune/perftune-go"
@@ -40,6 +41,17 @@ func exampleRoot() string {
 		if err = os.MkdirAll(q, 0o755); err == nil {
 			err = os.WriteFile(filepath.Join(q, "scheduler"),
 				[]byte("[none] mq-deadline kyber bfq\n"), 0o644)
+		}
+		if err == nil { // a fixed disk, for the profiles' [disk]
+			err = os.WriteFile(filepath.Join(root, "sys/block/sda/removable"), []byte("0\n"), 0o644)
+		}
+		if err == nil { // a profile, found by path
+			p := filepath.Join(root, "profiles/mydb")
+			if err = os.MkdirAll(p, 0o755); err == nil {
+				err = os.WriteFile(filepath.Join(p, "tuned.conf"), []byte(
+					"[main]\nsummary=A database server\n[variables]\nsched=deadline\n"+
+						"[disk]\nelevator=${sched}\n[script]\nscript=tune.sh\n"), 0o644)
+			}
 		}
 	}
 	if err != nil {
@@ -117,4 +129,92 @@ func ExampleContext_Describe() {
 	}
 	fmt.Println(d.Value, d.Choices, d.Writable)
 	// Output: none [none mq-deadline kyber bfq] true
+}
+
+// Apply a profile as "perftune apply" does: dry-run it first (old -> new,
+// and what is skipped with the reason), then apply it for real.
+func ExampleContext_Apply() {
+	root := exampleRoot()
+	defer os.RemoveAll(root)
+	ctx, err := perftune.Open(perftune.WithRoot(root),
+		perftune.WithJournalDir(filepath.Join(root, "journal")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ctx.Close()
+	profile := filepath.Join(root, "profiles/mydb") // or a name on the search path
+
+	dry, err := ctx.Apply(profile, perftune.ApplyOptions{DryRun: true,
+		Vars: map[string]string{"sched": "kyber"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	dry.Tx.Close()
+	for _, c := range dry.Changes {
+		fmt.Printf("would set %s: %s -> %s\n", c.Key, c.Old, c.New)
+	}
+	for _, s := range dry.Skipped {
+		fmt.Printf("skipped %s: %s\n", s.Option, s.SkipReason)
+	}
+
+	applied, err := ctx.Apply(profile, perftune.ApplyOptions{Name: "mydb"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	applied.Tx.Close() // stays in force until ctx.Restore("mydb")
+	v, _ := ctx.Get("block.sda.scheduler")
+	fmt.Println("now:", v)
+	rules, _ := ctx.Export("mydb", perftune.ExportUdev)
+	fmt.Println(strings.Contains(rules, `ATTR{queue/scheduler}="mq-deadline"`))
+	n, _ := ctx.Restore("mydb")
+	fmt.Println("restored", n)
+	// Output:
+	// would set block.sda.scheduler: none -> kyber
+	// skipped [script] script: runs a program: a profile never executes anything
+	// now: mq-deadline
+	// true
+	// restored 1
+}
+
+// The profiles on the search path ($PERFTUNE_PROFILE_PATH, /etc/tuned, ...).
+func ExampleContext_Profiles() {
+	root := exampleRoot()
+	defer os.RemoveAll(root)
+	os.Setenv("PERFTUNE_PROFILE_PATH", filepath.Join(root, "profiles"))
+	defer os.Unsetenv("PERFTUNE_PROFILE_PATH")
+	ctx, err := perftune.Open(perftune.WithRoot(root))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ctx.Close()
+	ps, _ := ctx.Profiles()
+	for _, p := range ps {
+		fmt.Printf("%s: %s\n", p.Name, p.Summary)
+	}
+	// Output: mydb: A database server
+}
+
+// Run a command on the CPUs of NUMA node 0, its memory bound there, as
+// "perftune exec --nodes 0 --membind -- CMD" does.
+func ExampleContext_Command() {
+	ctx, err := perftune.Open()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ctx.Close()
+	cmd, err := ctx.Command("0", perftune.MemBind, "echo", "placed")
+	if err != nil {
+		fmt.Println(err) // errors.Is(err, syscall.ENODEV): no such node
+		return
+	}
+	cmd.Stdout = os.Stdout
+	if err := cmd.Run(); err != nil {
+		fmt.Println(err)
+	}
+	// Output: placed
 }

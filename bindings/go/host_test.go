@@ -253,6 +253,45 @@ func TestHostFailingSetStagesNothing(t *testing.T) {
 	}
 }
 
+// An installer run twice on a machine already in that state, then its
+// uninstall: both commits write nothing, the restore succeeds with 0.
+func TestHostNoopSetThenRestore(t *testing.T) {
+	c, _, loops := hostSetup(t)
+	for run := 0; run < 2; run++ {
+		tx, err := c.Begin("go-host-noop", perftune.TxOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range loops {
+			for _, at := range loopAttrs {
+				v, err := c.Get(l.key(at))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := tx.Set(l.key(at), v); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if n, err := tx.Commit(); err != nil || n != 0 {
+			t.Fatalf("run %d: Commit() = %d, %v, want 0 written", run, n, err)
+		}
+		tx.Close()
+	}
+	if n, err := c.Restore("go-host-noop"); err != nil || n != 0 {
+		t.Fatalf("Restore(go-host-noop) = %d, %v, want 0 written back", n, err)
+	}
+	for _, l := range loops {
+		for _, at := range loopAttrs {
+			if got := l.sysRead(t, at); got != l.orig[at] {
+				t.Errorf("%s = %q, want untouched %q", l.key(at), got, l.orig[at])
+			}
+		}
+	}
+	_, err := c.Restore("go-host-noop")
+	wantErrno(t, err, syscall.ENOENT, "go-host-noop")
+}
+
 // All-or-nothing on the real kernel: the scheduler switch is written, then
 // its iosched parameter (validated only once the scheduler exists) is
 // refused, and the switch is given back.

@@ -436,7 +436,7 @@ var flagNames = []struct {
 }{
 	{ItemDrift, "drift"}, {ItemOrphaned, "orphaned"}, {ItemHeld, "held"},
 	{ItemWritten, "written"}, {ItemUnchanged, "unchanged"}, {ItemCommitted, "committed"},
-	{ItemShadowed, "shadowed"}, {ItemReadOnly, "read-only"},
+	{ItemShadowed, "shadowed"}, {ItemReadOnly, "read-only"}, {ItemSkipped, "skipped"},
 }
 
 // Has reports whether all of the flags in f2 are set in f.

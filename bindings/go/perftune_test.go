@@ -504,6 +504,37 @@ func TestRestoreByName(t *testing.T) {
 	wantErrno(t, err, syscall.ENOENT, "keep")
 }
 
+// An installer run twice on a machine already in that state, then its
+// uninstall: the no-op commits are recorded (empty) and the restore succeeds.
+func TestNoopSetThenRestoreSucceeds(t *testing.T) {
+	ft := newFakeTree(t)
+	c := ft.open(t)
+	for run := 0; run < 2; run++ {
+		tx, err := c.Begin("myapp", perftune.TxOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Set("sysctl.vm.swappiness", "60"); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := tx.Commit(); err != nil || n != 0 {
+			t.Fatalf("run %d: Commit() = %d, %v, want 0 written", run, n, err)
+		}
+		tx.Close()
+	}
+	if j := ft.journals(t); !reflect.DeepEqual(j, []string{"myapp.journal"}) {
+		t.Fatalf("journals %v, want the empty transaction myapp", j)
+	}
+	if n, err := c.Restore("myapp"); err != nil || n != 0 {
+		t.Fatalf("Restore(myapp) = %d, %v, want 0 written back", n, err)
+	}
+	if got := ft.read(t, "proc/sys/vm/swappiness"); got != "60" {
+		t.Errorf("swappiness = %q after restore", got)
+	}
+	_, err := c.Restore("myapp")
+	wantErrno(t, err, syscall.ENOENT, "myapp")
+}
+
 func TestRestoreAllAndOrphans(t *testing.T) {
 	ft := newFakeTree(t)
 	c := ft.open(t)

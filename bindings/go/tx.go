@@ -61,6 +61,7 @@ type Tx struct {
 	p          *C.struct_perftune_tx  // nil after Close or a successful Rollback
 	name       string
 	dryRun     bool
+	hold       bool
 	committed  bool
 	rolledBack bool
 }
@@ -88,7 +89,7 @@ func (c *Context) Begin(name string, opts TxOptions) (*Tx, error) {
 		return nil, err
 	}
 	t := &Tx{cctx: cctx, p: tp, name: C.GoString(C.perftune_tx_name(tp)),
-		dryRun: opts.DryRun}
+		dryRun: opts.DryRun, hold: opts.Hold}
 	runtime.SetFinalizer(t, (*Tx).Close)
 	return t, nil
 }
@@ -126,8 +127,10 @@ func (t *Tx) Set(key, value string) (int, error) {
 // reads back. On any failure every key already written is restored and the
 // error names the failing key. It returns the number of tunables written (0
 // if all were already at their values); with DryRun, the number that would
-// be. Errors wrap EIO (read-back differs), EAGAIN (partial huge pages
-// without AllowPartial), EBUSY, EALREADY, or the errno of a failed write.
+// be. A commit that writes nothing is recorded all the same, empty, so that
+// a later [Context.Restore] of its name succeeds (returning 0). Errors wrap
+// EIO (read-back differs), EAGAIN (partial huge pages without AllowPartial),
+// EBUSY, EALREADY, or the errno of a failed write.
 func (t *Tx) Commit() (int, error) {
 	return t.call("commit", t.name, func(p *C.struct_perftune_tx) C.int {
 		rc := C.perftune_tx_commit(p)

@@ -94,6 +94,8 @@ PT_OUT_HANDLE(struct perftune_change_iter, iterp)
 PT_OUT_HANDLE(struct perftune_status_iter, iterp)
 PT_OUT_HANDLE(struct perftune_profile_item_iter, iterp)
 PT_OUT_HANDLE(struct perftune_profile_entry_iter, iterp)
+PT_OUT_HANDLE(struct perftune_source_iter, iterp)
+PT_OUT_HANDLE(struct perftune_check_iter, iterp)
 PT_OUT_HANDLE(struct perftune_desc, descp)
 PT_OUT_HANDLE(struct perftune_profile, pp)
 
@@ -155,6 +157,7 @@ PT_OUT_HANDLE(struct perftune_profile, pp)
 	free((void *)arr$argnum);
 	Py_XDECREF(seq$argnum);
 }
+%apply const char *const *vars { const char *const *settings }; /* perftune_verify: KEY=VALUE */
 
 %typemap(in, numinputs=0) long long *min (long long tmp = 0), long long *max (long long tmp = 0) {
 	$1 = &tmp;

@@ -8,20 +8,12 @@
 void pt_xlist_free(struct xlist *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
-		free(l->e[i].key);
-		free(l->e[i].value);
-		free(l->e[i].hint);
-		free(l->e[i].path);
+		pt_free_all(l->e[i].key, l->e[i].value, l->e[i].hint, l->e[i].path);
 	}
 	for (size_t i = 0; i < l->ns; i++) {
-		free(l->s[i].option);
-		free(l->s[i].value);
-		free(l->s[i].reason);
+		pt_free_all(l->s[i].option, l->s[i].value, l->s[i].reason);
 	}
-	free(l->e);
-	free(l->s);
-	free(l->title);
-	free(l->summary);
+	pt_free_all(l->e, l->s, l->title, l->summary);
 }
 
 /* the names of @t set to @e's value, into @e */

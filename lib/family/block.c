@@ -261,15 +261,20 @@ static int emit_attr(struct perftune_ctx *ctx, const char *disk, int kind, const
 		     const char *note, pt_emit_fn emit, void *ud)
 {
 	struct pt_tunable t;
-	char path[PATH_MAX];
+	char path[PATH_MAX], dev[80];
 	int r;
 
+	/* "cciss!c0d0" (a '/' in the device name): block[cciss!c0d0], as shared/keyname.c says */
+	r = pt_key_comp(dev, sizeof(dev), disk, PT_KEYFORM_BRACKET);
+	if (r < 0)
+		return r == -EINVAL ? 0 : r; /* no key can name it: not a tunable of ours */
 	if (kind == ATTR_IOSCHED)
 		r = pt_snprintf(path, sizeof(path), "sys/block/%s/queue/iosched/%s", disk, name);
 	else
 		r = pt_snprintf(path, sizeof(path), "sys/block/%s/queue/%s", disk, name);
-	if (r < 0 || pt_tunable_init(&t, &pt_block_family, path, "block.%s.%s%s", disk,
-				     kind == ATTR_IOSCHED ? "iosched." : "", name) < 0)
+	if (r < 0 ||
+	    pt_tunable_init(&t, &pt_block_family, path, "block%s%s.%s%s", dev[0] == '[' ? "" : ".",
+			    dev, kind == ATTR_IOSCHED ? "iosched." : "", name) < 0)
 		return -ENAMETOOLONG;
 	snprintf(t.group, sizeof(t.group), "%s", disk);
 	t.kind = kind;
@@ -522,16 +527,7 @@ static void block_export_names(struct perftune_ctx *ctx _unused_, const struct p
 	x->order = t->order;
 }
 
-const struct pt_family pt_block_family = {
-	.name = "block",
-	.resolve = block_resolve,
-	.list = block_list,
-	.read = block_read,
-	.validate = block_validate,
-	.validate_cur = block_validate_cur,
-	.write = pt_file_write,
-	.flags = PT_FAM_FILE, /* plain file writes: a wave may take them */
-	.verify = block_verify,
-	.describe = block_describe,
-	.export_names = block_export_names,
-};
+const struct pt_family pt_block_family =
+	PT_FILE_FAMILY("block", block, block_read, block_validate, block_validate_cur,
+		       .describe = block_describe, .verify = block_verify,
+		       .export_names = block_export_names);

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "internal.h"
 #if HAVE_CPUPOWER
 #include <cpufreq.h>
@@ -70,48 +71,133 @@ static int parse_cpus(struct perftune_ctx *ctx, const struct pt_keyparts *kp, un
 	return n;
 }
 
-/* stateK whose name (or "stateK") is @name, or -ENOENT */
-static int idle_state(struct perftune_ctx *ctx, int cpu, const char *name, char *dir, size_t size)
+#define MAX_STATES 64
+
+/*
+ * The idle states of one CPU: kernel names and key forms.  A name outside the
+ * key alphabet maps to '_' ("haltpoll idle" -> haltpoll_idle); a key form two
+ * states share, or one that reads as another state's id, names each of them
+ * by id (stateK) instead, so every key is unique per CPU (perftune(8) KEYS).
+ */
+struct idle_names {
+	int n;
+	char name[MAX_STATES][64]; /* as the kernel has it; "" unreadable */
+	char key[MAX_STATES][64];
+};
+
+/* "state3" -> 3; -1 for anything else */
+static int state_id(const char *s)
 {
-	for (int k = 0; k < 64; k++) {
-		char p[PATH_MAX], n[64];
+	if (strncmp(s, "state", 5) || !s[5] || strspn(s + 5, "0123456789") != strlen(s + 5) ||
+	    strlen(s + 5) > 2)
+		return -1;
+	return atoi(s + 5);
+}
+
+static int state_name(struct perftune_ctx *ctx, int cpu, int k, char *n, size_t size)
+{
+	char p[PATH_MAX];
+
+#if HAVE_CPUPOWER
+	char *cn = pt_sys_is_root(ctx) ? cpuidle_state_name((unsigned)cpu, (unsigned)k) : NULL;
+	if (cn) {
+		snprintf(n, size, "%s", cn);
+		free(cn);
+		return 0;
+	}
+#endif
+	snprintf(p, sizeof(p), CPU_DIR "/cpu%d/cpuidle/state%d/name", cpu, k);
+	return pt_attr_read(ctx, p, n, size);
+}
+
+static void idle_names(struct perftune_ctx *ctx, int cpu, struct idle_names *in)
+{
+	bool byid[MAX_STATES] = { false };
+	int k;
+
+	for (k = 0; k < MAX_STATES; k++) {
+		char p[PATH_MAX];
 		snprintf(p, sizeof(p), CPU_DIR "/cpu%d/cpuidle/state%d", cpu, k);
 		if (!pt_attr_is_dir(ctx, p))
 			break;
-		snprintf(p + strlen(p), sizeof(p) - strlen(p), "/name");
-#if HAVE_CPUPOWER
-		char *cn =
-			pt_sys_is_root(ctx) ? cpuidle_state_name((unsigned)cpu, (unsigned)k) : NULL;
-		if (cn) {
-			snprintf(n, sizeof(n), "%s", cn);
-			free(cn);
-		} else
-#endif
-			if (pt_attr_read(ctx, p, n, sizeof(n)) < 0)
-			continue;
-		if (!strcmp(n, name) || (!strncmp(name, "state", 5) && atoi(name + 5) == k &&
-					 strspn(name + 5, "0123456789") == strlen(name + 5))) {
-			snprintf(dir, size, CPU_DIR "/cpu%d/cpuidle/state%d", cpu, k);
-			return k;
-		}
+		if (state_name(ctx, cpu, k, in->name[k], sizeof(in->name[k])) < 0)
+			in->name[k][0] = '\0';
+		if (pt_key_comp(in->key[k], sizeof(in->key[k]), in->name[k], PT_KEYFORM_MAP) < 0)
+			byid[k] = true;
 	}
-	return -ENOENT;
+	in->n = k;
+	for (int i = 0; i < in->n; i++) {
+		int id = state_id(in->key[i]);
+		if (id >= 0 && id != i)
+			byid[i] = true;
+		for (int j = 0; j < in->n && !byid[i]; j++)
+			if (j != i && !strcmp(in->key[i], in->key[j]))
+				byid[i] = byid[j] = true;
+	}
+	for (int i = 0; i < in->n; i++)
+		if (byid[i])
+			snprintf(in->key[i], sizeof(in->key[i]), "state%d", i);
+}
+
+/*
+ * The state @sel names: its id (stateK), its key form, or its kernel name as
+ * is (cpu.0.idle[haltpoll idle].disable) where no other state has that name.
+ * -ENOENT none, -ENOTUNIQ the kernel name is not unique.
+ */
+static int idle_match(const struct idle_names *in, const char *sel)
+{
+	int id = state_id(sel), found = -ENOENT;
+
+	if (id >= 0)
+		return id < in->n ? id : -ENOENT;
+	for (int k = 0; k < in->n; k++)
+		if (!strcmp(in->key[k], sel))
+			return k;
+	for (int k = 0; k < in->n; k++)
+		if (in->name[k][0] && !strcmp(in->name[k], sel)) {
+			if (found >= 0)
+				return -ENOTUNIQ;
+			found = k;
+		}
+	return found;
+}
+
+static int emit_idle(struct perftune_ctx *ctx, int cpu, const struct idle_names *in, int k,
+		     pt_emit_fn emit, void *ud)
+{
+	struct pt_tunable t;
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cpuidle/state%d/disable", cpu, k);
+	if (pt_tunable_init(&t, &pt_cpu_family, path, "cpu.%d.idle.%s.disable", cpu, in->key[k]) < 0)
+		return -ENAMETOOLONG;
+	if (!pt_attr_exists(ctx, t.path))
+		return -ENOENT;
+	t.kind = C_IDLE;
+	t.id = cpu;
+	snprintf(t.aux, sizeof(t.aux), "%s", in->name[k]); /* the kernel's name, for describe */
+	return emit(ctx, &t, ud);
 }
 
 static int emit_cpu(struct perftune_ctx *ctx, int cpu, int kind, const char *state, const char *key,
 		    pt_emit_fn emit, void *ud)
 {
 	struct pt_tunable t;
-	char path[PATH_MAX], dir[PATH_MAX];
+	char path[PATH_MAX];
 	int r;
 
 	switch (kind) {
-	case C_IDLE:
-		if (!state || idle_state(ctx, cpu, state, dir, sizeof(dir)) < 0)
-			return -ENOENT;
-		snprintf(path, sizeof(path), "%s/disable", dir);
-		r = pt_tunable_init(&t, &pt_cpu_family, path, "cpu.%d.idle.%s.disable", cpu, state);
-		break;
+	case C_IDLE: {
+		struct idle_names in;
+		idle_names(ctx, cpu, &in);
+		r = state ? idle_match(&in, state) : -ENOENT;
+		if (r == -ENOTUNIQ)
+			return pt_err(ctx, r,
+				      "%s: CPU %d has more than one idle state named '%s': "
+				      "name it by id (stateK)",
+				      key, cpu, state);
+		return r < 0 ? r : emit_idle(ctx, cpu, &in, r, emit, ud);
+	}
 	case C_MAXLAT:
 		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cpuidle", cpu);
 		if (!pt_attr_is_dir(ctx, path))
@@ -129,6 +215,8 @@ static int emit_cpu(struct perftune_ctx *ctx, int cpu, int kind, const char *sta
 		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/%s", cpu, freq_attrs[kind].file);
 		r = pt_tunable_init(&t, &pt_cpu_family, path, "cpu.%d.%s", cpu,
 				    freq_attrs[kind].key);
+		if (kind == C_MAX)
+			t.order = PT_ORDER_LIMIT; /* before min_khz: see enum pt_order */
 	}
 	if (r < 0)
 		return r;
@@ -136,8 +224,6 @@ static int emit_cpu(struct perftune_ctx *ctx, int cpu, int kind, const char *sta
 		return -ENOENT;
 	t.kind = kind;
 	t.id = cpu;
-	snprintf(t.aux, sizeof(t.aux), "%s", state ? state : "");
-	(void)key;
 	return emit(ctx, &t, ud);
 }
 
@@ -232,13 +318,12 @@ static int cpu_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 		if (r < 0 && r != -ENOENT)
 			return r;
 		r = emit_cpu(ctx, i, C_MAXLAT, NULL, NULL, emit, ud);
-		for (int k = 0; k < 64 && (r >= 0 || r == -ENOENT); k++) {
-			char p[PATH_MAX], name[64];
-			snprintf(p, sizeof(p), CPU_DIR "/cpu%d/cpuidle/state%d/name", i, k);
-			if (pt_attr_read(ctx, p, name, sizeof(name)) < 0)
-				break;
-			r = emit_cpu(ctx, i, C_IDLE, name, NULL, emit, ud);
-		}
+		if (r < 0 && r != -ENOENT)
+			return r;
+		struct idle_names in;
+		idle_names(ctx, i, &in);
+		for (int k = 0; k < in.n && (r >= 0 || r == -ENOENT); k++)
+			r = emit_idle(ctx, i, &in, k, emit, ud);
 	}
 	return r == -ENOENT ? 0 : r;
 }
@@ -354,6 +439,30 @@ static int cpu_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, co
 	}
 }
 
+/*
+ * min/max are frequency QoS requests since Linux 5.4: the policy takes the
+ * new limit in a work item (cpufreq_notifier_min/max -> schedule_work), so a
+ * read right after the write may still show the old one.  Wait for it,
+ * bounded (0.2 s); a limit the kernel clamped never shows and fails.
+ */
+static int cpu_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *want,
+		      const char *got)
+{
+	char now[PT_VAL];
+
+	if (!strcmp(want, got))
+		return 0;
+	for (int i = 0; (t->kind == C_MIN || t->kind == C_MAX) && i < 100; i++) {
+		nanosleep(&(struct timespec){ .tv_nsec = 2000000 }, NULL);
+		if (cpu_read(ctx, t, now, sizeof(now)) < 0)
+			break;
+		if (!strcmp(want, now))
+			return 0;
+	}
+	return pt_err(ctx, -EIO, "%s: the kernel accepted '%s' but reads back '%s'", t->key, want,
+		      got);
+}
+
 /* idle.max_latency_us=N stages idle.<state>.disable=1 for each deeper state */
 static int cpu_expand(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 		      pt_stage_fn stage, void *ud)
@@ -366,8 +475,10 @@ static int cpu_expand(struct perftune_ctx *ctx, const struct pt_tunable *t, cons
 
 	if (pt_parse_ll(value, &limit) < 0 || limit < 0)
 		return pt_err(ctx, -EINVAL, "%s: '%s' is not a latency in us", t->key, value);
-	for (int k = 0; k < 64 && r >= 0; k++) {
-		char p[PATH_MAX], v[64], name[64];
+	struct idle_names in;
+	idle_names(ctx, t->id, &in);
+	for (int k = 0; k < in.n && r >= 0; k++) {
+		char p[PATH_MAX], v[64];
 		long long lat;
 		struct pt_tunable s;
 		snprintf(p, sizeof(p), "%s/state%d/latency", t->path, k);
@@ -375,14 +486,12 @@ static int cpu_expand(struct perftune_ctx *ctx, const struct pt_tunable *t, cons
 			break;
 		if (pt_parse_ll(v, &lat) < 0 || lat <= limit)
 			continue;
-		snprintf(p, sizeof(p), "%s/state%d/name", t->path, k);
-		if (pt_attr_read(ctx, p, name, sizeof(name)) < 0)
-			continue;
-		pt_tunable_init(&s, &pt_cpu_family, NULL, "cpu.%d.idle.%s.disable", t->id, name);
+		pt_tunable_init(&s, &pt_cpu_family, NULL, "cpu.%d.idle.%s.disable", t->id,
+				in.key[k]);
 		snprintf(s.path, sizeof(s.path), "%s/state%d/disable", t->path, k);
 		s.kind = C_IDLE;
 		s.id = t->id;
-		snprintf(s.aux, sizeof(s.aux), "%s", name);
+		snprintf(s.aux, sizeof(s.aux), "%s", in.name[k]);
 		snprintf(s.note, sizeof(s.note), "from %s=%s (exit latency %lld us)", t->key, value,
 			 lat);
 		r = stage(ctx, &s, "1", ud);
@@ -429,6 +538,9 @@ static int cpu_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 			 t->path);
 		if (pt_attr_read(ctx, p, lat, sizeof(lat)) >= 0)
 			pt_desc_add_info(d, "exit latency %s us", lat);
+		pt_desc_add_info(d, "kernel name '%s' (%.*s)", t->aux,
+				 (int)strcspn(strstr(t->path, "/state") + 1, "/"),
+				 strstr(t->path, "/state") + 1);
 	}
 #if HAVE_CPUPOWER
 	pt_desc_add_info(d, "cpufreq read through libcpupower");
@@ -436,14 +548,6 @@ static int cpu_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	return r;
 }
 
-const struct pt_family pt_cpu_family = {
-	.name = "cpu",
-	.resolve = cpu_resolve,
-	.list = cpu_list,
-	.read = cpu_read,
-	.validate = cpu_validate,
-	.write = pt_file_write,
-	.flags = PT_FAM_FILE, /* plain file writes: a wave may take them */
-	.expand = cpu_expand,
-	.describe = cpu_describe,
-};
+const struct pt_family pt_cpu_family =
+	PT_FILE_FAMILY("cpu", cpu, cpu_read, cpu_validate, NULL, .describe = cpu_describe,
+		       .expand = cpu_expand, .verify = cpu_verify);

@@ -41,11 +41,25 @@ static int check_writable(struct perftune_ctx *ctx, const struct pt_tunable *t)
 	return 0;
 }
 
+/* a signed or an unsigned 64-bit number (kernel.shmall's default is 2^64 - 2^24 - 1) */
+static bool number(const char *s)
+{
+	long long v;
+	char *end;
+
+	if (pt_parse_ll(s, &v) == 0)
+		return true;
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	strtoull(s, &end, 10);
+	return !errno && !*end;
+}
+
 int pt_file_check(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *raw,
 		  const char *in, char *out, size_t size)
 {
 	char cur[PT_VAL], choices[PT_VAL];
-	long long v;
 	int r;
 
 	r = check_writable(ctx, t);
@@ -62,7 +76,7 @@ int pt_file_check(struct perftune_ctx *ctx, const struct pt_tunable *t, const ch
 			return pt_err(ctx, -EINVAL, "%s: '%s' is not one of: %s", t->key, out,
 				      choices);
 		}
-	} else if (pt_parse_ll(cur, &v) == 0 && pt_parse_ll(out, &v) < 0) {
+	} else if (number(cur) && !number(out)) {
 		return pt_err(ctx, -EINVAL, "%s: '%s' is not a number", t->key, out);
 	}
 	return 0;
@@ -164,4 +178,16 @@ void pt_file_export_names(struct perftune_ctx *ctx _unused_, const struct pt_tun
 	for (c = x->sysctl; *c && !slash; c++)
 		if (*c == '/')
 			*c = '.';
+}
+
+int pt_file_emit_one(struct perftune_ctx *ctx, const struct pt_family *fam, const char *path,
+		     const char *name, const char *what, pt_emit_fn emit, void *ud)
+{
+	struct pt_tunable t;
+
+	if (!pt_attr_exists(ctx, path))
+		return pt_err(ctx, -EOPNOTSUPP, "%s: this kernel has no %s", name, what);
+	if (pt_tunable_init(&t, fam, path, "%s", name) < 0)
+		return -ENAMETOOLONG;
+	return emit(ctx, &t, ud);
 }

@@ -12,31 +12,8 @@
 
 #define NB_PATH "proc/sys/kernel/numa_balancing"
 
-static int numa_emit(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void *ud)
-{
-	struct pt_tunable t;
-
-	if (!pt_attr_exists(ctx, NB_PATH))
-		return pt_err(ctx, -EOPNOTSUPP, "%s: this kernel has no automatic NUMA balancing",
-			      key);
-	pt_tunable_init(&t, &pt_numa_family, NB_PATH, "numa.balancing");
-	return emit(ctx, &t, ud);
-}
-
-static int numa_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,
-			void *ud)
-{
-	if (kp->n != 2 || strcmp(kp->c[1].s, "balancing"))
-		return pt_err(ctx, -ENOENT,
-			      "%s: the NUMA keys are numa.balancing and proc.<pid>.numa_nodes",
-			      kp->text);
-	return numa_emit(ctx, kp->text, emit, ud);
-}
-
-static int numa_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
-{
-	return numa_emit(ctx, "numa.balancing", emit, ud);
-}
+PT_ONE_KEY(numa, &pt_numa_family, NB_PATH, "numa.balancing", "automatic NUMA balancing",
+	   "the NUMA keys are numa.balancing and proc.<pid>.numa_nodes")
 
 static void node_facts(struct perftune_ctx *ctx, struct perftune_desc *d)
 {
@@ -87,18 +64,9 @@ static void numa_export_names(struct perftune_ctx *ctx, const struct pt_tunable 
 		 strcmp(value, "0") ? "enable" : "disable");
 }
 
-const struct pt_family pt_numa_family = {
-	.name = "numa",
-	.resolve = numa_resolve,
-	.list = numa_list,
-	.read = pt_file_read,
-	.validate = pt_file_validate,
-	.validate_cur = pt_file_validate_cur,
-	.write = pt_file_write,
-	.flags = PT_FAM_FILE, /* plain file writes: a wave may take them */
-	.describe = numa_describe,
-	.export_names = numa_export_names,
-};
+const struct pt_family pt_numa_family =
+	PT_FILE_FAMILY("numa", numa, pt_file_read, pt_file_validate, pt_file_validate_cur,
+		       .describe = numa_describe, .export_names = numa_export_names);
 
 /* ---- proc.<pid>.numa_nodes ---- */
 
@@ -389,17 +357,8 @@ static int proc_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	return 0;
 }
 
-const struct pt_family pt_proc_family = {
-	.name = "proc",
-	.resolve = proc_resolve,
-	.list = proc_list,
-	.read = proc_read,
-	.validate = proc_validate,
-	.write = proc_write,
-	.snapshot = proc_snapshot,
-	.describe = proc_describe,
-	.flags = PT_FAM_SNAPSHOT,
-};
+const struct pt_family pt_proc_family =
+	PT_FAMILY("proc", proc, PT_FAM_SNAPSHOT, .snapshot = proc_snapshot);
 
 static int numa_place_self_impl(struct perftune_ctx *ctx, const char *nodes, int mempolicy)
 {

@@ -33,11 +33,11 @@ static int avc_path(struct perftune_ctx *ctx, const char *key, char *path, size_
 	return 0;
 }
 
-static int selinux_emit(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void *ud)
+static int selinux_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 {
 	struct pt_tunable t;
 	char path[PATH_MAX];
-	int r = avc_path(ctx, key, path, sizeof(path));
+	int r = avc_path(ctx, "selinux.avc.cache_threshold", path, sizeof(path));
 
 	if (r < 0)
 		return r;
@@ -53,12 +53,7 @@ static int selinux_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *k
 			      "%s: only selinux.avc.cache_threshold is a tunable (enforcing mode "
 			      "and policy are not)",
 			      kp->text);
-	return selinux_emit(ctx, kp->text, emit, ud);
-}
-
-static int selinux_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
-{
-	return selinux_emit(ctx, "selinux.avc.cache_threshold", emit, ud);
+	return selinux_list(ctx, emit, ud);
 }
 
 static int selinux_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
@@ -80,13 +75,6 @@ static int selinux_describe(struct perftune_ctx *ctx, const struct pt_tunable *t
 	return r;
 }
 
-const struct pt_family pt_selinux_family = {
-	.name = "selinux",
-	.resolve = selinux_resolve,
-	.list = selinux_list,
-	.read = pt_file_read,
-	.validate = selinux_validate,
-	.write = pt_file_write,
-	.flags = PT_FAM_FILE, /* plain file writes: a wave may take them */
-	.describe = selinux_describe,
-};
+const struct pt_family pt_selinux_family =
+	PT_FILE_FAMILY("selinux", selinux, pt_file_read, selinux_validate, NULL,
+		       .describe = selinux_describe);

@@ -8,14 +8,20 @@
 #include <sys/stat.h>
 #include "internal.h"
 
-/* "net.ipv4.conf.[eth0.100].rp_filter": components with dots keep brackets */
+/*
+ * "net.ipv4.conf.[eth0.100].rp_filter": a component with dots or other
+ * characters outside the key alphabet keeps brackets (shared/keyname.c); one
+ * no key can name ('[', control characters) is not listed.
+ */
 static int append_comp(char *key, size_t size, const char *comp)
 {
+	char c[PATH_MAX];
 	size_t n = strlen(key);
-	bool br = strchr(comp, '.') != NULL;
+	int r = pt_key_comp(c, sizeof(c), comp, PT_KEYFORM_BRACKET);
 
-	return pt_snprintf(key + n, size - n, "%s%s%s%s", n ? "." : "", br ? "[" : "", comp,
-			   br ? "]" : "");
+	if (r < 0)
+		return r;
+	return pt_snprintf(key + n, size - n, "%s%s", n ? "." : "", c);
 }
 
 /* t->kind of a sysctl: its mode, seen when the key resolved (fixed: /proc/sys refuses chmod) */
@@ -160,18 +166,9 @@ static void sysctl_export_names(struct perftune_ctx *ctx, const struct pt_tunabl
 		pt_hugepages_boot(ctx, 0, value, x->boot, sizeof(x->boot));
 }
 
-const struct pt_family pt_sysctl_family = {
-	.name = "sysctl",
-	.resolve = sysctl_resolve,
-	.list = sysctl_list,
-	.read = sysctl_read,
-	.validate = pt_file_validate,
-	.validate_cur = sysctl_validate_cur,
-	.write = pt_file_write,
-	.flags = PT_FAM_FILE, /* plain file writes: a wave may take them */
-	.describe = sysctl_describe,
-	.export_names = sysctl_export_names,
-};
+const struct pt_family pt_sysctl_family =
+	PT_FILE_FAMILY("sysctl", sysctl, sysctl_read, pt_file_validate, sysctl_validate_cur,
+		       .describe = sysctl_describe, .export_names = sysctl_export_names);
 
 /* ---- sysfs[<path>] ---- */
 
@@ -209,14 +206,6 @@ static int sysfs_list(struct perftune_ctx *ctx _unused_, pt_emit_fn emit _unused
 	return 0; /* an escape hatch, not enumerated */
 }
 
-const struct pt_family pt_sysfs_family = {
-	.name = "sysfs",
-	.resolve = sysfs_resolve,
-	.list = sysfs_list,
-	.read = pt_file_read,
-	.validate = pt_file_validate,
-	.validate_cur = pt_file_validate_cur,
-	.write = pt_file_write,
-	.flags = PT_FAM_FILE, /* plain file writes: a wave may take them */
-	.describe = pt_file_describe,
-};
+const struct pt_family pt_sysfs_family =
+	PT_FILE_FAMILY("sysfs", sysfs, pt_file_read, pt_file_validate, pt_file_validate_cur,
+		       .describe = pt_file_describe);

@@ -3,6 +3,7 @@
  * The CPUs of this machine, for the profile functions and the [cpu] plugin:
  * the online ones, and TuneD's calc_isolated_cores (lists: shared/cpulist.c).
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include "profile-internal.h"
@@ -15,29 +16,72 @@ int pt_cpus_online(struct perftune_ctx *ctx, unsigned char *m)
 	if (r < 0)
 		return r;
 	pt_trim(buf);
-	return pt_cpus_parse(buf, m);
+	return pt_cpus_parse(buf, m, NULL, 0);
 }
 
-/* calc_isolated_cores:N - every CPU but the first N of each package */
-char *pt_cpus_isolated(struct perftune_ctx *ctx, int reserve)
-{
-	unsigned char m[PT_CPUS_BYTES] = { 0 }, online[PT_CPUS_BYTES];
-	int seen[1024] = { 0 };
+struct cpu_pkg {
+	long cpu;
+	char pkg[32];
+};
 
-	if (pt_cpus_online(ctx, online) < 0)
-		return strdup("");
-	for (int i = 0; i < PT_CPUS_MAX; i++) {
+static int by_pkg_cpu(const void *a, const void *b)
+{
+	const struct cpu_pkg *x = a, *y = b;
+	int c = strcmp(x->pkg, y->pkg);
+
+	return c ? c : (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+/* "cpuN" with N all digits and below PT_CPUS_MAX; -1 if not */
+static long cpu_number(const char *name)
+{
+	long n = 0;
+
+	if (strncmp(name, "cpu", 3) || !name[3] ||
+	    strspn(name + 3, "0123456789") != strlen(name + 3))
+		return -1;
+	for (const char *c = name + 3; *c && n < PT_CPUS_MAX; c++)
+		n = n * 10 + (*c - '0');
+	return n < PT_CPUS_MAX ? n : -1;
+}
+
+/*
+ * calc_isolated_cores as TuneD computes it: every cpuN directory whose
+ * topology/physical_package_id reads as a number (online or not), grouped by
+ * that text, and all but the first @reserve of each group, by number.
+ */
+char *pt_cpus_isolated(struct perftune_ctx *ctx, long reserve)
+{
+	const char *dir = "sys/devices/system/cpu";
+	_cleanup_closedir_ DIR *d = pt_attr_opendir(ctx, dir);
+	_cleanup_free_ struct cpu_pkg *v = NULL;
+	unsigned char m[PT_CPUS_BYTES] = { 0 };
+	size_t n = 0, cap = 0, rank = 0;
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
 		char p[96], pkg[32];
-		long id;
-		if (!pt_cpus_has(online, i))
+		long c = cpu_number(de->d_name);
+		if (c < 0)
 			continue;
-		snprintf(p, sizeof(p), "sys/devices/system/cpu/cpu%d/topology/physical_package_id",
-			 i);
-		id = pt_attr_read(ctx, p, pkg, sizeof(pkg)) < 0 ? 0 : strtol(pkg, NULL, 10);
-		if (id < 0 || id >= 1024)
-			id = 0;
-		if (seen[id]++ >= reserve)
-			pt_cpus_set(m, i, true);
+		snprintf(p, sizeof(p), "%s/%s/topology/physical_package_id", dir, de->d_name);
+		if (pt_attr_read(ctx, p, pkg, sizeof(pkg)) < 0)
+			continue;
+		pt_trim(pkg);
+		if (!pkg[0] || strspn(pkg, "0123456789") != strlen(pkg))
+			continue;
+		if (pt_grow(&v, &cap, n + 1, 64) < 0)
+			return NULL;
+		v[n].cpu = c;
+		snprintf(v[n].pkg, sizeof(v[n].pkg), "%s", pkg);
+		n++;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), by_pkg_cpu);
+	for (size_t i = 0; i < n; i++) {
+		rank = i && !strcmp(v[i].pkg, v[i - 1].pkg) ? rank + 1 : 0;
+		if ((long)rank >= reserve)
+			pt_cpus_set(m, v[i].cpu, true);
 	}
 	return pt_cpus_list(m, "", false);
 }

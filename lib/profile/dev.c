@@ -133,26 +133,32 @@ static const char *type_dir(const char *type)
 	return NULL;
 }
 
-static bool udev_matches(struct perftune_profile *p, const char *type, const char *name,
-			 const char *re)
+/* TuneD: re.search(re, "KEY=value\n"..., re.MULTILINE): 1, 0, or -errno (a bad regex) */
+static int udev_matches(struct perftune_profile *p, struct pt_punit *u, const char *name)
 {
+	const char *type = u->type, *re = u->udev_regex;
 	const char *subsys = !strcmp(type, "disk") ? "block" : !strcmp(type, "net") ? "net" : type;
 	struct udev_device *d;
 	struct udev_list_entry *e;
 	struct pt_buf b = { 0 };
-	bool bad, m;
+	char *err = NULL;
+	int m;
 
 	if (!pt_root_is_host(p->ctx) || !pt_udev(p->ctx))
-		return false;
+		return 0;
 	d = udev_device_new_from_subsystem_sysname(pt_udev(p->ctx), subsys, name);
 	if (!d)
-		return false;
+		return 0;
 	udev_list_entry_foreach(e, udev_device_get_properties_list_entry(d))
 		pt_buf_printf(&b, "%s=%s\n", udev_list_entry_get_name(e),
 			      udev_list_entry_get_value(e));
 	udev_device_unref(d);
-	m = b.s && pt_regex_search(re, b.s, &bad);
+	m = pt_regex_search(re, b.s ? b.s : "", true, &err);
 	free(b.s);
+	if (m == -EINVAL)
+		m = pt_err(p->ctx, m, "%s:%d: [%s] devices_udev_regex: %s", u->file, u->line,
+			   u->name, err);
+	free(err);
 	return m;
 }
 
@@ -181,7 +187,7 @@ static int select_devices(struct perftune_profile *p, struct pt_punit *u, const 
 			continue;
 		if (!devices_match(rules, n))
 			continue;
-		if (u->udev_regex && !udev_matches(p, u->type, n, u->udev_regex))
+		if (u->udev_regex && (r = udev_matches(p, u, n)) <= 0)
 			continue;
 		r = devset_add(out, n);
 	}

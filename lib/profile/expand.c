@@ -39,7 +39,7 @@ int pt_expand_too_long(struct perftune_profile *p, const struct pt_popt *o)
 		      p->path ? p->path : "?", PT_PROFILE_VALUE_MAX);
 }
 
-/* split "${f:name:a\:b:c" on unescaped ':' into argv (in place), "\:" -> ":" */
+/* split "${f:name:a\:b:c" on unescaped ':' into argv (in place), "\:" -> ":"; -1: more than @max */
 static int split_args(char *s, char **argv, int max)
 {
 	int n = 0;
@@ -49,7 +49,9 @@ static int split_args(char *s, char **argv, int max)
 	for (char *c = s; *c; c++) {
 		if (*c == '\\' && c[1] == ':') {
 			*w++ = *++c;
-		} else if (*c == ':' && n < max) {
+		} else if (*c == ':' && n == max) {
+			return -1;
+		} else if (*c == ':') {
 			*w++ = '\0';
 			argv[n++] = w;
 		} else {
@@ -65,7 +67,7 @@ static int call(struct perftune_profile *p, const struct pt_popt *o, const char 
 		char **out, struct pt_buf *why)
 {
 	_cleanup_free_ char *text = strndup(s, n);
-	char *argv[64], *reason = NULL;
+	char *argv[256], *reason = NULL;
 	int argc, r;
 
 	*out = NULL;
@@ -74,6 +76,12 @@ static int call(struct perftune_profile *p, const struct pt_popt *o, const char 
 	if (strncmp(text, "${f:", 4))
 		return 0;
 	argc = split_args(text, argv, (int)ARRAY_SIZE(argv));
+	if (argc < 0) {
+		if (!why->len)
+			pt_buf_printf(why, "a function with more than %d arguments",
+				      (int)ARRAY_SIZE(argv) - 2);
+		return 0;
+	}
 	if (argc < 2 || !pt_is_word(argv[1], strlen(argv[1])))
 		return 0;
 	for (int i = 2; i < argc; i++)
@@ -90,15 +98,27 @@ static int call(struct perftune_profile *p, const struct pt_popt *o, const char 
 	return r;
 }
 
-/* "\${f:" -> "${f:" in place, in one pass */
+/*
+ * TuneD's re.sub(r'\\(\${f:.*})', r'\1', s): on each line, the first "\${f:"
+ * that a '}' follows loses its backslash; ".*" then takes the rest of the line
+ */
 static void unescape(char *s)
 {
-	char *w = s;
-
-	for (const char *c = s; *c; c++)
-		if (!(c[0] == '\\' && !strncmp(c + 1, "${f:", 4)))
-			*w++ = *c;
-	*w = '\0';
+	for (char *line = s; line && *line;) {
+		char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
+		for (char *c = line; c < end; c++) {
+			char *close;
+			if (c[0] != '\\' || strncmp(c + 1, "${f:", 4))
+				continue;
+			close = memchr(c + 5, '}', (size_t)(end - c - 5));
+			if (close) {
+				memmove(c, c + 1, strlen(c + 1) + 1);
+				nl = nl ? nl - 1 : NULL;
+			}
+			break;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
 }
 
 /* Pass 2: TuneD's Functions._process, a stack of "${" positions in the output. */
@@ -112,7 +132,18 @@ static int expand_functions(struct perftune_profile *p, const char *in, const st
 	*out = NULL;
 	for (const char *c = in; *c && !b.oom; c++) {
 		bool esc = b.len && b.s[b.len - 1] == '\\';
-		if (*c == '}' && depth) {
+		if (*c == '}' && !depth) { /* TuneD: "non pair '}'", the rest is left as written */
+			pt_buf_puts(&b, c);
+			break;
+		}
+		if (c[0] == '$' && c[1] == '{' && depth == ARRAY_SIZE(stack)) {
+			if (!why->len)
+				pt_buf_printf(why, "more than %d nested '${'",
+					      (int)ARRAY_SIZE(stack));
+			pt_buf_puts(&b, c);
+			break;
+		}
+		if (*c == '}') {
 			size_t from = stack[--depth];
 			_cleanup_free_ char *res = NULL;
 			int r = escs[depth] ? 0 : call(p, o, b.s + from, b.len - from, &res, why);
@@ -123,11 +154,14 @@ static int expand_functions(struct perftune_profile *p, const char *in, const st
 			if (res) { /* the result replaces the text; go on right after it */
 				b.len = from;
 				pt_buf_puts(&b, res);
+				/* TuneD's _sub() clamps its position to 0: the next character is not looked at */
+				if (!*res && !from && c[1])
+					pt_buf_add(&b, ++c, 1);
 			} else {
 				pt_buf_add(&b, c, 1);
 			}
 		} else {
-			if (c[0] == '$' && c[1] == '{' && depth < ARRAY_SIZE(stack)) {
+			if (c[0] == '$' && c[1] == '{') {
 				escs[depth] = esc;
 				stack[depth++] = b.len;
 			}

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Reading one tuned.conf the way TuneD's ConfigParser does: "[section]",
- * "name = value" (first '=' splits), whole-line comments '#'/';', inline
- * comments " #", indented continuation lines, later duplicates win in place.
- * Errors name the file and line.
+ * Reading one tuned.conf the way TuneD's ConfigParser does: "[section]" (as
+ * written, blanks and all), "name = value" (first '=' splits), whole-line
+ * comments '#'/';', inline comments " #", indented continuation lines kept
+ * with their '\n' (blank lines inside too), later duplicates win in place,
+ * [DEFAULT]'s options given to every section, Python's whitespace.  Errors
+ * name the file and line.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -49,26 +51,61 @@ static char *file_read(struct perftune_ctx *ctx, const char *path, int *err)
 	return s;
 }
 
-static char *strip(char *s)
+size_t pt_py_space(const char *p)
 {
-	char *e;
+	const unsigned char *s = (const unsigned char *)p;
 
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
+	if (*s == ' ' || (*s >= '\t' && *s <= '\r') || (*s >= 0x1c && *s <= 0x1f))
+		return 1;
+	if (s[0] == 0xc2 && (s[1] == 0x85 || s[1] == 0xa0))
+		return 2;
+	if (s[0] == 0xe1 && s[1] == 0x9a && s[2] == 0x80)
+		return 3;
+	if (s[0] == 0xe2 && s[1] == 0x80 &&
+	    ((s[2] >= 0x80 && s[2] <= 0x8a) || s[2] == 0xa8 || s[2] == 0xa9 || s[2] == 0xaf))
+		return 3;
+	if ((s[0] == 0xe2 && s[1] == 0x81 && s[2] == 0x9f) ||
+	    (s[0] == 0xe3 && s[1] == 0x80 && s[2] == 0x80))
+		return 3;
+	return 0;
+}
+
+/* the whitespace before @e (not before @s) that Python's rstrip() takes */
+static char *py_rstrip_end(char *s, char *e)
+{
+	for (bool more = true; more && e > s;) {
+		more = false;
+		for (size_t n = 1; n <= 3 && !more && (size_t)(e - s) >= n; n++)
+			if (pt_py_space(e - n) == n) {
+				e -= n;
+				more = true;
+			}
+	}
+	return e;
+}
+
+char *pt_py_strip(char *s)
+{
+	for (size_t n; (n = pt_py_space(s));)
+		s += n;
+	*py_rstrip_end(s, s + strlen(s)) = '\0';
 	return s;
 }
 
-/* " #..." starts an inline comment, as ConfigParser(inline_comment_prefixes='#') */
-static void cut_inline_comment(char *s)
+/*
+ * ConfigParser(inline_comment_prefixes='#'): a '#' at the start or after
+ * whitespace starts a comment; true if the line had one
+ */
+static bool cut_inline_comment(char *s)
 {
 	for (char *p = s; *p; p++)
-		if (*p == '#' && p > s && isspace((unsigned char)p[-1])) {
+		if (*p == '#' &&
+		    (p == s || pt_py_space(p - 1) == 1 || (p - s >= 2 && pt_py_space(p - 2) == 2) ||
+		     (p - s >= 3 && pt_py_space(p - 3) == 3))) {
 			*p = '\0';
-			return;
+			return true;
 		}
+	return false;
 }
 
 struct parse {
@@ -77,29 +114,34 @@ struct parse {
 	const char *path, *file_id;
 	struct pt_popt **cur; /* options of the current section */
 	size_t *curn;
-	struct pt_popt *last; /* for continuation lines */
+	struct pt_popt *defaults; /* [DEFAULT]: ConfigParser gives them to every section */
+	size_t ndefaults;
+	bool has_main;
+	struct pt_popt *last; /* the option a continuation line or a blank line adds to */
 	size_t lastlen;	      /* strlen(last->value) */
 	int indent;
 	bool headerless; /* a variables file: no [section], lines without '=' ignored */
 };
 
-static int section(struct parse *ps, char *s, int line)
+static int section(struct parse *ps, const char *s, size_t n, int line)
 {
-	char *end = strrchr(s, ']');
 	struct pt_punit *u;
 
-	*end = '\0';
-	s = strip(s + 1);
-	if (!*s)
-		return pt_err(ps->ctx, -EINVAL, "%s:%d: empty section name", ps->path, line);
-	if (!strcmp(s, "main")) {
+	ps->last = NULL;
+	if (n == 4 && !strncmp(s, "main", 4)) {
 		ps->cur = &ps->c->main;
 		ps->curn = &ps->c->nmain;
+		ps->has_main = true;
+		return 0;
+	}
+	if (n == 7 && !strncmp(s, "DEFAULT", 7)) {
+		ps->cur = &ps->defaults;
+		ps->curn = &ps->ndefaults;
 		return 0;
 	}
 	for (size_t i = 0; i < ps->c->n; i++)
-		if (!strcmp(ps->c->u[i].name, s)) { /* strict=False: sections merge */
-			ps->cur = &ps->c->u[i].opt;
+		if (strlen(ps->c->u[i].name) == n && !strncmp(ps->c->u[i].name, s, n)) {
+			ps->cur = &ps->c->u[i].opt; /* strict=False: sections merge */
 			ps->curn = &ps->c->u[i].n;
 			return 0;
 		}
@@ -112,7 +154,7 @@ static int section(struct parse *ps, char *s, int line)
 	ps->c->u = u;
 	u = &u[ps->c->n++];
 	memset(u, 0, sizeof(*u));
-	u->name = strdup(s);
+	u->name = strndup(s, n); /* as written: TuneD does not strip "[ sysctl ]" */
 	u->file = ps->file_id;
 	u->line = line;
 	ps->cur = &u->opt;
@@ -136,8 +178,9 @@ static int option(struct parse *ps, char *s, int line)
 			      "%s:%d: expected 'name = value' or '[section]': %.60s", ps->path,
 			      line, s);
 	*eq = '\0';
-	name = strip(s);
-	value = strip(eq + 1);
+	*py_rstrip_end(s, eq) = '\0';
+	name = s;
+	value = pt_py_strip(eq + 1);
 	if (!*name)
 		return pt_err(ps->ctx, -EINVAL, "%s:%d: option without a name", ps->path, line);
 	if (*ps->curn >= PT_PROFILE_OPTIONS_MAX && !pt_popt_find(*ps->cur, *ps->curn, name))
@@ -152,40 +195,87 @@ static int option(struct parse *ps, char *s, int line)
 	return 0;
 }
 
-static int continuation(struct parse *ps, const char *s)
+/* ConfigParser keeps the lines of a multi-line value, joined by '\n' */
+static int add_line(struct parse *ps, const char *s)
 {
 	size_t n = ps->lastlen, add = strlen(s);
-	char *v = realloc(ps->last->value, n + add + 2);
+	char *v;
 
+	if (n + 1 + add > PT_PROFILE_FILE_MAX)
+		return -EFBIG;
+	v = realloc(ps->last->value, n + add + 2);
 	if (!v)
 		return -ENOMEM;
-	v[n] = ' '; /* ConfigParser keeps '\n'; a kernel file takes blanks */
+	v[n] = '\n';
 	memcpy(v + n + 1, s, add + 1);
 	ps->last->value = v;
 	ps->lastlen = n + 1 + add;
 	return 0;
 }
 
+/* ConfigParser._read, one line */
 static int parse_line(struct parse *ps, char *raw, int line)
 {
-	int indent = (int)strspn(raw, " \t");
-	char *s = strip(raw);
+	int indent = 0;
+	bool comment = cut_inline_comment(raw);
+	char *s = pt_py_strip(raw);
 
-	if (!*s) {
-		ps->last = NULL; /* a blank line ends a multi-line value */
-		return 0;
-	}
+	for (size_t n; (n = pt_py_space(raw + indent)) && raw + indent < s; indent += (int)n)
+		;
 	if (*s == '#' || *s == ';')
 		return 0;
-	cut_inline_comment(s);
-	s = strip(s);
+	if (!*s) { /* a blank line belongs to a multi-line value, a comment line does not */
+		return ps->last && !comment ? add_line(ps, "") : 0;
+	}
 	if (ps->last && indent > ps->indent)
-		return continuation(ps, s);
+		return add_line(ps, s);
 	ps->indent = indent;
 	ps->last = NULL;
-	if (*s == '[' && strrchr(s, ']'))
-		return section(ps, s, line);
+	if (*s == '[' && strrchr(s, ']') && strrchr(s, ']') - s >= 2) /* \[(?P<header>.+)\] */
+		return section(ps, s + 1, (size_t)(strrchr(s, ']') - s - 1), line);
 	return option(ps, s, line);
+}
+
+/* ConfigParser's rstrip() of a joined value; past PT_PROFILE_VALUE_MAX as written: an error */
+static int end_value(struct parse *ps, struct pt_popt *x)
+{
+	*py_rstrip_end(x->value, x->value + strlen(x->value)) = '\0';
+	if (strlen(x->value) <= PT_PROFILE_VALUE_MAX)
+		return 0;
+	return pt_err(ps->ctx, -EINVAL,
+		      "%s:%d: %s: the value expands to more than %d bytes (the profile value limit)",
+		      ps->path, x->line, x->name, PT_PROFILE_VALUE_MAX);
+}
+
+/* the end of the file: values lose trailing blank lines, sections get [DEFAULT]'s options */
+static int finish(struct parse *ps)
+{
+	struct pt_pconf *c = ps->c;
+	int r = 0;
+
+	for (size_t k = 0; k < ps->ndefaults && r >= 0; k++)
+		r = end_value(ps, &ps->defaults[k]);
+	for (size_t i = 0; i <= c->n && r >= 0; i++) {
+		struct pt_popt **o = i < c->n ? &c->u[i].opt : &c->main;
+		size_t *n = i < c->n ? &c->u[i].n : &c->nmain;
+		for (size_t k = 0; k < *n && r >= 0; k++)
+			r = end_value(ps, &(*o)[k]);
+		if (i == c->n && !ps->has_main)
+			break;
+		for (size_t k = 0; k < ps->ndefaults && r >= 0; k++)
+			if (!pt_popt_find(*o, *n, ps->defaults[k].name))
+				r = pt_popt_set(o, n, &ps->defaults[k]);
+	}
+	return r;
+}
+
+static void free_defaults(struct parse *ps)
+{
+	for (size_t i = 0; i < ps->ndefaults; i++) {
+		free(ps->defaults[i].name);
+		free(ps->defaults[i].value);
+	}
+	free(ps->defaults);
 }
 
 int pt_ini_parse(struct perftune_ctx *ctx, const char *path, const char *file_id, bool headerless,
@@ -203,18 +293,31 @@ int pt_ini_parse(struct perftune_ctx *ctx, const char *path, const char *file_id
 	if (headerless) {
 		ps.cur = &conf->main;
 		ps.curn = &conf->nmain;
+		ps.has_main = true;
 	}
 	text = file_read(ctx, path, &r);
 	if (!text)
 		return r;
-	/* strsep keeps empty lines, so line numbers stay right */
-	for (char *p = text; (line = strsep(&p, "\n")) && r >= 0;) {
+	/* lines end in "\n", "\r\n" or "\r" (Python's universal newlines); empty ones count */
+	for (char *p = text; p && r >= 0;) {
+		line = p;
+		p += strcspn(p, "\r\n");
+		if (*p == '\r' && p[1] == '\n')
+			*p++ = '\0';
+		if (*p)
+			*p++ = '\0';
+		else
+			p = NULL;
 		n++;
-		if (strchr(line, '\r'))
-			*strchr(line, '\r') = '\0';
 		r = parse_line(&ps, line, n);
 	}
+	if (r == -EFBIG)
+		r = pt_err(ctx, r, "%s:%d: a value longer than %d bytes", path, n,
+			   PT_PROFILE_FILE_MAX);
+	if (r >= 0)
+		r = finish(&ps);
 	free(text);
+	free_defaults(&ps);
 	if (r < 0)
 		pt_pconf_free(conf);
 	return r;

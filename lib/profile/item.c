@@ -13,13 +13,7 @@
 
 static void pitem_free(struct pt_pitem *it)
 {
-	free(it->option);
-	free(it->origin);
-	free(it->raw);
-	free(it->key);
-	free(it->value);
-	free(it->note);
-	free(it->udev_match);
+	pt_free_all(it->option, it->origin, it->raw, it->key, it->value, it->note, it->udev_match);
 }
 
 void pt_pitems_free(struct perftune_profile *p)
@@ -241,6 +235,11 @@ int pt_pmap_sysfs(struct perftune_profile *p, const struct pt_punit *u, const st
 	char key[PERFTUNE_KEY_MAX], value[PT_VAL];
 	int r;
 
+	if (strlen(in) >= sizeof(value)) { /* never a value cut short */
+		pt_pitem_skip(p, u, o, "/%s: the value is %zu bytes, more than %zu", path,
+			      strlen(in), sizeof(value) - 1);
+		return 0;
+	}
 	cpumask_width(p->ctx, path, in, value, sizeof(value));
 
 	if (pt_snprintf(key, sizeof(key), "sysfs[/%s]", path) < 0) {

@@ -21,7 +21,7 @@ static int load_includes(struct perftune_profile *p, struct pt_popt *inc, struct
 			 int depth)
 {
 	_cleanup_free_ char *unresolved = NULL, *v = NULL;
-	char *save = NULL;
+	_cleanup_(pt_strv_freep) char **names = NULL;
 	int r = pt_func_expand(p, inc->value, inc, &v, &unresolved);
 
 	if (r < 0)
@@ -29,15 +29,24 @@ static int load_includes(struct perftune_profile *p, struct pt_popt *inc, struct
 	if (unresolved)
 		return pt_err(p->ctx, -EINVAL, "%s:%d: include=%s: %s", inc->file, inc->line,
 			      inc->value, unresolved);
-	for (char *n = strtok_r(v, ",; \t", &save); n && r >= 0;
-	     n = strtok_r(NULL, ",; \t", &save)) {
+	/* TuneD: re.split(r"\s*[,;]\s*", value); "a b" is one name, "a," has an empty one */
+	if (!(names = pt_regex_split("\\s*[,;]\\s*", v)))
+		return -ENOMEM;
+	for (size_t i = 0; names[i] && r >= 0; i++) {
+		char *n = names[i];
 		bool optional = n[0] == '-'; /* "-name": include if it exists */
 		_cleanup_free_ char *path = NULL;
 		if (optional)
 			n++;
-		r = pt_profile_locate(p->ctx, n, p->files, pt_profile_in_tuned_dir(inc->file),
-				      &path);
-		if (r == -ENOENT && optional) {
+		if (strrchr(n, '/')) /* TuneD's locator takes the base name */
+			n = strrchr(n, '/') + 1;
+		if (!*n && !optional)
+			return pt_err(p->ctx, -EINVAL, "%s:%d: include=%s: an empty profile name",
+				      inc->file, inc->line, inc->value);
+		r = pt_profile_locate(p->ctx, n, p->files,
+				      pt_profile_in_tuned_dir(p->ctx, inc->file), &path);
+		if ((r == -ENOENT || r == -EINVAL) && optional) {
+			pt_err_clear(p->ctx);
 			r = 0;
 			continue;
 		}
@@ -49,6 +58,36 @@ static int load_includes(struct perftune_profile *p, struct pt_popt *inc, struct
 			r = load_file(p, path, ch, depth + 1);
 	}
 	return r;
+}
+
+/* TuneD's loader: ${i:PROFILE_DIR} (not after a '\\') is the file's directory, in every value */
+static int profile_dir(struct pt_popt *o, size_t n, const char *file)
+{
+	static const char var[] = "${i:PROFILE_DIR}";
+	const char *slash = strrchr(file, '/');
+	size_t dlen = slash ? (size_t)(slash - file) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct pt_buf b = { 0 };
+		const char *v = o[i].value, *at;
+		if (!strstr(v, var))
+			continue;
+		while ((at = strstr(v, var))) {
+			bool esc = at > o[i].value && at[-1] == '\\';
+			pt_buf_add(&b, v, (size_t)(at - v));
+			if (esc)
+				pt_buf_add(&b, at, sizeof(var) - 1);
+			else
+				pt_buf_add(&b, file, dlen);
+			v = at + sizeof(var) - 1;
+		}
+		pt_buf_puts(&b, v);
+		if (!(v = pt_buf_steal(&b)))
+			return -ENOMEM;
+		free(o[i].value);
+		o[i].value = (char *)v;
+	}
+	return 0;
 }
 
 static int load_file(struct perftune_profile *p, const char *path, struct chain *ch, int depth)
@@ -67,6 +106,9 @@ static int load_file(struct perftune_profile *p, const char *path, struct chain 
 	r = pt_ini_parse(p->ctx, path, id, false, &c);
 	if (r < 0)
 		return r;
+	r = profile_dir(c.main, c.nmain, path);
+	for (size_t i = 0; i < c.n && r >= 0; i++)
+		r = profile_dir(c.u[i].opt, c.u[i].n, path);
 	for (size_t i = 0; i < c.n && r >= 0; i++)
 		r = pt_unit_extract(&c.u[i]);
 	inc = pt_popt_find(c.main, c.nmain, "include");

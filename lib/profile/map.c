@@ -14,10 +14,9 @@
 static int regex_applies(struct perftune_profile *p, struct pt_punit *u, const char *attr,
 			 const char *re, const char *text)
 {
-	_cleanup_free_ char *why = NULL, *x = NULL;
+	_cleanup_free_ char *why = NULL, *x = NULL, *err = NULL;
 	char an[160];
 	struct pt_popt a;
-	bool bad = false;
 	int r;
 
 	if (!re)
@@ -26,7 +25,12 @@ static int regex_applies(struct perftune_profile *p, struct pt_punit *u, const c
 	r = pt_vars_expand(p, re, &a, &x, &why);
 	if (r < 0)
 		return r;
-	return pt_regex_search(x, text, &bad);
+	if (why)
+		return pt_err(p->ctx, -EINVAL, "%s:%d: %s: %s", a.file, a.line, a.name, why);
+	r = pt_regex_search(x, text, true, &err); /* TuneD: re.search(re, text, re.MULTILINE) */
+	if (r == -EINVAL)
+		return pt_err(p->ctx, r, "%s:%d: %s: %s", a.file, a.line, a.name, err);
+	return r;
 }
 
 /* TuneD creates an instance only if cpuinfo_regex and uname_regex match: 1, 0, -errno */

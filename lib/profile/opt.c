@@ -110,11 +110,12 @@ static int merge_unit(struct pt_punit *a, struct pt_punit *b)
 		take(&a->script_pre, &b->script_pre);
 	if (b->script_post)
 		take(&a->script_post, &b->script_post);
-	if (b->drop) {
-		char *save = NULL;
-		for (char *d = strtok_r(b->drop, ",; \t", &save); d;
-		     d = strtok_r(NULL, ",; \t", &save))
-			pt_popt_del(a->opt, &a->n, d);
+	if (b->drop) { /* TuneD's Unit: re.split(r"\b\s*[,;]\s*", drop) */
+		_cleanup_(pt_strv_freep) char **names = pt_regex_split("\\b\\s*[,;]\\s*", b->drop);
+		if (!names)
+			return -ENOMEM;
+		for (size_t i = 0; names[i]; i++)
+			pt_popt_del(a->opt, &a->n, names[i]);
 	}
 	for (size_t i = 0; i < b->n && r >= 0; i++)
 		r = pt_popt_set(&a->opt, &a->n, &b->opt[i]);

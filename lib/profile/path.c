@@ -160,12 +160,21 @@ static bool tuned_dir(const char *dir)
 	return !strcmp(dir, "/etc/tuned") || !strcmp(dir, "/usr/lib/tuned");
 }
 
-bool pt_profile_in_tuned_dir(const char *file)
+/* below another root (--root), TuneD's directories are those of that tree */
+static const char *tuned_root(struct perftune_ctx *ctx)
 {
+	return pt_root_is_host(ctx) ? "" : perftune_ctx_get_root(ctx);
+}
+
+bool pt_profile_in_tuned_dir(struct perftune_ctx *ctx, const char *file)
+{
+	const char *root = tuned_root(ctx);
 	char dir[PATH_MAX];
 	const char *slash;
 
-	snprintf(dir, sizeof(dir), "%s", file);
+	if (strncmp(file, root, strlen(root)))
+		return false;
+	snprintf(dir, sizeof(dir), "%s", file + strlen(root));
 	for (int up = 0; up < 2 && (slash = strrchr(dir, '/')); up++)
 		dir[slash - dir] = '\0'; /* <dir>/<name>/tuned.conf -> <dir> */
 	return tuned_dir(dir);
@@ -183,16 +192,18 @@ int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const s
 	if (!name_ok(name))
 		return pt_err(ctx, -EINVAL, "'%s' is not a profile name ([A-Za-z0-9_.-])", name);
 	for (size_t i = 0; dirs[i]; i++) {
-		char p[PATH_MAX];
+		char p[PATH_MAX], dir[PATH_MAX];
 		if (tuned_only && !tuned_dir(dirs[i]))
 			continue;
-		if (pt_snprintf(p, sizeof(p), "%s/%s/tuned.conf", dirs[i], name) < 0)
+		if (pt_snprintf(dir, sizeof(dir), "%s%s", tuned_only ? tuned_root(ctx) : "",
+				dirs[i]) < 0 ||
+		    pt_snprintf(p, sizeof(p), "%s/%s/tuned.conf", dir, name) < 0)
 			continue;
 		if (in_list(skip, p)) {
 			skipped = true;
 			continue;
 		}
-		if (is_file(p) && pt_profile_trusted(ctx, p, dirs[i]))
+		if (is_file(p) && pt_profile_trusted(ctx, p, dir))
 			return (*path = strdup(p)) ? 0 : -ENOMEM;
 	}
 	if (skipped)

@@ -25,7 +25,51 @@ static int value_of(struct perftune_profile *p, const struct pt_punit *u, const 
 		*v = NULL;
 		return 0;
 	}
+	/*
+	 * A multi-line value (continuation lines): TuneD writes its '\n's.  The
+	 * kernel's integer-vector parsers take any whitespace between numbers, so
+	 * numbers keep their meaning on one line; other text would be cut at the
+	 * first line by the kernel's string parsers: a skip.
+	 */
+	if (strchr(*v, '\n')) {
+		if ((*v)[strspn(*v, "0123456789+- \t\n")]) {
+			pt_pitem_skip(p, u, o,
+				      "a value of several lines (continuation lines): a kernel file "
+				      "reads only the first");
+			free(*v);
+			*v = NULL;
+			return 0;
+		}
+		for (char *c = *v; (c = strchr(c, '\n'));)
+			*c = ' ';
+	}
 	return 1;
+}
+
+typedef int (*pt_opt_fn)(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o, char *v);
+
+/*
+ * @fn(option, its value) for each option of @u that @accept takes (NULL: all; a refusal
+ * records its skip) and whose value expands; stops at the first error.
+ */
+static int each_value(struct perftune_profile *p, struct pt_punit *u,
+		      bool (*accept)(struct perftune_profile *p, struct pt_punit *u,
+				     struct pt_popt *o),
+		      pt_opt_fn fn)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < u->n && r >= 0; i++) {
+		struct pt_popt *o = &u->opt[i];
+		_cleanup_free_ char *v = NULL;
+
+		if (accept && !accept(p, u, o))
+			continue;
+		r = value_of(p, u, o, &v);
+		if (r > 0)
+			r = fn(p, u, o, v);
+	}
+	return r;
 }
 
 static void unquote(char *v)
@@ -57,31 +101,28 @@ static int sysctl_key(const char *name, char *key, size_t size)
 	return 0;
 }
 
+static int sysctl_option(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o, char *v)
+{
+	char key[PERFTUNE_KEY_MAX];
+	int r;
+
+	unquote(v);
+	if (sysctl_key(o->name, key, sizeof(key)) < 0) {
+		pt_pitem_skip(p, u, o, "sysctl name too long");
+		return 0;
+	}
+	/* sysctls with a family of their own: huge pages report partial allocations */
+	if (!strcmp(key, "sysctl.vm.nr_hugepages"))
+		snprintf(key, sizeof(key), "hugepages.nr");
+	else if (!strcmp(key, "sysctl.kernel.numa_balancing"))
+		snprintf(key, sizeof(key), "numa.balancing");
+	r = pt_pmap_cond(p, u, o, key, v);
+	return r == 0 ? pt_pmap_key(p, u, o, key, v, false, NULL) : r;
+}
+
 static int map_sysctl(struct perftune_profile *p, struct pt_punit *u)
 {
-	int r = 0;
-
-	for (size_t i = 0; i < u->n && r >= 0; i++) {
-		struct pt_popt *o = &u->opt[i];
-		_cleanup_free_ char *v = NULL;
-		char key[PERFTUNE_KEY_MAX];
-		if ((r = value_of(p, u, o, &v)) <= 0)
-			continue;
-		unquote(v);
-		if (sysctl_key(o->name, key, sizeof(key)) < 0) {
-			pt_pitem_skip(p, u, o, "sysctl name too long");
-			continue;
-		}
-		/* sysctls with a family of their own: huge pages report partial allocations */
-		if (!strcmp(key, "sysctl.vm.nr_hugepages"))
-			snprintf(key, sizeof(key), "hugepages.nr");
-		else if (!strcmp(key, "sysctl.kernel.numa_balancing"))
-			snprintf(key, sizeof(key), "numa.balancing");
-		r = pt_pmap_cond(p, u, o, key, v);
-		if (r == 0)
-			r = pt_pmap_key(p, u, o, key, v, false, NULL);
-	}
-	return r;
+	return each_value(p, u, NULL, sysctl_option);
 }
 
 /* expand a sysfs glob below the root, one path component at a time */
@@ -123,29 +164,24 @@ static int sysfs_glob(struct perftune_profile *p, const struct pt_punit *u, cons
 	return r;
 }
 
+static int sysfs_option(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o, char *v)
+{
+	const char *path = o->name; /* TuneD expands values only, never the path */
+	int found = 0, r;
+
+	if (strncmp(path, "/sys/", 5) || strstr(path, "/../") || strstr(path, "/./")) {
+		pt_pitem_skip(p, u, o, "%s: a [sysfs] path must be under /sys", path);
+		return 0;
+	}
+	r = sysfs_glob(p, u, o, "sys", path + 5, v, &found);
+	if (r >= 0 && !found)
+		pt_pitem_skip(p, u, o, "%s: matches no file on this machine", path);
+	return r;
+}
+
 static int map_sysfs(struct perftune_profile *p, struct pt_punit *u)
 {
-	int r = 0;
-
-	for (size_t i = 0; i < u->n && r >= 0; i++) {
-		struct pt_popt *o = &u->opt[i];
-		_cleanup_free_ char *v = NULL, *why = NULL, *path = NULL;
-		int found = 0;
-		if ((r = pt_vars_expand(p, o->name, o, &path, &why)) < 0)
-			return r;
-		if ((r = value_of(p, u, o, &v)) <= 0)
-			continue;
-		if (why || strncmp(path, "/sys/", 5) || strstr(path, "/../") ||
-		    strstr(path, "/./")) {
-			pt_pitem_skip(p, u, o, "%s: %s", path,
-				      why ? why : "a [sysfs] path must be under /sys");
-			continue;
-		}
-		r = sysfs_glob(p, u, o, "sys", path + 5, v, &found);
-		if (r >= 0 && !found)
-			pt_pitem_skip(p, u, o, "%s: matches no file on this machine", path);
-	}
-	return r;
+	return each_value(p, u, NULL, sysfs_option);
 }
 
 struct simple_map {
@@ -176,68 +212,73 @@ static const struct {
 	{ "rtentsk", "keeps a timestamping socket open inside TuneD's daemon" },
 };
 
+static const char *simple_key(const struct pt_punit *u, const struct pt_popt *o)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(simple); k++)
+		if (!strcmp(simple[k].type, u->type) && !strcmp(simple[k].option, o->name))
+			return simple[k].key;
+	return NULL;
+}
+
+static bool simple_known(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o)
+{
+	if (simple_key(u, o))
+		return true;
+	pt_pitem_skip(p, u, o, "unknown option of the %s plugin", u->type);
+	return false;
+}
+
+static int simple_option(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o, char *v)
+{
+	const char *key = simple_key(u, o);
+	int r = pt_pmap_cond(p, u, o, key, v);
+
+	return r == 0 ? pt_pmap_key(p, u, o, key, v, false, NULL) : r;
+}
+
 static int map_simple(struct perftune_profile *p, struct pt_punit *u)
 {
-	int r = 0;
+	return each_value(p, u, simple_known, simple_option);
+}
 
-	for (size_t i = 0; i < u->n && r >= 0; i++) {
-		struct pt_popt *o = &u->opt[i];
-		const char *key = NULL;
-		_cleanup_free_ char *v = NULL;
-		for (size_t k = 0; k < ARRAY_SIZE(simple); k++)
-			if (!strcmp(simple[k].type, u->type) && !strcmp(simple[k].option, o->name))
-				key = simple[k].key;
-		if (!key) {
-			pt_pitem_skip(p, u, o, "unknown option of the %s plugin", u->type);
-			continue;
-		}
-		if ((r = value_of(p, u, o, &v)) <= 0)
-			continue;
-		r = pt_pmap_cond(p, u, o, key, v);
-		if (r == 0)
-			r = pt_pmap_key(p, u, o, key, v, false, NULL);
-	}
-	return r;
+static bool sched_knob(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o)
+{
+	if (!strncmp(o->name, "sched_", 6) || !strncmp(o->name, "numa_balancing_", 15))
+		return true;
+	pt_pitem_skip(p, u, o,
+		      "process scheduling policy, affinity, cgroups or IRQ affinity: not a "
+		      "kernel tunable");
+	return false;
 }
 
 /* kernel.sched_* moved to debugfs (sched/...) in 5.13: write whichever exists */
+static int sched_option(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o, char *v)
+{
+	char path[PATH_MAX], dbg[PATH_MAX];
+	const char *n = o->name;
+	bool numa = !strncmp(n, "numa_balancing_", 15);
+	char key[PERFTUNE_KEY_MAX];
+
+	snprintf(path, sizeof(path), "proc/sys/kernel/%s", n);
+	snprintf(dbg, sizeof(dbg),
+		 numa ? "sys/kernel/debug/sched/numa_balancing/%s" : "sys/kernel/debug/sched/%s",
+		 n + (numa ? 15 : 6));
+	if (pt_attr_exists(p->ctx, path)) {
+		snprintf(key, sizeof(key), "sysctl.kernel.%s", n);
+		return pt_pmap_key(p, u, o, key, v, false, NULL);
+	}
+	if (pt_attr_exists(p->ctx, dbg))
+		return pt_pmap_sysfs(p, u, o, dbg, v);
+	pt_pitem_skip(p, u, o,
+		      "neither /%s nor /%s exists (debugfs not mounted, or the kernel has no such "
+		      "knob)",
+		      path, dbg);
+	return 0;
+}
+
 static int map_scheduler(struct perftune_profile *p, struct pt_punit *u)
 {
-	int r = 0;
-
-	for (size_t i = 0; i < u->n && r >= 0; i++) {
-		struct pt_popt *o = &u->opt[i];
-		_cleanup_free_ char *v = NULL;
-		char path[PATH_MAX], dbg[PATH_MAX];
-		const char *n = o->name;
-		bool numa = !strncmp(n, "numa_balancing_", 15);
-		if (strncmp(n, "sched_", 6) && !numa) {
-			pt_pitem_skip(p, u, o,
-				      "process scheduling policy, affinity, cgroups or IRQ "
-				      "affinity: not a kernel tunable");
-			continue;
-		}
-		if ((r = value_of(p, u, o, &v)) <= 0)
-			continue;
-		snprintf(path, sizeof(path), "proc/sys/kernel/%s", n);
-		snprintf(dbg, sizeof(dbg),
-			 numa ? "sys/kernel/debug/sched/numa_balancing/%s"
-			      : "sys/kernel/debug/sched/%s",
-			 n + (numa ? 15 : 6));
-		if (pt_attr_exists(p->ctx, path)) {
-			char key[PERFTUNE_KEY_MAX];
-			snprintf(key, sizeof(key), "sysctl.kernel.%s", n);
-			r = pt_pmap_key(p, u, o, key, v, false, NULL);
-		} else if (pt_attr_exists(p->ctx, dbg)) {
-			r = pt_pmap_sysfs(p, u, o, dbg, v);
-		} else {
-			pt_pitem_skip(p, u, o,
-				      "neither /%s nor /%s exists (debugfs not mounted, or "
-				      "the kernel has no such knob)",
-				      path, dbg);
-		}
-	}
-	return r;
+	return each_value(p, u, sched_knob, sched_option);
 }
 
 static const char *const devtypes[] = { "net", "usb", "audio", "scsi_host" };

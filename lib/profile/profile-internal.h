@@ -21,11 +21,6 @@
 #define PT_PROFILE_OPTIONS_MAX 1024	  /* options of one section in one file */
 #define PT_PROFILE_VALUE_MAX (PT_VAL - 1) /* bytes of a value, as written or expanded */
 
-static inline void pt_strv_freep(char ***v)
-{
-	pt_strv_free(*v);
-}
-
 /* ---- the data: a parsed file (ini.c), a profile (profile.c), its items (item.c) ---- */
 struct pt_popt {
 	char *name, *value;
@@ -85,6 +80,15 @@ struct perftune_profile {
 	char *txname;
 };
 
+/* ---- regex.c: Python's re dialect (PCRE2) ---- */
+/*
+ * re.search(@re, @text[, re.MULTILINE]): 1, 0, or -EINVAL with *@err (malloc'd)
+ * saying why @re does not compile or cannot be matched, -ENOMEM.
+ */
+int pt_regex_search(const char *re, const char *text, bool multiline, char **err);
+/* re.split(@re, @text) into a NULL-terminated vector; NULL if out of memory or @re is bad */
+char **pt_regex_split(const char *re, const char *text);
+
 /* ---- path.c: the search path, finding a profile by name, whom a file is trusted from ---- */
 char **pt_profile_path(void); /* search path, NULL-terminated, malloc'd */
 /*
@@ -97,8 +101,9 @@ int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const s
 		      bool tuned_only, char **path);
 /* the -ENOENT of a profile (included from @from:@line, or NULL) not on the search path */
 int pt_profile_not_found(struct perftune_ctx *ctx, const char *name, const char *from, int line);
-bool pt_profile_in_tuned_dir(const char *file); /* <TuneD's dir>/<name>/tuned.conf */
-bool pt_profile_dir_holds(const char *real);	/* a variables file may be read from there */
+bool pt_profile_in_tuned_dir(struct perftune_ctx *ctx, const char *file);
+/* below its root */			     /* <TuneD's dir>/<name>/tuned.conf */
+bool pt_profile_dir_holds(const char *real); /* a variables file may be read from there */
 /* false, with a warning naming it, if others than root can change @file (or @dir) */
 bool pt_profile_trusted(struct perftune_ctx *ctx, const char *file, const char *dir);
 void pt_profile_warn_unsafe(struct perftune_ctx *ctx, const char *file); /* given by path */
@@ -117,6 +122,8 @@ int pt_profile_merge(struct perftune_profile *p, struct pt_pconf *b);
 bool pt_is_true(const char *v);
 
 /* ---- ini.c: one tuned.conf read the way ConfigParser does ---- */
+size_t pt_py_space(const char *s); /* bytes of the Python whitespace character at @s, or 0 */
+char *pt_py_strip(char *s);	   /* str.strip(), in place */
 /* Parse @path (read from the host filesystem); errors name file and line. */
 int pt_ini_parse(struct perftune_ctx *ctx, const char *path, const char *file_id, bool headerless,
 		 struct pt_pconf *conf);
@@ -149,13 +156,13 @@ int pt_pmap_sysfs(struct perftune_profile *p, const struct pt_punit *u, const st
 
 /* ---- cpus.c: the CPUs of this machine (lists and masks: shared/cpulist.c) ---- */
 int pt_cpus_online(struct perftune_ctx *ctx, unsigned char *mask);
-char *pt_cpus_isolated(struct perftune_ctx *ctx, int reserve); /* calc_isolated_cores */
+/* calc_isolated_cores: every CPU but the first @reserve of each package, as TuneD lists them */
+char *pt_cpus_isolated(struct perftune_ctx *ctx, long reserve);
 
 /* ---- func.c: TuneD's built-in functions, evaluated by reading the machine ---- */
 /* Run built-in function @name on @argv; *out is malloc'd, NULL if not evaluated. */
 int pt_func_call(struct perftune_profile *p, const struct pt_popt *o, const char *name, int argc,
 		 char **argv, char **out, char **why);
-bool pt_regex_search(const char *re, const char *text, bool *bad); /* Python's re.search */
 int pt_machine_uname(struct perftune_ctx *ctx, char *buf, size_t size);
 
 /* ---- expand.c: the ${f:...} pass, and what every expansion shares ---- */

@@ -43,11 +43,7 @@ PERFTUNE_EXPORT void perftune_profile_free(struct perftune_profile *p)
 		pt_punit_free(&p->u[i]);
 	free(p->u);
 	pt_strv_free(p->files);
-	free(p->name);
-	free(p->path);
-	free(p->summary);
-	free(p->description);
-	free(p->txname);
+	pt_free_all(p->name, p->path, p->summary, p->description, p->txname);
 	perftune_ctx_unref(p->ctx);
 	free(p);
 }
@@ -102,29 +98,27 @@ PERFTUNE_EXPORT const char *perftune_profile_summary(struct perftune_profile *p)
 	return p ? p->summary : NULL;
 }
 
+static void profile_item(void *ud, size_t i, struct pt_item *item, char *note _unused_)
+{
+	const struct pt_pitem *x = &((struct perftune_profile *)ud)->items[i];
+
+	*item = (struct pt_item){ .name = x->option,
+				  .key = x->key,
+				  .value = x->value,
+				  .old = x->raw,
+				  .current = x->origin,
+				  .note = x->note,
+				  .flags = x->flags };
+}
+
 static int profile_items_impl(struct perftune_profile *p, struct perftune_profile_item_iter **iterp)
 {
 	struct pt_iter *it;
 
 	if (!p || !iterp)
 		return -EINVAL;
-	it = pt_iter_new();
-	if (!it)
+	if (pt_iter_collect(p->nitems, profile_item, p, &it) < 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < p->nitems; i++) {
-		const struct pt_pitem *x = &p->items[i];
-		struct pt_item item = { .name = x->option,
-					.key = x->key,
-					.value = x->value,
-					.old = x->raw,
-					.current = x->origin,
-					.note = x->note,
-					.flags = x->flags };
-		if (pt_iter_add(it, &item) < 0) {
-			pt_iter_free(it);
-			return -ENOMEM;
-		}
-	}
 	*iterp = pt_profile_item_iter(it);
 	return 0;
 }

@@ -38,13 +38,9 @@ void pt_vars_free(struct pt_vars *v)
 	if (!v)
 		return;
 	for (size_t i = 0; i < v->n; i++) {
-		free(v->v[i].name);
-		free(v->v[i].value);
-		free(v->v[i].why);
+		pt_free_all(v->v[i].name, v->v[i].value, v->v[i].why);
 	}
-	free(v->v);
-	free(v->slot);
-	free(v);
+	pt_free_all(v->v, v->slot, v);
 }
 
 static size_t hash(const char *s, size_t n)
@@ -105,9 +101,7 @@ static int set_var(struct pt_vars *vs, const char *name, const char *value, cons
 	char *nn = v ? NULL : strdup(name);
 
 	if (!nv || (why && !nw) || (!v && (!nn || grow(vs) < 0))) {
-		free(nv);
-		free(nw);
-		free(nn);
+		pt_free_all(nv, nw, nn);
 		return -ENOMEM;
 	}
 	if (!v) {

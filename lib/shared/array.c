@@ -55,3 +55,9 @@ void pt_strv_free(char **v)
 		free(v[i]);
 	free(v);
 }
+
+void pt_free_v(void *const *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(p[i]);
+}

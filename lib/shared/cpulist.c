@@ -9,6 +9,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
@@ -80,71 +81,229 @@ int pt_parse_cpulist(const char *s, unsigned char *mask, int nbits)
 	return 0;
 }
 
-int pt_cpus_hex(const char *s, unsigned char *m)
+/* the ASCII blanks Python's int() skips (str.strip() also takes 0x1c-0x1f: int() does not) */
+static bool py_space(char c)
 {
-	size_t n = strlen(s);
-	long b = 0;
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
 
-	for (size_t i = n; i-- > 2;) { /* skip "0x" */
-		if (s[i] == ',')
-			continue;
-		if (!isxdigit((unsigned char)s[i]))
-			return -EINVAL;
-		int v = isdigit((unsigned char)s[i]) ? s[i] - '0' : tolower(s[i]) - 'a' + 10;
-		for (int k = 0; k < 4; k++, b++)
-			pt_cpus_set(m, b, v & (1 << k));
+static int refuse(char *why, size_t size, const char *fmt, ...) _printf_(3, 4);
+static int refuse(char *why, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (size) {
+		va_start(ap, fmt);
+		vsnprintf(why, size, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/*
+ * @s[0..@n) without Python's blanks around it and a '+' sign, checked for
+ * what int() takes by accident: '_' between digits, non-ASCII digits and
+ * blanks, a '-' sign.  0, or -EINVAL with the reason in @why.
+ */
+static int py_number(const char **s, size_t *n, const char *what, bool *neg, char *why, size_t size)
+{
+	const char *a = *s, *e = *s + *n;
+
+	while (a < e && py_space(*a))
+		a++;
+	while (e > a && py_space(e[-1]))
+		e--;
+	for (const char *c = a; c < e; c++) {
+		if ((unsigned char)*c >= 0x80)
+			return refuse(why, size, "'%.*s': a non-ASCII character in a %s", (int)*n,
+				      *s, what);
+		if (*c == '_')
+			return refuse(why, size,
+				      "'%.*s': '_' in a %s (Python's int() skips it, perftune does "
+				      "not guess)",
+				      (int)*n, *s, what);
+	}
+	if (a < e && *a == '-' && !neg)
+		return refuse(why, size, "'%.*s': a negative %s", (int)*n, *s, what);
+	if (neg)
+		*neg = a < e && *a == '-';
+	if (a < e && (*a == '+' || *a == '-'))
+		a++;
+	*s = a;
+	*n = (size_t)(e - a);
+	return 0;
+}
+
+/* Python's int(@s[0..@n)) as a CPU number below PT_CPUS_MAX */
+static int py_cpu(const char *s, size_t n, long *v, char *why, size_t size)
+{
+	const char *t = s;
+	size_t k = n;
+	int r = py_number(&t, &k, "CPU number", NULL, why, size);
+
+	if (r < 0)
+		return r;
+	if (!k || strspn(t, "0123456789") < k)
+		return refuse(why, size, "'%.*s' is not a CPU number", (int)n, s);
+	*v = 0;
+	for (size_t i = 0; i < k; i++) {
+		*v = *v * 10 + (t[i] - '0');
+		if (*v >= PT_CPUS_MAX)
+			return refuse(why, size,
+				      "'%.*s': CPU %.*s is past %d, the most perftune handles",
+				      (int)n, s, (int)k, t, PT_CPUS_MAX - 1);
 	}
 	return 0;
 }
 
-/* one item of TuneD's list ("3", "0-3"): the whole of @tok */
-static int tuned_range(const char *tok, long *a, long *b)
+int pt_py_int(const char *s, long long max, long long *v, char *why, size_t size)
 {
-	if (range(&tok, a, b, false) < 0)
-		return -EINVAL;
-	return *tok || *a < 0 || *b < *a ? -EINVAL : 0;
+	const char *t = s;
+	size_t k = strlen(s);
+	bool neg;
+	int r = py_number(&t, &k, "number", &neg, why, size);
+
+	if (r < 0)
+		return r;
+	if (!k || strspn(t, "0123456789") < k)
+		return refuse(why, size, "'%s' is not a number", s);
+	*v = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (*v > (max - (t[i] - '0')) / 10)
+			return refuse(why, size,
+				      "'%s': past %s%lld, the most perftune computes with", s,
+				      neg ? "-" : "", max);
+		*v = *v * 10 + (t[i] - '0');
+	}
+	if (neg)
+		*v = -*v;
+	return 0;
 }
 
-/* "0-3,^2,0xf0" as TuneD's cpulist_unpack (hex masks may span ",", ",," ends one) */
-int pt_cpus_parse(const char *in, unsigned char *m)
+/*
+ * One item of TuneD's list, as its v.split("-"): "N", or "N-M" (a reversed
+ * range is empty, a third part is ignored), into @m.
+ */
+static int py_range(const char *s, size_t n, unsigned char *m, char *why, size_t size)
 {
-	_cleanup_free_ char *dup = strdup(in);
-	unsigned char neg[PT_CPUS_BYTES] = { 0 };
-	char *s, *tok, *hex = NULL;
+	const char *d = memchr(s, '-', n), *d2;
 	long a, b;
+	int r;
+
+	if (!d) {
+		r = py_cpu(s, n, &a, why, size);
+		if (r == 0)
+			pt_cpus_set(m, a, true);
+		return r;
+	}
+	d2 = memchr(d + 1, '-', (size_t)(s + n - d - 1));
+	if ((r = py_cpu(s, (size_t)(d - s), &a, why, size)) < 0 ||
+	    (r = py_cpu(d + 1, (size_t)((d2 ? d2 : s + n) - d - 1), &b, why, size)) < 0)
+		return r;
+	for (long i = a; i <= b; i++)
+		pt_cpus_set(m, i, true);
+	return 0;
+}
+
+/* Python's int(@s[0..@n), 16) of a mask whose commas are gone, ORed into @m */
+static int py_hex(const char *s, size_t n, unsigned char *m, char *why, size_t size)
+{
+	const char *t = s;
+	size_t k = n;
+	long bit = 0;
+	int r = py_number(&t, &k, "hexadecimal mask", NULL, why, size);
+
+	if (r < 0)
+		return r;
+	if (k >= 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+		t += 2;
+		k -= 2;
+	}
+	if (!k || strspn(t, "0123456789abcdefABCDEF") < k)
+		return refuse(why, size, "'%.*s' is not a hexadecimal CPU mask", (int)n, s);
+	for (size_t i = k; i-- > 0; bit += 4) {
+		int v = isdigit((unsigned char)t[i]) ? t[i] - '0' : tolower(t[i]) - 'a' + 10;
+		for (int j = 0; j < 4; j++) {
+			if (!(v & (1 << j)))
+				continue;
+			if (bit + j >= PT_CPUS_MAX)
+				return refuse(why, size,
+					      "'%.*s': the mask has CPU %ld, past %d, the most "
+					      "perftune handles",
+					      (int)n, s, bit + j, PT_CPUS_MAX - 1);
+			pt_cpus_set(m, bit + j, true);
+		}
+	}
+	return 0;
+}
+
+int pt_cpus_hex(const char *s, unsigned char *m, char *why, size_t size)
+{
+	struct pt_buf b = { 0 };
+	int r;
+
+	for (const char *c = s; *c; c++) /* TuneD: mask.replace(",", "") */
+		if (*c != ',')
+			pt_buf_add(&b, c, 1);
+	if (b.oom) {
+		free(b.s);
+		return -ENOMEM;
+	}
+	r = py_hex(b.s ? b.s : "", b.len, m, why, size);
+	free(b.s);
+	return r;
+}
+
+/*
+ * TuneD's cpulist_unpack: quotes stripped off both ends, items split on ',';
+ * "0x..." starts a mask that takes the following items (their commas dropped)
+ * up to an empty one; "^N"/"!N-M" negate, applied after everything else.
+ * TuneD's int() errors make its list empty without a word: here they, and
+ * Python's accidents, are -EINVAL with the reason in @why.
+ */
+int pt_cpus_parse(const char *in, unsigned char *m, char *why, size_t size)
+{
+	unsigned char neg[PT_CPUS_BYTES] = { 0 };
+	struct pt_buf hex = { 0 };
+	const char *s = in, *e;
+	bool inhex = false;
+	int r = 0;
 
 	memset(m, 0, PT_CPUS_BYTES);
-	if (!dup)
-		return -ENOMEM;
-	s = dup + strspn(dup, "'\"");
-	s[strcspn(s, "'\"")] = '\0';
-	while ((tok = strsep(&s, ","))) {
-		if (hex && *tok) {
-			*(tok - 1) = ','; /* glue the mask back together */
-			continue;
+	while (*s == '\'' || *s == '"')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == '\'' || e[-1] == '"'))
+		e--;
+	while (r == 0 && !hex.oom) {
+		const char *c = memchr(s, ',', (size_t)(e - s));
+		size_t n = (size_t)((c ? c : e) - s);
+		if (inhex && n) {
+			pt_buf_add(&hex, s, n);
+		} else if (inhex) {
+			inhex = false;
+			r = py_hex(hex.s, hex.len, m, why, size);
+			hex.len = 0;
+		} else if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+			inhex = true;
+			pt_buf_add(&hex, s, n);
+		} else if (n && (*s == '^' || *s == '!')) {
+			r = py_range(s + 1, n - 1, neg, why, size);
+		} else if (n) {
+			r = py_range(s, n, m, why, size);
 		}
-		if (hex && pt_cpus_hex(hex, m) < 0)
-			return -EINVAL;
-		hex = NULL;
-		if (!strncasecmp(tok, "0x", 2)) {
-			hex = tok;
-		} else if (*tok == '^' || *tok == '!') {
-			if (tuned_range(tok + 1, &a, &b) < 0)
-				return -EINVAL;
-			for (long i = a; i <= b && i < PT_CPUS_MAX; i++)
-				pt_cpus_set(neg, i, true);
-		} else if (*tok) {
-			if (tuned_range(tok, &a, &b) < 0)
-				return -EINVAL;
-			for (long i = a; i <= b && i < PT_CPUS_MAX; i++)
-				pt_cpus_set(m, i, true);
-		}
+		if (!c)
+			break;
+		s = c + 1;
 	}
-	if (hex && pt_cpus_hex(hex, m) < 0)
-		return -EINVAL;
+	if (r == 0 && inhex && !hex.oom)
+		r = py_hex(hex.s, hex.len, m, why, size);
+	if (hex.oom)
+		r = -ENOMEM;
+	free(hex.s);
 	for (int i = 0; i < PT_CPUS_BYTES; i++)
 		m[i] &= (unsigned char)~neg[i];
-	return 0;
+	return r;
 }
 
 /* the list of the first @nbits bits into @b: "0,1,2", or packed "0-2"; each item after @prefix */

@@ -3,7 +3,7 @@
  * Journals: the input becomes <jdir>/fuzz.journal (mode 0600 in a 0700 dir),
  * then pt_journal_load, perftune_status, perftune_export_transaction and
  * perftune_restore run on it.  "@BOOT@" in the input is replaced by this
- * boot's id, so that seeds can be of this boot or of another one.
+ * boot's id, so that a corpus input can be of this boot or of another one.
  *
  * A first byte 0xF1..0xF8 makes the journal hostile instead (the rest is the
  * content): group/other-readable, a symlink, a hard link, a directory, a

@@ -43,7 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		*eq = '\0';
 		r = perftune_tx_set(tx, line, eq + 1);
 		fz_check_err(ctx, r, "perftune_tx_set");
-		if (r == 0)
+		/* 0 only where the library says so: a latency limit no idle state exceeds */
+		if (r == 0 && !strstr(line, ".idle.max_latency_us"))
 			fz_fail("perftune_tx_set staged 0 tunables without an error");
 		staged += r > 0 ? r : 0;
 	}

@@ -23,6 +23,22 @@ check "status lists it" bash -c "$P status | grep -q 'block.$A.scheduler: none -
 $P restore t >/dev/null
 eq "restore t puts back none" "$(sel $QA/scheduler)" none
 
+# an installer run twice on a machine already in that state, then its uninstall:
+# the no-op set is recorded as an empty transaction and its restore succeeds
+for run in 1 2; do
+	out=$($P set --name myapp sysctl.vm.swappiness=$swap0 block.$A.scheduler=none 2>&1)
+	eq "no-op set (run $run) exits 0" "$?" 0
+done
+check "no-op set: journal myapp recorded" test -f $PERFTUNE_JOURNAL_DIR/myapp.journal
+out=$($P restore myapp 2>&1)
+eq "restore of the no-op transaction exits 0" "$?" 0
+check "restore says nothing was written back" grep -q "restored myapp: 0 values written back" <<<"$out"
+eq "no-op set + restore: swappiness as found" "$(cat /proc/sys/vm/swappiness)" "$swap0"
+eq "no-op set + restore: scheduler as found" "$(sel $QA/scheduler)" none
+out=$($P restore myapp 2>&1); rc=$?
+eq "restored means gone: a second restore exits 1" "$rc" 1
+check "... naming the transaction" grep -q "no transaction named 'myapp'" <<<"$out"
+
 # all or nothing: a bad second key leaves the first unchanged
 out=$($P set block.$A.scheduler=mq-deadline block.$B.scheduler=bogus 2>&1); rc=$?
 eq "bad value exits 1" "$rc" 1

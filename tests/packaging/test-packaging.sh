@@ -128,7 +128,32 @@ diff -u "$WORK/sym-script" "$WORK/sym-debian" > "$WORK/sym-diff" &&
 	ok "debian/libperftune1.symbols lists the $(wc -l < "$WORK/sym-script") symbols of lib/libperftune.sym" ||
 	fail "debian/libperftune1.symbols differs from lib/libperftune.sym: add ' perftune_NAME@LIBPERFTUNE_N VERSION' for each symbol (VERSION: the first upstream version that has it; after a release new symbols go into a new node):
 $(cat "$WORK/sym-diff")"
-if ! (cd "$WORK/src" && clean_env DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" \
+# A decoy python3 first in PATH, as a venv or pyenv puts one: a wrapper of the
+# system's without Debian's install scheme, so that a build that took it would
+# install the binding in /usr/local/lib/python3.X/dist-packages (and fail in
+# dh_install).  debian/rules must pick /usr/bin/python3 whatever the PATH.
+mkdir -p "$WORK/decoy/bin" "$WORK/decoy/site"
+cat > "$WORK/decoy/site/sitecustomize.py" <<'PY'
+import sysconfig, warnings
+_names = sysconfig.get_scheme_names
+sysconfig.get_scheme_names = lambda: tuple(n for n in _names() if n != "deb_system")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    try:
+        import distutils.command.install as _i
+        _i.INSTALL_SCHEMES.pop("deb_system", None)
+    except ImportError:
+        pass
+PY
+printf '#!/bin/sh\nPYTHONPATH=%s exec /usr/bin/python3 "$@"\n' "$WORK/decoy/site" > "$WORK/decoy/bin/python3"
+chmod 755 "$WORK/decoy/bin/python3"
+decoy_dir=$(PATH="$WORK/decoy/bin:$SAFE_PATH" python3 -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
+case $decoy_dir in
+/usr/lib/python3/dist-packages) die "the decoy python3 would install in Debian's dist-packages: not a decoy" ;;
+esac
+say "decoy python3 first in PATH: $WORK/decoy/bin/python3 (installs in $decoy_dir)"
+if ! (cd "$WORK/src" && clean_env PATH="$WORK/decoy/bin:$SAFE_PATH" \
+		DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" \
 		dpkg-buildpackage -us -uc -b -Pnocheck) > "$WORK/deb-build.log" 2>&1; then
 	tail -n 60 "$WORK/deb-build.log"
 	die "dpkg-buildpackage failed (log above)"
@@ -172,8 +197,18 @@ deb_has libperftune-dev "usr/lib/$MA/libperftune\.so" "the .so link"
 deb_has libperftune-dev "usr/lib/$MA/pkgconfig/libperftune\.pc" "the pkg-config file"
 deb_has perftune usr/sbin/perftune "the CLI"
 deb_has perftune 'lib/systemd/system/perftune@\.service' "the systemd unit"
+deb_has perftune 'lib/systemd/system/perftune-metrics\.timer' "the Prometheus metrics timer"
+deb_has perftune 'lib/systemd/system/perftune-metrics\.service' "the Prometheus metrics service"
 deb_has python3-perftune "usr/lib/python3/dist-packages/perftune/__init__\.py" "the Python package"
 deb_has python3-perftune "usr/lib/python3/dist-packages/perftune/_perftune\..*so" "the SWIG extension"
+# built by Debian's python3, not by the decoy first in PATH
+if dpkg -c "$WORK/python3-perftune_${DEBVERSION}_"*.deb | grep -E '\./usr/local/|site-packages|python3\.[0-9]+/dist-packages'; then
+	fail "python3-perftune: files where the decoy python3 installs (above)"
+else
+	ok "python3-perftune: built for /usr/bin/python3, with a decoy python3 first in PATH"
+fi
+grep -q 'python3 found: YES (/usr/bin/python3)' "$WORK/deb-build.log" &&
+	ok "meson found /usr/bin/python3" || fail "meson did not find /usr/bin/python3: $(grep 'python3 found' "$WORK/deb-build.log")"
 # the parts that come with doc/, completion/ and profiles/
 if [ -e "$SRC/doc/meson.build" ]; then
 	deb_has libperftune-dev 'usr/share/man/man3/libperftune\.3\.gz' "libperftune(3)"
@@ -313,6 +348,12 @@ if command -v systemd-analyze >/dev/null; then
 		ok "systemd-analyze verify perftune@balanced.service"
 	else
 		fail "systemd-analyze verify: $out"
+	fi
+	if out=$(clean_env systemd-analyze verify --man=no /lib/systemd/system/perftune-metrics.service \
+		/lib/systemd/system/perftune-metrics.timer 2>&1); then
+		ok "systemd-analyze verify perftune-metrics.service perftune-metrics.timer"
+	else
+		fail "systemd-analyze verify perftune-metrics: $out"
 	fi
 else
 	say "NOTE: systemd-analyze not installed: unit not verified"

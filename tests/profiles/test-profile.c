@@ -110,11 +110,30 @@ static const struct {
 } bad[] = {
 	{ "[sysctl]\nvm.swappiness\n", "tuned.conf:2: expected 'name = value'", -EINVAL },
 	{ "vm.swappiness=1\n", "tuned.conf:1: option before the first [section]", -EINVAL },
-	{ "[ ]\n", "tuned.conf:1: empty section name", -EINVAL },
+	{ "[]\n", "tuned.conf:1: option before the first [section]", -EINVAL }, /* not a header */
 	{ "[sysctl]\n=1\n", "tuned.conf:2: option without a name", -EINVAL },
 	{ "[main]\ninclude=no-such-profile\n", "tuned.conf:2: included profile 'no-such-profile' not found",
 	  -ENOENT },
-	{ "[main]\ninclude=../etc\n", "'../etc' is not a profile name", -EINVAL },
+	/* TuneD's locator takes the base name; "a b" is one name (issue 25) */
+	{ "[main]\ninclude=../etc\n", "tuned.conf:2: included profile 'etc' not found", -ENOENT },
+	{ "[main]\ninclude=a b\n", "'a b' is not a profile name", -EINVAL },
+	{ "[main]\ninclude=-nothing,\n", "tuned.conf:2: include=-nothing,: an empty profile name",
+	  -EINVAL },
+	/* a regex that does not compile is an error naming the option, never a branch */
+	{ "[sysctl]\nvm.swappiness=${f:cpuinfo_check:(:1:2}\n",
+	  "tuned.conf:2: vm.swappiness: function cpuinfo_check: regex '(' does not compile", -EINVAL },
+	{ "[sysctl]\nvm.swappiness=${f:regex_search_ternary:a:[:1:2}\n",
+	  "tuned.conf:2: vm.swappiness: function regex_search_ternary: regex '[' does not compile",
+	  -EINVAL },
+	{ "[sysctl]\ncpuinfo_regex=a(\nvm.swappiness=1\n",
+	  "tuned.conf:1: [sysctl] cpuinfo_regex: regex 'a(' does not compile", -EINVAL },
+	/* what Python's re refuses and PCRE2 would take (found by tests/tuned-diff) */
+	{ "[sysctl]\nvm.swappiness=${f:regex_search_ternary:a:\\h:1:2}\n",
+	  "regex '\\h' does not compile: bad escape (Python's re)", -EINVAL },
+	{ "[sysctl]\nvm.swappiness=${f:regex_search_ternary:a:a(?i):1:2}\n",
+	  "regex 'a(?i)' does not compile: global flags not at the start", -EINVAL },
+	{ "[sysctl]\nvm.swappiness=${f:regex_search_ternary:a:(?P=n)(?P<n>a):1:2}\n",
+	  "does not compile: unknown group name", -EINVAL },
 	{ "[main]\ninclude=${f:exec:/bin/true}\n", "tuned.conf:2: include=", -EINVAL },
 	{ "[variables]\na=${f:assertion:cores set:1:2}\n", "tuned.conf:2: a: assertion 'cores set' failed",
 	  -EINVAL },
@@ -279,6 +298,110 @@ START_TEST(variables_file_include_is_confined)
 	p = load("outside", NULL);
 	ck_assert_ptr_nonnull(strstr(skipped(p, "[variables] include"), "outside the profile"));
 	ck_assert_ptr_nonnull(skipped(p, "[sysctl] vm.swappiness"));
+	perftune_profile_free(p);
+}
+END_TEST
+
+/* ---- issue 25: what TuneD's ConfigParser, loader and functions make of a profile ---- */
+
+START_TEST(loader_reads_what_tuned_reads)
+{
+	struct perftune_profile *p;
+	char path[PATH_MAX];
+	FILE *fp;
+
+	put("lbase", "[sysctl]\nvm.swappiness=1\nvm.dirty_ratio=2\n");
+	snprintf(path, sizeof(path), "%s/loader/vars.conf", dir);
+	put("loader",
+	    /* [DEFAULT] goes to every section; include= takes the base name */
+	    "[DEFAULT]\nvm.dirty_background_ratio=9\n[main]\ninclude=sub/lbase\n"
+	    /* ${i:PROFILE_DIR}: the profile's directory */
+	    "[variables]\ninclude=${i:PROFILE_DIR}/vars.conf\n"
+	    /* drop= splits on ',' and ';' only: "a b" is one name, nothing is dropped */
+	    "[sysctl]\ndrop=vm.swappiness vm.dirty_ratio\nkernel.printk=${p}\n\n   4 1 7\n"
+	    /* "[ sysctl ]" is another section, and no plugin TuneD has */
+	    "[ sysctl ]\nvm.swappiness=33\n"
+	    /* option names are never expanded */
+	    "[sysfs]\n/sys/${p}=1\n");
+	fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("p=4\n", fp);
+	fclose(fp);
+	p = load("loader", NULL);
+	ck_assert_str_eq(item(p, "sysctl.vm.swappiness", NULL), "1");
+	ck_assert_str_eq(item(p, "sysctl.vm.dirty_ratio", NULL), "2");
+	ck_assert_str_eq(item(p, "sysctl.vm.dirty_background_ratio", NULL), "9");
+	/* a blank line inside a multi-line value; numbers on several lines mean the same */
+	ck_assert_str_eq(item(p, "sysctl.kernel.printk", NULL), "4 4 1 7");
+	ck_assert_ptr_nonnull(skipped(p, "[ sysctl ] vm.swappiness"));
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[sysfs] /sys/${p}"), "/sys/${p}: matches no file"));
+	perftune_profile_free(p);
+	/* text on several lines is not cut to its first line silently */
+	put("lines", "[sysctl]\nkernel.printk=4\n  four\n");
+	p = load("lines", NULL);
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[sysctl] kernel.printk"), "several lines"));
+	perftune_profile_free(p);
+}
+END_TEST
+
+static const struct {
+	const char *value, *want; /* want NULL: skipped, the reason has @why */
+	const char *why;
+} funcs[] = {
+	/* TuneD's own test input: a mask no longer clears the CPUs listed before it */
+	{ "${f:cpulist_pack:4-8,^6,0xf00,,!10-11}", "4-5,7-9", NULL },
+	{ "${f:cpulist_pack:0x3:0x4}", "0-2", NULL },
+	{ "${f:cpulist_pack:1 ,2}", "1-2", NULL },
+	{ "${f:cpulist_pack:1 - 3}", "1-3", NULL },
+	{ "${f:cpulist_pack:3-1,5}", "5", NULL },
+	{ "${f:cpulist_pack:1-2-3}", "1-2", NULL },
+	{ "${f:hex2cpulist:ff}", "0,1,2,3,4,5,6,7", NULL },
+	{ "${f:cpulist_pack:${f:hex2cpulist:ff,ffffffff}}", "0-39", NULL },
+	{ "${f:cpulist_pack:1_0}", NULL, "'_' in a CPU number" },
+	{ "${f:cpulist_pack:8192}", NULL, "past 8191" },
+	{ "${f:cpulist_pack:1,x}", NULL, "'x' is not a CPU number" },
+	{ "${f:s2kb:1}", "0", NULL }, /* round half to even */
+	{ "${f:s2kb:3}", "2", NULL },
+	{ "${f:s2kb:5}", "2", NULL },
+	{ "${f:s2kb:-3}", "-2", NULL },
+	{ "${f:s2kb:9007199254740994}", NULL, "past" }, /* TuneD's float is off there */
+	{ "${f:kb2s:9223372036854775807}", NULL, "past" },
+	{ "${f:calc_isolated_cores:x}", NULL, "'x' is not a number of CPUs" },
+	{ "${f:calc_isolated_cores:2}", "2,3", NULL },
+	{ "${f:regex_search_ternary:x9:\\A\\w\\d\\Z:a:b}", "a", NULL }, /* Python's \A, \d, \Z */
+	{ "${f:regex_search_ternary:X:(?i)x+?:a:b}", "a", NULL },
+	{ "${f:regex_search_ternary:xy:x\\Z:a:b}", "b", NULL },
+	{ "${f:strip:  x\xc2\xa0}", "x", NULL }, /* Python's whitespace, Unicode's included */
+	{ "${f:regex_search_ternary:A:\\u0041:a:b}", "a", NULL }, /* Python's \uXXXX */
+	{ "${f:regex_search_ternary:\x0b:^\\v$:a:b}", "a", NULL }, /* Python's \v: VT only */
+	{ "${f:regex_search_ternary:l]:[[\\:alpha\\:]]:a:b}", "a", NULL }, /* no [:class:] */
+};
+
+START_TEST(functions_give_tuned_values_or_say_why_not)
+{
+	struct perftune_profile *p;
+	char text[512], path[PATH_MAX];
+	const char *v, *option = "[sysfs] /sys/kernel/text";
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/sys/kernel/text", f.root); /* any text goes */
+	fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fclose(fp);
+	snprintf(text, sizeof(text), "[variables]\nv=%s\n[sysfs]\n/sys/kernel/text=${v}\n",
+		 funcs[_i].value);
+	put("funcs", text);
+	p = load("funcs", NULL);
+	v = item(p, "sysfs[/sys/kernel/text]", NULL);
+	if (funcs[_i].want) {
+		ck_assert_msg(v && !strcmp(v, funcs[_i].want), "%s: '%s', expected '%s'", funcs[_i].value,
+			      v ? v : "(none)", funcs[_i].want);
+	} else {
+		ck_assert_msg(!v, "%s: '%s', expected a skip", funcs[_i].value, v);
+		ck_assert_msg(skipped(p, option) && strstr(skipped(p, option), funcs[_i].why),
+			      "%s: the reason '%s' lacks '%s'", funcs[_i].value,
+			      skipped(p, option) ? skipped(p, option) : "(none)", funcs[_i].why);
+	}
 	perftune_profile_free(p);
 }
 END_TEST
@@ -837,6 +960,9 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, include_loops_and_optional_includes_terminate);
 	tcase_add_test(tc, variables_functions_and_overrides);
 	tcase_add_test(tc, variables_file_include_is_confined);
+	tcase_add_test(tc, loader_reads_what_tuned_reads);
+	tcase_add_loop_test(tc, functions_give_tuned_values_or_say_why_not, 0,
+			    (int)(sizeof(funcs) / sizeof(funcs[0])));
 	tcase_add_test(tc, devices_globs_exclusions_first_unit_wins);
 	tcase_add_test(tc, unit_conditions_priority_and_disabled);
 	tcase_add_test(tc, conditional_and_sector_values);

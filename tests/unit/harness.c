@@ -338,3 +338,16 @@ int harness_main(int argc, char **argv, Suite *(*const *suites)(void), int n)
 		fprintf(stderr, "could not remove %s\n", base);
 	return failed ? 1 : 0;
 }
+
+void fx_strategy(int st)
+{
+	pt_batch_force(-1);
+	unsetenv("PERFTUNE_NO_IO_URING");
+	if (st == PT_BATCH_SERIAL)
+		pt_batch_force(PT_BATCH_SERIAL);
+	else if (st == PT_BATCH_WAVES && !pt_uring_available())
+		pt_batch_force(PT_BATCH_WAVES);
+	else if (st == PT_BATCH_THREADS)
+		setenv("PERFTUNE_NO_IO_URING", "1", 1);
+	ck_assert_int_eq(pt_batch_strategy(2), st);
+}

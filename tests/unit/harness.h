@@ -33,6 +33,13 @@ const char *fx_read(struct fx *f, const char *rel);
 void fx_write(struct fx *f, const char *rel, const char *value);
 int fx_journals(struct fx *f); /* number of *.journal files */
 
+/*
+ * Make the batch engine take strategy @st (PT_BATCH_SERIAL, _WAVES, _THREADS) for two or more
+ * devices: serial forced; waves chosen (io_uring here) or forced (the simulated kernel needs no
+ * ring); threads through PERFTUNE_NO_IO_URING, as a user would.
+ */
+void fx_strategy(int st);
+
 /* Snapshot of every file under the root except run/: compare later. */
 struct snap;
 struct snap *snap_take(const char *root);

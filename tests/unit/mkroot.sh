@@ -137,7 +137,7 @@ Node $n MemFree:        1048576 kB"
 	done
 done
 
-# 4 CPUs; idle state names differ: cpu0-1 POLL C1 C1E C6, cpu2-3 POLL C1 C3
+# 4 CPUs; idle state names differ: cpu0-1 POLL C1 C1E C6, cpu2-3 POLL C1 C3 (and more on cpu3)
 C=sys/devices/system/cpu
 w $C/online 0-3
 w $C/present 0-3
@@ -158,10 +158,17 @@ for c in 0 1 2 3; do
 	w $f/energy_performance_available_preferences "default performance balance_performance balance_power power"
 	w $C/cpu$c/power/pm_qos_resume_latency_us 0
 	w $C/cpu$c/topology/physical_package_id 0
-	if [ $c -lt 2 ]; then states="POLL:0 C1:2 C1E:10 C6:133"; else states="POLL:0 C1:1 C3:80"; fi
+	# cpu3 adds names outside the key alphabet (haltpoll's "haltpoll idle") and
+	# three that map to one key form (C1.E, C1 E twice: named state4..6); ~ is a blank
+	case $c in
+	0 | 1) states="POLL:0 C1:2 C1E:10 C6:133" ;;
+	2) states="POLL:0 C1:1 C3:80" ;;
+	3) states="POLL:0 C1:1 C3:80 haltpoll~idle:1 C1.E:2 C1~E:2 C1~E:2" ;;
+	esac
 	k=0
 	for s in $states; do
 		d=$C/cpu$c/cpuidle/state$k
+		s=$(printf %s "$s" | tr '~' ' ')
 		w $d/name "${s%%:*}"
 		w $d/latency "${s##*:}"
 		w $d/disable 0
@@ -186,4 +193,5 @@ w proc/sys/vm/drop_caches 0
 chmod 0200 proc/sys/vm/drop_caches
 w proc/sys/net/ipv4/conf/eth0.100/rp_filter 1
 w proc/sys/net/ipv4/conf/eth0/rp_filter 2
+w "proc/sys/net/ipv4/conf/wg#1/rp_filter" 1 # a name outside the key alphabet: [wg#1]
 w proc/sys/kernel/random/boot_id "00000000-0000-0000-0000-000000000001"

@@ -129,9 +129,28 @@ static const struct {
 	{ "0x1,,5", 0, "0,5" },	       /* ",," ends it */
 	{ "0X3", 0, "0-1" },
 	{ "8191", 0, "8191" },
-	{ "8190-9000", 0, "8190-8191" }, /* past the mask: left out */
+	{ "8190-9000", -EINVAL, NULL }, /* past the mask: refused, never cut short */
+	{ "8192", -EINVAL, NULL },
 	{ "a", -EINVAL, NULL },
-	{ "3-1", -EINVAL, NULL },
+	{ "3-1", 0, "" }, /* Python's range(3, 2) is empty */
+	/* issue 25: a mask no longer clears what came before it; blanks as int() takes them */
+	{ "4-8,^6,0xf00,,!10-11", 0, "4-5,7-9" },
+	{ "0x3,,0x4", 0, "0-2" },
+	{ "1 ,2", 0, "1-2" },
+	{ "1 - 3", 0, "1-3" },
+	{ "0xf ", 0, "0-3" },
+	{ "1-2-3", 0, "1-2" }, /* v.split("-"): the third part is ignored */
+	{ "^1-2-3,0-5", 0, "0,3-5" },
+	{ "+3", 0, "3" },
+	{ "\t3\v", 0, "3" },
+	{ "3\x1c", -EINVAL, NULL }, /* str.isspace(), but not int()'s blank (tuned-diff found it) */
+	{ "1_0", -EINVAL, NULL }, /* Python's int() takes it: refused, not guessed */
+	{ "\xd9\xa1", -EINVAL, NULL }, /* an Arabic-Indic digit one */
+	{ "0x", -EINVAL, NULL },
+	{ "0x-1", -EINVAL, NULL },
+	{ "1'2", -EINVAL, NULL },
+	{ "'1'\"", 0, "1" },
+	{ "0x1_0", -EINVAL, NULL },
 	{ "-1", -EINVAL, NULL },
 	{ "1-", -EINVAL, NULL },
 	{ "^x", -EINVAL, NULL },
@@ -142,9 +161,12 @@ static const struct {
 START_TEST(tuned_syntax_unpacks_like_tuned)
 {
 	unsigned char m[PT_CPUS_BYTES];
-	int r = pt_cpus_parse(tuned[_i].in, m);
+	char why[256] = "";
+	int r = pt_cpus_parse(tuned[_i].in, m, why, sizeof(why));
 
 	ck_assert_msg(r == tuned[_i].err, "'%s': %d, expected %d", tuned[_i].in, r, tuned[_i].err);
+	if (r < 0) /* the reason names the item */
+		ck_assert_msg(why[0] && strchr(why, '\''), "'%s': reason '%s'", tuned[_i].in, why);
 	if (r == 0)
 		ck_assert_str_eq(packed(m), tuned[_i].list);
 }
@@ -155,7 +177,7 @@ START_TEST(lists_hex_groups_and_prefixes)
 	unsigned char m[PT_CPUS_BYTES];
 	char *s;
 
-	ck_assert_int_eq(pt_cpus_parse("0-2,5,33", m), 0);
+	ck_assert_int_eq(pt_cpus_parse("0-2,5,33", m, NULL, 0), 0);
 	s = pt_cpus_list(m, "", false);
 	ck_assert_str_eq(s, "0,1,2,5,33");
 	free(s);
@@ -176,9 +198,17 @@ START_TEST(lists_hex_groups_and_prefixes)
 	ck_assert_str_eq(s, "");
 	free(s);
 	/* hex in, hex out */
-	ck_assert_int_eq(pt_cpus_hex("0x00000002,00000027", m), 0);
+	ck_assert_int_eq(pt_cpus_hex("0x00000002,00000027", m, NULL, 0), 0);
 	ck_assert_str_eq(packed(m), "0-2,5,33");
-	ck_assert_int_eq(pt_cpus_hex("0xzz", m), -EINVAL);
+	ck_assert_int_eq(pt_cpus_hex("0xzz", m, NULL, 0), -EINVAL);
+	/* issue 25: hex2cpulist without "0x" keeps every digit, and every word */
+	memset(m, 0, sizeof(m));
+	ck_assert_int_eq(pt_cpus_hex("ff", m, NULL, 0), 0);
+	ck_assert_str_eq(packed(m), "0-7");
+	memset(m, 0, sizeof(m));
+	ck_assert_int_eq(pt_cpus_hex("ff,ffffffff", m, NULL, 0), 0);
+	ck_assert_str_eq(packed(m), "0-39");
+	ck_assert_int_eq(pt_cpus_hex("-ff", m, NULL, 0), -EINVAL);
 }
 END_TEST
 

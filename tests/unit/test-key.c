@@ -82,6 +82,10 @@ static const struct {
 	{ "cpu.99999.governor", -EINVAL, "not a CPU list" },
 	{ "cpu.2.idle.C6.disable", -ENOENT, "CPU 2 has no idle state 'C6'" },
 	{ "cpu.all.idle.C9.disable", -ENOENT, "no CPU has an idle state 'C9'" },
+	{ "cpu.3.idle.haltpoll idle.disable", -EINVAL, "bad character ' '" },
+	{ "cpu.3.idle[C1 E].disable", -ENOTUNIQ, "more than one idle state named 'C1 E'" },
+	{ "cpu.3.idle.C1_E.disable", -ENOENT, "CPU 3 has no idle state 'C1_E'" },
+	{ "cpu.3.idle.state7.disable", -ENOENT, "CPU 3 has no idle state 'state7'" },
 	{ "pmqos.other", -ENOENT, "pmqos.cpu_dma_latency_us" },
 	{ "numa.nodes", -ENOENT, "numa.balancing" },
 	{ "proc.abc.numa_nodes", -EINVAL, "not a process id" },
@@ -151,7 +155,15 @@ static const struct {
 	{ "cpu.1-2.epp", "cpu.1.epp cpu.2.epp" },
 	{ "cpu.0,3.max_khz", "cpu.0.max_khz cpu.3.max_khz" },
 	{ "cpu.all.idle.C6.disable", "cpu.0.idle.C6.disable cpu.1.idle.C6.disable" },
-	{ "cpu.2.idle.state2.disable", "cpu.2.idle.state2.disable" },
+	{ "cpu.2.idle.state2.disable", "cpu.2.idle.C3.disable" },
+	/* kernel names outside the key alphabet: shared/keyname.c, perftune(8) KEYS */
+	{ "cpu.3.idle.haltpoll_idle.disable", "cpu.3.idle.haltpoll_idle.disable" },
+	{ "cpu.3.idle[haltpoll idle].disable", "cpu.3.idle.haltpoll_idle.disable" },
+	{ "cpu.3.idle.[haltpoll idle].disable", "cpu.3.idle.haltpoll_idle.disable" },
+	{ "cpu.all.idle[haltpoll idle].disable", "cpu.3.idle.haltpoll_idle.disable" },
+	{ "cpu.3.idle[C1.E].disable", "cpu.3.idle.state4.disable" },
+	{ "cpu.3.idle.state6.disable", "cpu.3.idle.state6.disable" },
+	{ "sysctl.net.ipv4.conf.[wg#1].rp_filter", "sysctl.net.ipv4.conf.[wg#1].rp_filter" },
 	{ "cpu.boost", "cpu.boost" },
 	{ "sysctl.net.ipv4.conf.[eth0.100].rp_filter", "sysctl.net.ipv4.conf.[eth0.100].rp_filter" },
 	{ "sysctl.net.ipv4.conf.eth*.rp_filter", "sysctl.net.ipv4.conf.[eth0.100].rp_filter sysctl.net.ipv4.conf.eth0.rp_filter" },
@@ -206,6 +218,31 @@ START_TEST(key_parser_splits_brackets)
 }
 END_TEST
 
+/* a single-key family matches its key by components, brackets or not, and nothing else */
+START_TEST(key_is_compares_components)
+{
+	static const struct {
+		const char *key, *want;
+		bool same;
+	} cases[] = {
+		{ "numa.balancing", "numa.balancing", true },
+		{ "numa[balancing]", "numa.balancing", true },
+		{ "numa.balancing.x", "numa.balancing", false },
+		{ "numa.balanc", "numa.balancing", false },
+		{ "numa", "numa.balancing", false },
+		{ "numa.balancingx", "numa.balancing", false },
+		{ "pmqos.cpu_dma_latency_us", "pmqos.cpu_dma_latency_us", true },
+	};
+	struct pt_keyparts kp;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		ck_assert_int_eq(pt_key_parse(f.ctx, cases[i].key, &kp), 0);
+		ck_assert_msg(pt_key_is(&kp, cases[i].want) == cases[i].same, "%s vs %s",
+			      cases[i].key, cases[i].want);
+	}
+}
+END_TEST
+
 static const char *resolved(const char *key)
 {
 	static char got[2048];
@@ -251,6 +288,7 @@ static Suite *key_suite(void)
 	tcase_add_loop_test(tc, good_key_resolves, 0, (int)ARRAY_SIZE(good));
 	tcase_add_test(tc, bio_based_resolution_says_so);
 	tcase_add_test(tc, key_parser_splits_brackets);
+	tcase_add_test(tc, key_is_compares_components);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cpus");
 	tcase_add_checked_fixture(tc, setup, teardown); /* writes the tree */

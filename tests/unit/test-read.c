@@ -253,6 +253,12 @@ START_TEST(describe_ranges_and_units)
 	ck_assert_int_eq(perftune_describe(f.ctx, "cpu.0.idle.C6.disable", &d), 0);
 	ck_assert_ptr_nonnull(strstr(perftune_desc_info(d), "exit latency 133 us"));
 	perftune_desc_free(d);
+	/* a kernel name outside the key alphabet: the key form, the kernel's name shown */
+	ck_assert_int_eq(perftune_describe(f.ctx, "cpu.3.idle[haltpoll idle].disable", &d), 0);
+	ck_assert_str_eq(perftune_desc_key(d), "cpu.3.idle.haltpoll_idle.disable");
+	ck_assert_msg(strstr(perftune_desc_info(d), "kernel name 'haltpoll idle' (state3)"),
+		      "info: %s", perftune_desc_info(d));
+	perftune_desc_free(d);
 }
 END_TEST
 

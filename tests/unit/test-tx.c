@@ -97,26 +97,14 @@ END_TEST
 
 /*
  * The three write strategies of the batch engine (lib/batch.c), for the
- * sweeps: _i = strategy * BIG_WRITES + position - 1.  Serial: forced; waves:
- * chosen (io_uring here) or forced (the simulated kernel needs no ring);
- * threads: PERFTUNE_NO_IO_URING, as a user would.
+ * sweeps: _i = strategy * BIG_WRITES + position - 1 (fx_strategy()).
  */
 static const char *const strategy_name[] = { "serial", "waves", "threads" };
 #define SWEEP_CASES (3 * BIG_WRITES)
 
 static int sweep_strategy_of(int i, int writes)
 {
-	int st = i / writes;
-
-	pt_batch_force(-1);
-	unsetenv("PERFTUNE_NO_IO_URING");
-	if (st == PT_BATCH_SERIAL)
-		pt_batch_force(PT_BATCH_SERIAL);
-	else if (st == PT_BATCH_WAVES && !pt_uring_available())
-		pt_batch_force(PT_BATCH_WAVES);
-	else if (st == PT_BATCH_THREADS)
-		setenv("PERFTUNE_NO_IO_URING", "1", 1);
-	ck_assert_int_eq(pt_batch_strategy(2), st);
+	fx_strategy(i / writes);
 	return i % writes + 1;
 }
 
@@ -288,10 +276,34 @@ START_TEST(scheduler_aliases_map_to_blk_mq_names)
 		ck_assert_msg(!strcmp(v, cases[i][1]), "%s -> %s, want %s", cases[i][0], v,
 			      cases[i][1]);
 		free(v);
-		/* nothing written (zram0 was on none): no journal to restore */
-		ck_assert_int_eq(perftune_restore(f.ctx, "alias", 0), written ? 1 : -ENOENT);
+		/* nothing written (zram0 was on none): an empty transaction, restored as 0 */
+		ck_assert_int_eq(perftune_restore(f.ctx, "alias", 0), written);
 	}
 	ck_assert_str_eq(fx_read(&f, SDA_SCHED), "[mq-deadline] kyber bfq none");
+}
+END_TEST
+
+/* an installer run on a machine already tuned: set changes nothing, restore still succeeds */
+START_TEST(noop_commit_is_recorded_and_its_restore_gives_back_nothing)
+{
+	struct perftune_tx *tx;
+	char *v = NULL;
+
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+	for (int run = 0; run < 2; run++) { /* an installer that runs twice */
+		ck_assert_int_eq(perftune_tx_new(f.ctx, "myapp", 0, &tx), 0);
+		ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "60"), 1);
+		ck_assert_int_eq(perftune_tx_commit(tx), 0);
+		perftune_tx_unref(tx);
+	}
+	ck_assert_int_eq(perftune_get(f.ctx, "sysctl.vm.swappiness", &v), 0);
+	ck_assert_str_eq(v, "60");
+	free(v);
+	ck_assert_int_eq(perftune_restore(f.ctx, "myapp", 0), 0);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+	/* restored means gone: a second restore, like a typo, names the missing transaction */
+	ck_assert_int_eq(perftune_restore(f.ctx, "myapp", 0), -ENOENT);
+	ck_assert_str_eq(perftune_ctx_last_error(f.ctx), "no transaction named 'myapp'");
 }
 END_TEST
 
@@ -585,6 +597,23 @@ START_TEST(held_transaction_cannot_be_restored_by_others)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	ck_assert_int_eq(perftune_restore(f.ctx, NULL, PERFTUNE_RESTORE_ORPHANS), BIG_WRITES - 1);
+}
+END_TEST
+
+/* cpufreq clamps a new min to the current max: max goes first whatever the staging order */
+START_TEST(cpufreq_max_is_written_before_min)
+{
+	struct perftune_tx *tx = NULL;
+
+	f.sim.fault_at = 1; /* the first write fails: the error names it */
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "limits", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "cpu.0.min_khz", "2400000"), 1);
+	ck_assert_int_eq(perftune_tx_set(tx, "cpu.0.max_khz", "3500000"), 1);
+	ck_assert_int_lt(perftune_tx_commit(tx), 0);
+	ck_assert_msg(strstr(perftune_ctx_last_error(f.ctx), "cpu.0.max_khz: "),
+		      "first write was not max_khz: %s", perftune_ctx_last_error(f.ctx));
+	ck_assert_str_eq(fx_read(&f, "sys/devices/system/cpu/cpu0/cpufreq/scaling_min_freq"), "800000");
+	perftune_tx_unref(tx);
 }
 END_TEST
 
@@ -1113,6 +1142,7 @@ static Suite *tx_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, commit_writes_every_key_and_restore_returns_all);
+	tcase_add_test(tc, noop_commit_is_recorded_and_its_restore_gives_back_nothing);
 	tcase_add_loop_test(tc, commit_and_restore_on_each_strategy, 0, 3);
 	tcase_add_loop_test(tc, commit_fault_at_every_write_restores_all, 0, SWEEP_CASES);
 	tcase_add_loop_test(tc, commit_crash_at_every_write_then_restore_orphans, 0, SWEEP_CASES);
@@ -1132,6 +1162,7 @@ static Suite *tx_suite(void)
 	tcase_add_test(tc, pmqos_needs_a_hold);
 	tcase_add_test(tc, dry_run_writes_nothing_and_lists_changes);
 	tcase_add_test(tc, held_transaction_cannot_be_restored_by_others);
+	tcase_add_test(tc, cpufreq_max_is_written_before_min);
 	tcase_add_test(tc, idle_max_latency_disables_deeper_states_and_restores_them);
 	tcase_add_test(tc, cpu_power_keys_set_and_restore);
 	tcase_add_test(tc, busy_kernel_file_is_retried_then_given_up);

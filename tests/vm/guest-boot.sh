@@ -206,7 +206,32 @@ setup_scsi_only() {
 	EOF
 }
 
+# setup_cpu: the real drivers tests/vm/cpupower.dsl gives the guest (issue 19).
+# acpi_idle's C2 is a SystemIO port read, a busy loop under TCG: it starts
+# disabled (the tests change and restore it like any state).
+setup_cpu() {
+	local m d
+	mkdir -p /run/vm-modprobe.d
+	for m in acpi-cpufreq cpufreq_userspace cpufreq_powersave cpufreq_ondemand \
+		cpufreq_conservative; do
+		modprobe -C /run/vm-modprobe.d "$m" 2>/dev/null || true
+	done
+	for d in /sys/devices/system/cpu/cpu*/cpuidle/state*; do
+		[[ $(<"$d/name") == C2 ]] && echo 1 >"$d/disable"
+	done
+	echo "cpufreq driver: $(cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_driver 2>/dev/null ||
+		echo none)"
+	echo "cpuidle driver: $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null ||
+		echo none)"
+	for d in /sys/devices/system/cpu/cpu0/cpuidle/state*; do
+		[[ -e $d ]] && echo "cpuidle ${d##*/}: $(<"$d/name") latency $(<"$d/latency") us$(
+			[[ $(<"$d/disable") == 1 ]] && echo ', disabled')"
+	done
+	return 0
+}
+
 say "started after $(cut -d' ' -f1 /proc/uptime)s of guest uptime (PID 1: $(</proc/1/comm))"
+setup_cpu
 if [[ ${VM_INIT:-shell} == systemd ]]; then
 	setup_scsi_only
 else

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# The VM test tier (DESIGN.md §6.3): the perftune CLI against a real kernel
+# The VM test tier (doc/design.md, section 5): the perftune CLI against a real kernel
 # that has what the build host lacks — 2 NUMA nodes, SELinux, scsi_debug with
 # 4 submit queues, null_blk, NVMe, bio-based dm-linear, request-based
 # dm-multipath — and crash recovery with a real kill -9.  Runs inside the
@@ -44,6 +44,9 @@ echo "# perftune: $PT ($("$PT" --version 2>&1 || true))"
 # The helpers (pt, eq, fail, run_test...) are in guest-lib.sh.
 # shellcheck source=guest-lib.sh source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
+# CPU power on the real drivers: cpu_tests, cpu_snapshot (issue 19)
+# shellcheck source=guest-cpu-tests.sh source-path=SCRIPTDIR
+source "$(dirname "${BASH_SOURCE[0]}")/guest-cpu-tests.sh"
 
 # too_many N: more 2 MiB pages than node N has memory (a few more than its
 # whole MemTotal, so that the doomed allocation attempts stay few under TCG).
@@ -68,6 +71,7 @@ snapshot() {
 		echo "$n/$HP2M=$(<"$n/$HP2M")"
 	done
 	echo "pmqos=$(pmqos_now)"
+	cpu_snapshot
 }
 
 # ------------------------------------------------------------------ tests
@@ -518,6 +522,7 @@ run_test "exec --nodes 1 runs a command on node 1" test_exec_nodes
 run_test "crash: hold killed -9 after commit, restore --orphans" test_crash_after_commit
 run_test "crash: hold killed -9 mid-commit, restore --orphans" test_crash_mid_commit
 run_test "crash: holds killed -9 at timed points, restore --orphans" test_crash_timed_kills
+cpu_tests
 run_test "the guest is back where it started" test_back_to_start
 
 echo "$PASSED passed, $FAILED failed"

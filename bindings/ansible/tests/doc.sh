@@ -19,7 +19,7 @@ APY=$(ansible_python)
 echo "ansible-doc test: $(ansible --version | sed -n 1p) on $APY"
 
 echo "== ansible-doc"
-for m in tunables profile_facts; do
+for m in tunables profile_facts verify; do
 	# stderr too: ansible-doc reports a broken DOCUMENTATION as a warning, exit 0
 	ansible-doc "perftune.perftune.$m" >"$TMP/doc-$m.txt" 2>"$TMP/doc-$m.err" ||
 		{ cat "$TMP/doc-$m.err"; fail "ansible-doc perftune.perftune.$m"; }
@@ -38,7 +38,7 @@ import ast, json, sys, yaml
 tmp, src = sys.argv[1:]
 ok = True
 listed = open(f"{tmp}/doc-list.txt").read().split()
-for m in ("tunables", "profile_facts"):
+for m in ("tunables", "profile_facts", "verify"):
     fq = f"perftune.perftune.{m}"
     d = json.load(open(f"{tmp}/doc-{m}.json"))[fq]
     documented = d["doc"]["options"]
@@ -68,7 +68,7 @@ for m in ("tunables", "profile_facts"):
                 ok = False
     examples = yaml.safe_load(d["examples"])
     modules = {k for task in examples for k in task if k.startswith("perftune.perftune.")}
-    if fq not in modules or not modules <= {f"perftune.perftune.{x}" for x in ("tunables", "profile_facts")}:
+    if fq not in modules or not modules <= {f"perftune.perftune.{x}" for x in ("tunables", "profile_facts", "verify")}:
         print(f"{m}: examples call {sorted(modules)}")
         ok = False
     if not d.get("return"):
@@ -86,7 +86,7 @@ ansible-galaxy collection build "$SRC" --output-path "$TMP/dist" >"$TMP/build.lo
 	{ cat "$TMP/build.log"; fail "ansible-galaxy collection build"; }
 tail -n 1 "$TMP/build.log"
 tar -tzf "$TMP"/dist/perftune-perftune-*.tar.gz >"$TMP/dist.list"
-for f in MANIFEST.json FILES.json README.md plugins/modules/tunables.py plugins/modules/profile_facts.py \
+for f in MANIFEST.json FILES.json README.md plugins/modules/tunables.py plugins/modules/profile_facts.py plugins/modules/verify.py \
 	plugins/module_utils/binding.py meta/runtime.yml; do
 	grep -qx "$f" "$TMP/dist.list" || fail "the built collection lacks $f"
 done

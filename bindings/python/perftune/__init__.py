@@ -29,24 +29,34 @@ from ._errors import (
 )
 from ._profile import Profile
 from ._types import (
+    Applied,
     Change,
+    Check,
+    CheckStatus,
     Description,
     ExportFormat,
     ItemFlag,
     LogPriority,
+    MemPolicy,
     ProfileInfo,
     ProfileItem,
+    Source,
+    SourceFlag,
     StatusEntry,
     Tunable,
 )
 
 __all__ = [
+    "Applied",
     "Change",
+    "Check",
+    "CheckStatus",
     "Context",
     "Description",
     "ExportFormat",
     "ItemFlag",
     "LogPriority",
+    "MemPolicy",
     "PerftuneError",
     "PerftuneNotFound",
     "PerftunePermissionError",
@@ -54,6 +64,8 @@ __all__ = [
     "Profile",
     "ProfileInfo",
     "ProfileItem",
+    "Source",
+    "SourceFlag",
     "StatusEntry",
     "Transaction",
     "Tunable",

@@ -10,23 +10,31 @@ so the C context and the log callback) alive.
 from __future__ import annotations
 
 import os
+import subprocess
+import tempfile
 import threading
 import weakref
 from types import TracebackType
-from typing import Any, Callable, Iterator, List, Mapping, Union
+from typing import Any, Callable, Iterable, Iterator, List, Mapping, Sequence, Union
 
 from . import _perftune as _lib
 from ._errors import PerftuneError, error_from_errno
 from ._profile import Profile, export_format
 from ._types import (
+    Applied,
     Change,
+    Check,
     Description,
     ExportFormat,
     ItemFlag,
     LogPriority,
+    MemPolicy,
     ProfileInfo,
+    Source,
     StatusEntry,
     Tunable,
+    check_from_c,
+    source_from_c,
 )
 
 __all__ = ["Context", "Transaction", "version"]
@@ -49,6 +57,20 @@ def _text(what: str, s: object) -> str:
     if "\0" in s:
         raise ValueError(f"{what} must not contain a NUL character: {s!r}")
     return s
+
+
+def _value(value: object) -> str:
+    """A tunable's value: str as given; bool as "1"/"0" (the kernel's
+    booleans, checked after bool because bool is an int); int in decimal.
+    A key whose values are words (``thp.enabled``) refuses "1" with its
+    choices, rather than having a word guessed for True."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, (str, bytes, bytearray, memoryview)):
+        return _text("value", value)  # bytes: "decode it first"
+    raise TypeError(f"value must be str, int or bool, not {type(value).__name__}")
 
 
 def _path(what: str, p: object) -> str:
@@ -300,6 +322,56 @@ class Context:
             ),
         )
 
+    # ---- why and verify --------------------------------------------------------
+
+    def why(self, key: str, compare_to: str | None = None) -> List[Source]:
+        """Every source on the machine that sets ``key``, in the order they
+        take effect (kernel command line, sysctl.d, udev rules, TuneD's
+        active profile, daemons, perftune's transactions); a source whose
+        value is not ``compare_to`` (default: the value now) has DIFFERS."""
+        cmp = None if compare_to is None else _text("compare_to", compare_to)
+        _rc, it = self._call(_lib.perftune_why, _text("key", key), cmp)
+        return _drain("source", it, source_from_c)
+
+    def verify(self, settings: Mapping[str, str] | Iterable[str]) -> List[Check]:
+        """Check ``{key: value}`` (or ``"KEY=VALUE"`` strings) against the
+        machine: one :class:`Check` per concrete key."""
+        if isinstance(settings, Mapping):
+            items = [f"{_text('key', k)}={_text(f'value for {k}', v)}" for k, v in settings.items()]
+        else:
+            items = [_text("setting", s) for s in settings]
+        _rc, it = self._call(_lib.perftune_verify, items)
+        return _drain("check", it, check_from_c)
+
+    def verify_transaction(self, name: str) -> List[Check]:
+        """Check the values journaled transaction ``name`` wrote."""
+        _rc, it = self._call(_lib.perftune_verify_transaction, _text("name", name))
+        return _drain("check", it, check_from_c)
+
+    def verify_metrics(
+        self, name: str, settings: Mapping[str, str] | Iterable[str] | None = None
+    ) -> str:
+        """:meth:`verify_transaction` of ``name`` (or with ``settings``,
+        :meth:`verify` of them) as Prometheus metrics labelled
+        ``verified=name``, as ``perftune verify --format prometheus``:
+        ``perftune_verify_in_force{key, origin}``,
+        ``perftune_verify_checks{state}``, ``perftune_verify_not_in_force``."""
+        what = _text("name", name)
+        if settings is None:
+            _rc, it = self._call(_lib.perftune_verify_transaction, what)
+        elif isinstance(settings, Mapping):
+            items = [f"{_text('key', k)}={_text(f'value for {k}', v)}" for k, v in settings.items()]
+            _rc, it = self._call(_lib.perftune_verify, items)
+        else:
+            _rc, it = self._call(_lib.perftune_verify, [_text("setting", s) for s in settings])
+        try:
+            rc, text = _lib.perftune_verify_metrics(it, what)
+        finally:
+            _lib.perftune_check_iter_free(it)
+        if rc < 0:
+            raise error_from_errno(rc, _lib.perftune_ctx_last_error(self._handle()))
+        return str(text)
+
     # ---- profiles and export -------------------------------------------------
 
     def load_profile(
@@ -350,6 +422,115 @@ class Context:
         f = export_format(format)
         _rc, text = self._call(_lib.perftune_export_transaction, _text("name", name), f)
         return str(text)
+
+    def apply(
+        self,
+        profile: StrPath,
+        variables: Mapping[str, str] | None = None,
+        *,
+        name: str | None = None,
+        hold: bool = False,
+        dry_run: bool = False,
+        strict: bool = False,
+        allow_partial: bool = False,
+    ) -> Applied:
+        """What ``perftune apply`` does: load ``profile`` (a name or a path,
+        ``variables`` overriding its [variables]), stage it into a transaction
+        called ``name`` (default: the profile's name) and commit it
+        all-or-nothing.  With ``dry_run`` nothing is written and ``changes``
+        says what would be (old -> new); ``skipped`` lists the options not
+        applied here with the reason.  Close the returned transaction when
+        done: a ``hold`` one is then rolled back.  On error nothing stays
+        changed."""
+        with self.load_profile(profile, variables) as p:
+            pname, ppath = p.name, p.path
+            tx = self.transaction(
+                name or pname, hold=hold, dry_run=dry_run, allow_partial=allow_partial
+            )
+            try:
+                tx.apply_profile(p, strict=strict)
+                written = tx.commit()
+                changes = tx.changes()
+                skipped = [i for i in p.items() if i.skipped]
+            except BaseException:
+                if tx.committed:
+                    tx.rollback()
+                tx.close()
+                raise
+        return Applied(tx, pname, ppath, written, changes, skipped)
+
+    # ---- Prometheus ----------------------------------------------------------
+
+    def status_metrics(self) -> str:
+        """:meth:`status` as Prometheus metrics in node_exporter's textfile
+        format, as ``perftune status --format prometheus``: per key
+        ``perftune_tunable_in_force`` and ``perftune_tunable_drift``, per
+        transaction held/orphaned/committed, ``perftune_holds``,
+        ``perftune_orphaned_journals``, counts per state."""
+        _rc, text = self._call(_lib.perftune_status_metrics, 0)
+        return str(text)
+
+    def write_status_metrics(self, path: StrPath) -> None:
+        """Write :meth:`status_metrics` to ``path`` atomically (a temporary
+        file in its directory, renamed over it), as ``perftune status
+        --format prometheus -o PATH``."""
+        path = _path("path", path)
+        text = self.status_metrics()
+        fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".perftune-",
+                                   dir=os.path.dirname(path))
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(text)
+                os.fchmod(f.fileno(), 0o644)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+
+    # ---- NUMA placement ------------------------------------------------------
+
+    def popen(
+        self,
+        nodes: str,
+        args: Sequence[str],
+        policy: MemPolicy | int = MemPolicy.LOCAL,
+        **kwargs: Any,
+    ) -> subprocess.Popen[Any]:
+        """Start ``args`` on the CPUs of NUMA ``nodes`` (``"0"``, ``"0-1"``)
+        with memory ``policy``, as ``perftune exec --nodes NODES -- ARGS``:
+        a :class:`subprocess.Popen` (``kwargs`` go to it) the caller waits
+        on.  The node list is checked first (PerftuneError: EINVAL bad list
+        or policy, ENODEV no such node, EOPNOTSUPP no NUMA); the placement
+        happens in the child before it executes ``args``, and is inherited
+        by everything it starts.  The placement is of a real process, so it
+        is checked on this machine whatever the context's root."""
+        if "preexec_fn" in kwargs:
+            raise TypeError("popen() places the child in its own preexec_fn")
+        self._handle()
+        try:
+            pol = MemPolicy(policy)
+        except ValueError:
+            raise error_from_errno(
+                -22, f"memory policy {policy} is not one of local, bind, preferred, interleave"
+            ) from None
+        nodes = _text("nodes", nodes)
+        real = Context()  # libnuma reads the real /sys: check and place on "/"
+        with real.transaction("perftune-py-exec-check", dry_run=True) as tx:
+            try:
+                tx.set(f"proc.{os.getpid()}.numa_nodes", nodes)
+            finally:
+                tx.close()
+        ptr = real._ptr
+
+        def place() -> None:  # in the child, between fork and exec
+            rc = _lib.perftune_numa_place_self(ptr, nodes, int(pol))
+            if rc < 0:
+                raise error_from_errno(rc, _lib.perftune_ctx_last_error(ptr))
+
+        try:
+            return subprocess.Popen(args, preexec_fn=place, **kwargs)
+        finally:
+            real.close()
 
 
 def _release_tx(ptr: Any, pid: int) -> None:
@@ -449,11 +630,15 @@ class Transaction:
 
     # ---- operations --------------------------------------------------------
 
-    def set(self, key: str, value: str) -> int:
+    def set(self, key: str, value: str | int | bool) -> int:
         """Validate ``value`` for ``key`` and stage it; nothing is written yet.
-        Aliases are mapped (scheduler ``deadline`` -> ``mq-deadline``); a glob
-        stages every tunable it matches.  Returns the number staged."""
-        return int(self._call(_lib.perftune_tx_set, _text("key", key), _text("value", value)))
+        ``value`` is a str as the kernel shows it, an int (``10`` is ``"10"``)
+        or a bool (``True`` is ``"1"``, ``False`` is ``"0"``; a key whose
+        values are words, such as ``thp.enabled``, refuses those with its
+        choices).  Aliases are mapped (scheduler ``deadline`` ->
+        ``mq-deadline``); a glob stages every tunable it matches.  Returns the
+        number staged."""
+        return int(self._call(_lib.perftune_tx_set, _text("key", key), _value(value)))
 
     def apply_profile(self, profile: Profile, strict: bool = False) -> int:
         """Map ``profile`` again against the machine as it is now and stage

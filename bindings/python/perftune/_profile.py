@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any, List, Union
+from typing import Any, List, Protocol, Union
 
 from . import _perftune as _lib
 from ._errors import PerftuneValueError, error_from_errno
-from ._types import ExportFormat, ItemFlag, ProfileItem
-
-if TYPE_CHECKING:
-    from ._context import Context
+from ._types import Check, ExportFormat, ItemFlag, ProfileItem, check_from_c
 
 __all__ = ["Profile", "export_format"]
+
+
+class _ContextHandle(Protocol):
+    """What a profile needs of its :class:`Context`: the C context."""
+
+    _ptr: Any
 
 
 def export_format(fmt: Union[ExportFormat, str]) -> int:
@@ -39,7 +42,7 @@ class Profile:
     usable as a context manager (frees it on exit).
     """
 
-    def __init__(self, ctx: Context, ptr: Any) -> None:
+    def __init__(self, ctx: _ContextHandle, ptr: Any) -> None:
         """Internal: use :meth:`Context.load_profile`."""
         self._ctx = ctx  # the C profile holds a reference on the C context
         self._ctx_ptr = ctx._ptr
@@ -99,6 +102,32 @@ class Profile:
         finally:
             _lib.perftune_profile_item_iter_free(it)
         return out
+
+    def verify(self) -> List[Check]:
+        """Whether each option is in force on this machine now (its boot
+        loader cmdline compared with /proc/cmdline): one :class:`Check` each."""
+        with self._lock:
+            _rc, it = self._check(_lib.perftune_verify_profile(self._handle()))
+        out = []
+        try:
+            while (c := _lib.perftune_check_iter_next(it)) is not None:
+                out.append(check_from_c(c))
+        finally:
+            _lib.perftune_check_iter_free(it)
+        return out
+
+    def verify_metrics(self) -> str:
+        """:meth:`verify` as Prometheus metrics labelled ``verified`` = the
+        profile's name, as ``perftune verify --format prometheus PROFILE``."""
+        name = self.name
+        with self._lock:
+            _rc, it = self._check(_lib.perftune_verify_profile(self._handle()))
+            try:
+                rc, text = _lib.perftune_verify_metrics(it, name)
+            finally:
+                _lib.perftune_check_iter_free(it)
+            self._check(rc)
+        return str(text)
 
     def export(self, format: Union[ExportFormat, str]) -> str:
         """The keys this profile maps to (skipped options left out) as a

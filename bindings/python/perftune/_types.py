@@ -5,16 +5,22 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, List, NamedTuple
 
 from . import _perftune as _lib
 
 __all__ = [
+    "Applied",
     "Change",
+    "Check",
+    "CheckStatus",
+    "Source",
+    "SourceFlag",
     "Description",
     "ExportFormat",
     "ItemFlag",
     "LogPriority",
+    "MemPolicy",
     "ProfileInfo",
     "ProfileItem",
     "StatusEntry",
@@ -59,6 +65,19 @@ class ExportFormat(enum.IntEnum):
     """a kernel command line fragment: huge pages, THP, NUMA"""
     TUNED = _lib.PERFTUNE_EXPORT_TUNED
     """a TuneD profile (tuned.conf)"""
+
+
+class MemPolicy(enum.IntEnum):
+    """Memory policy of a process placed on NUMA nodes (:meth:`Context.popen`)."""
+
+    LOCAL = _lib.PERFTUNE_MEM_LOCAL
+    """allocate on the node the thread runs on (default)"""
+    BIND = _lib.PERFTUNE_MEM_BIND
+    """only from the given nodes (``--membind``)"""
+    PREFERRED = _lib.PERFTUNE_MEM_PREFERRED
+    """from the first given node first (``--preferred``)"""
+    INTERLEAVE = _lib.PERFTUNE_MEM_INTERLEAVE
+    """round-robin over the given nodes (``--interleave``)"""
 
 
 class LogPriority(enum.IntEnum):
@@ -220,3 +239,128 @@ class ProfileInfo:
     summary: str | None
     note: str | None
     """why it cannot be read, or None"""
+
+
+class SourceFlag(enum.IntFlag):
+    """``PERFTUNE_SOURCE_*``: flags of a :class:`Source`."""
+
+    WINS = _lib.PERFTUNE_SOURCE_WINS
+    """the last of its kind: the one in effect"""
+    OVERRIDDEN = _lib.PERFTUNE_SOURCE_OVERRIDDEN
+    """a later line or file of its kind sets the key again"""
+    PERSISTENT = _lib.PERFTUNE_SOURCE_PERSISTENT
+    """puts its value back at boot or when a daemon re-applies"""
+    DIFFERS = _lib.PERFTUNE_SOURCE_DIFFERS
+    """its value is not the value compared with (the value now by default)"""
+    ERROR = _lib.PERFTUNE_SOURCE_ERROR
+    """a file that cannot be read: the note says why"""
+
+
+@dataclass(frozen=True)
+class Source:
+    """Something on the machine that sets a key (:meth:`Context.why`)."""
+
+    kind: str
+    """``cmdline``, ``sysctl.d``, ``udev``, ``tuned``, ``daemon`` or ``transaction``"""
+    key: str
+    location: str
+    """``file:line``, ``/proc/cmdline``, ``tuned (pid 812)``, a transaction's name"""
+    value: str | None
+    """the value it sets, None for a daemon or a file that cannot be read"""
+    note: str | None
+    flags: SourceFlag
+    pid: int
+    """a running daemon's or a transaction holder's pid, else 0"""
+
+    @property
+    def wins(self) -> bool:
+        """True for the last source of its kind (the one in effect)."""
+        return bool(self.flags & SourceFlag.WINS)
+
+    @property
+    def persistent(self) -> bool:
+        """True if it puts its value back at boot or when re-applied."""
+        return bool(self.flags & SourceFlag.PERSISTENT)
+
+    @property
+    def differs(self) -> bool:
+        """True if its value is not the value compared with."""
+        return bool(self.flags & SourceFlag.DIFFERS)
+
+
+class CheckStatus(enum.IntEnum):
+    """``PERFTUNE_CHECK_*``: what verify found for one setting."""
+
+    IN_FORCE = _lib.PERFTUNE_CHECK_IN_FORCE
+    DIFFERS = _lib.PERFTUNE_CHECK_DIFFERS
+    CLAMPED = _lib.PERFTUNE_CHECK_CLAMPED
+    NOT_HERE = _lib.PERFTUNE_CHECK_NOT_HERE
+    NEEDS_REBOOT = _lib.PERFTUNE_CHECK_NEEDS_REBOOT
+    SKIPPED = _lib.PERFTUNE_CHECK_SKIPPED
+
+    def __str__(self) -> str:
+        return str(_lib.perftune_check_status_name(int(self)))
+
+
+@dataclass(frozen=True)
+class Check:
+    """One setting checked by :meth:`Context.verify` and friends."""
+
+    key: str
+    """the concrete key, or the profile's option when it maps to none"""
+    status: CheckStatus
+    expected: str | None
+    current: str | None
+    reason: str | None
+    """why not in force, not here or skipped"""
+    origin: str | None
+    """the profile's ``file:line`` or ``transaction NAME``"""
+
+    @property
+    def in_force(self) -> bool:
+        """True if the setting reads back its expected value."""
+        return self.status == CheckStatus.IN_FORCE
+
+
+def source_from_c(s: Any) -> Source:
+    """A Source from the C object (perftune_source_iter_next())."""
+    return Source(
+        kind=_lib.perftune_source_kind(s) or "",
+        key=_lib.perftune_source_key(s) or "",
+        location=_lib.perftune_source_location(s) or "",
+        value=_lib.perftune_source_value(s),
+        note=_lib.perftune_source_note(s) or None,
+        flags=SourceFlag(_lib.perftune_source_flags(s)),
+        pid=_lib.perftune_source_pid(s),
+    )
+
+
+def check_from_c(c: Any) -> Check:
+    """A Check from the C object (perftune_check_iter_next())."""
+    return Check(
+        key=_lib.perftune_check_key(c) or "",
+        status=CheckStatus(_lib.perftune_check_status(c)),
+        expected=_lib.perftune_check_expected(c),
+        current=_lib.perftune_check_current(c),
+        reason=_lib.perftune_check_reason(c),
+        origin=_lib.perftune_check_origin(c),
+    )
+
+
+@dataclass(frozen=True)
+class Applied:
+    """The result of :meth:`Context.apply` (``perftune apply``)."""
+
+    transaction: Any
+    """the committed :class:`Transaction`; close() it when done (a HOLD one
+    is then rolled back, any other stays in force until restore)"""
+    profile: str
+    """the profile's name"""
+    path: str
+    """the tuned.conf that was loaded"""
+    written: int
+    """tunables written (for a dry run: that would be)"""
+    changes: List[Change]
+    """every staged key, old -> new"""
+    skipped: List[ProfileItem]
+    """the options not applied on this machine, with the reason in ``note``"""

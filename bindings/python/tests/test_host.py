@@ -143,6 +143,23 @@ def test_transaction_on_loop_devices(hctx: perftune.Context, loops: list[str]) -
         assert int(hctx.get(f"block.{d}.read_ahead_kb")) == orig[d][1]
 
 
+def test_noop_set_and_restore_on_loop_devices(hctx: perftune.Context, loops: list[str]) -> None:
+    """An installer run twice on a machine already in that state, then its
+    uninstall, with ints as Python users pass them."""
+    before = raw_state(loops)
+    for _ in range(2):
+        with hctx.transaction("py-noop") as tx:
+            for d in loops:
+                tx.set(f"block.{d}.scheduler", hctx.get(f"block.{d}.scheduler"))
+                tx.set(f"block.{d}.read_ahead_kb", int(hctx.get(f"block.{d}.read_ahead_kb")))
+        assert tx.committed and all(c.unchanged for c in tx.changes())
+    assert raw_state(loops) == before
+    assert hctx.restore("py-noop") == 0
+    assert raw_state(loops) == before
+    with pytest.raises(perftune.PerftuneNotFound, match="no transaction named 'py-noop'"):
+        hctx.restore("py-noop")
+
+
 def test_exception_rolls_back_on_loop_devices(hctx: perftune.Context, loops: list[str]) -> None:
     before = raw_state(loops)
     with pytest.raises(OSError, match="simulated"):

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import errno
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -156,3 +157,103 @@ def test_profile_errors(ctx: perftune.Context, profile_dir: Path) -> None:
         p.items()
     with pytest.raises(TypeError, match="Profile"):
         ctx.transaction("x").apply_profile("mydb")  # type: ignore[arg-type]
+
+
+# ---- parity with the CLI: apply, status --format prometheus, exec ---------
+
+
+def test_apply_dry_run_then_commit(ctx: perftune.Context, tree: FakeTree, profile_dir: Path) -> None:
+    dry = ctx.apply("mydb", {"ra": "1024"}, dry_run=True)
+    dry.transaction.close()
+    assert isinstance(dry, perftune.Applied)
+    assert (dry.profile, dry.written) == ("mydb", 4)
+    assert {c.key: (c.old, c.new) for c in dry.changes}["block.fake0.read_ahead_kb"] == (
+        "128",
+        "1024",
+    )
+    assert [s.option for s in dry.skipped] == ["[script] script"]
+    assert tree.read(RA) == "128" and not ctx.status()
+    a = ctx.apply("mydb", name="db")
+    a.transaction.close()  # not held: stays in force
+    assert (tree.read(RA), tree.read(SWAP)) == ("512", "10")
+    assert ctx.restore("db") == 4 and tree.read(SWAP) == "60"
+
+
+def test_apply_strict_and_hold(ctx: perftune.Context, tree: FakeTree, profile_dir: Path) -> None:
+    with pytest.raises(perftune.PerftuneError) as e:
+        ctx.apply("mydb", strict=True)
+    assert e.value.errno == errno.EOPNOTSUPP and not ctx.status()
+    a = ctx.apply("mydb", hold=True)
+    assert all(s.held for s in ctx.status())
+    a.transaction.close()  # the hold ends: every value back
+    assert (tree.read(SWAP), tree.read(SCHED)) == ("60", "none") and not ctx.status()
+
+
+def test_status_metrics(ctx: perftune.Context, tree: FakeTree, tmp_path: Path) -> None:
+    empty = ctx.status_metrics()
+    assert "# TYPE perftune_tunable_in_force gauge\n" in empty
+    assert "perftune_holds 0\n" in empty
+    with ctx.transaction("m") as tx:
+        tx.set("sysctl.vm.swappiness", "10")
+        tx.set("block.fake0.read_ahead_kb", "256")
+    tree.write(SWAP, "33\n")
+    out = tmp_path / "m" / "perftune.prom"
+    out.parent.mkdir()
+    ctx.write_status_metrics(out)
+    text = out.read_text()
+    assert text == ctx.status_metrics()
+    assert 'perftune_tunable_drift{key="sysctl.vm.swappiness",transaction="m"} 1\n' in text
+    assert 'perftune_tunable_in_force{key="block.fake0.read_ahead_kb",transaction="m"} 1\n' in text
+    assert 'perftune_keys{state="drift"} 1\n' in text
+    assert [p.name for p in out.parent.iterdir()] == ["perftune.prom"]  # no temp file left
+    with pytest.raises(FileNotFoundError):
+        ctx.write_status_metrics(tmp_path / "nodir" / "x.prom")
+    ctx.restore("m")
+
+
+def test_popen_on_numa_node(ctx: perftune.Context) -> None:
+    cpus = Path("/sys/devices/system/node/node0/cpulist")
+    if not cpus.exists():
+        pytest.skip("no NUMA node 0 on this machine")
+    p = ctx.popen(
+        "0",
+        ["sh", "-c", "grep Cpus_allowed_list /proc/self/status; exit 3"],
+        perftune.MemPolicy.BIND,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    out, _ = p.communicate()
+    assert p.returncode == 3
+    assert out.split() == ["Cpus_allowed_list:", cpus.read_text().strip()]
+
+
+def test_popen_errors(ctx: perftune.Context) -> None:
+    with pytest.raises(perftune.PerftuneValueError):
+        ctx.popen("x", ["true"])
+    with pytest.raises(perftune.PerftuneError) as e:
+        ctx.popen("0", ["true"], policy=9)
+    assert e.value.errno == errno.EINVAL
+    with pytest.raises(perftune.PerftuneError) as e:
+        ctx.popen("999", ["true"])
+    assert e.value.errno in (errno.ENODEV, errno.EINVAL)
+    with pytest.raises(TypeError):
+        ctx.popen("0", ["true"], preexec_fn=lambda: None)
+
+
+def test_verify_metrics(ctx: perftune.Context, tree: FakeTree, profile_dir: Path) -> None:
+    ctx.apply("mydb", name="vm").transaction.close()
+    tree.write(SWAP, "33\n")
+    text = ctx.verify_metrics("vm")
+    assert "# TYPE perftune_verify_in_force gauge\n" in text
+    assert (
+        'perftune_verify_in_force{verified="vm",key="sysctl.vm.swappiness",'
+        'origin="transaction vm"} 0\n'
+    ) in text
+    assert 'perftune_verify_not_in_force{verified="vm"} 1\n' in text
+    mine = ctx.verify_metrics("mine", {"sysctl.vm.swappiness": "33"})
+    assert 'perftune_verify_checks{verified="mine",state="in_force"} 1\n' in mine
+    with ctx.load_profile("mydb") as p:
+        assert 'perftune_verify_checks{verified="mydb",state="skipped"} 1\n' in p.verify_metrics()
+    with pytest.raises(FileNotFoundError):
+        ctx.verify_metrics("nosuch")
+    ctx.restore("vm")

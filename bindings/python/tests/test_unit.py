@@ -231,9 +231,42 @@ def test_bytes_are_rejected(ctx: perftune.Context, tree: FakeTree) -> None:
             tx.set(b"thp.enabled", "never")  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="value must be str, not bytearray"):
             tx.set("thp.enabled", bytearray(b"never"))  # type: ignore[arg-type]
-        with pytest.raises(TypeError, match="value must be str, not int"):
-            tx.set("sysctl.vm.swappiness", 10)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="value must be str, int or bool, not float"):
+            tx.set("sysctl.vm.swappiness", 10.5)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="value must be str, int or bool, not NoneType"):
+            tx.set("sysctl.vm.swappiness", None)  # type: ignore[arg-type]
         assert tx.changes() == []
+    assert tree.read(THP) == "always [madvise] never"
+
+
+def test_int_values_are_decimal(ctx: perftune.Context, tree: FakeTree) -> None:
+    with ctx.transaction("ints") as tx:
+        assert tx.set("sysctl.vm.swappiness", 10) == 1
+        assert tx.set("block.fake0.read_ahead_kb", 4096) == 1
+    assert tree.read(SWAP) == "10"
+    assert tree.read(RA) == "4096"
+    ctx.restore("ints")
+    assert tree.read(SWAP) == "60"
+
+
+@pytest.mark.parametrize("value,want", [(True, "1"), (False, "0")])
+def test_bool_values_are_1_and_0(
+    ctx: perftune.Context, tree: FakeTree, value: bool, want: str
+) -> None:
+    with ctx.transaction("bools") as tx:
+        tx.set("sysctl.vm.swappiness", value)
+        assert [(c.key, c.new) for c in tx.changes()] == [("sysctl.vm.swappiness", want)]
+    assert tree.read(SWAP) == want
+    ctx.restore("bools")
+    assert tree.read(SWAP) == "60"
+
+
+def test_bool_for_a_key_of_words_names_its_choices(ctx: perftune.Context, tree: FakeTree) -> None:
+    """True is "1", never a guessed word: thp.enabled refuses it with its choices."""
+    with pytest.raises(perftune.PerftuneError, match="thp.enabled.*'1'.*always") as ei:
+        with ctx.transaction("words") as tx:
+            tx.set("thp.enabled", True)
+    assert ei.value.errno == errno.EINVAL
     assert tree.read(THP) == "always [madvise] never"
 
 
@@ -428,6 +461,18 @@ def test_unchanged_value_is_not_written(ctx: perftune.Context, tree: FakeTree) -
         tx.set("sysctl.vm.swappiness", "60")
     (c,) = tx.changes()
     assert c.unchanged and not c.written
+
+
+def test_noop_set_then_restore_both_succeed(ctx: perftune.Context, tree: FakeTree) -> None:
+    """An installer run twice on a machine already tuned, then its uninstall."""
+    for _ in range(2):
+        with ctx.transaction("myapp") as tx:
+            tx.set("sysctl.vm.swappiness", 60)  # already there
+        assert tx.committed and tx.changes()[0].unchanged
+    assert ctx.restore("myapp") == 0  # recorded, empty: nothing to give back
+    assert tree.read(SWAP) == "60"
+    with pytest.raises(perftune.PerftuneNotFound, match="no transaction named 'myapp'"):
+        ctx.restore("myapp")
 
 
 def test_restore_by_name(ctx: perftune.Context, tree: FakeTree) -> None:

@@ -28,6 +28,9 @@ description:
   - With C(state=absent), every key of the transaction C(name) is returned to
     the value it had before the transaction first changed it, and the journal is
     removed. A transaction that does not exist is not an error (C(changed=false)).
+  - A C(state=present) run that finds every key already at its value writes
+    nothing (C(changed=false)) but records the transaction, empty, as the
+    library does; C(state=absent) then removes it (C(changed=true), C(restored=0)).
   - Journals live in C(/run/perftune), which is cleared at boot exactly when the
     tunables reset, so the values this module sets do not persist across a reboot.
     Run it at every boot (or use C(perftune export)) for persistent settings.
@@ -231,6 +234,8 @@ errno:
   sample: 22
 """
 
+import os
+
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.perftune.perftune.plugins.module_utils.binding import (
@@ -338,7 +343,18 @@ def absent(module, ctx):
             changes.append({"key": e.key, "old": e.current, "new": new, "note": note})
     result = {"name": name, "changed": bool(entries), "restored": 0, "changes": changes}
     if not entries:
+        # no key to give back; a transaction that changed nothing (the
+        # machine was already in that state) is still recorded: remove it
         result["msg"] = "no transaction named '%s'" % name
+        if module.check_mode:
+            if os.path.exists(os.path.join(ctx.journal_dir, name + ".journal")):
+                result.update(changed=True, msg="transaction '%s' would be removed, it changed nothing" % name)
+        else:
+            try:
+                ctx.restore(name, force=p["force"])
+                result.update(changed=True, msg="transaction '%s' removed, it changed nothing" % name)
+            except perftune.PerftuneNotFound:
+                pass
     elif module.check_mode:
         result["msg"] = _msg(changes, "transaction '%s' would be removed, no value changes" % name)
     else:

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+package perftune_test
+
+import (
+	"errors"
+	"syscall"
+	"testing"
+
+	perftune "github.com/libperftune/perftune-go"
+)
+
+func TestWhyAndVerify(t *testing.T) {
+	ft := newFakeTree(t)
+	ft.write(t, "etc/sysctl.d/90-app.conf", "# app\nvm.swappiness = 10\n")
+	ctx, err := perftune.Open(perftune.WithRoot(ft.root), perftune.WithJournalDir(ft.journal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+
+	src, err := ctx.Why("sysctl.vm.swappiness", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src) != 1 || src[0].Kind != "sysctl.d" || src[0].Location != "/etc/sysctl.d/90-app.conf:2" ||
+		src[0].Value != "10" || !src[0].Flags.Has(perftune.SourceWins|perftune.SourcePersistent|perftune.SourceDiffers) {
+		t.Fatalf("Why: %+v", src)
+	}
+	if src, _ := ctx.Why("sysctl.vm.swappiness", "10"); len(src) != 1 || src[0].Flags.Has(perftune.SourceDiffers) {
+		t.Fatalf("Why compared with 10: %+v", src)
+	}
+
+	cs, n, err := ctx.Verify("block.fake0.scheduler=noop", "sysctl.vm.swappiness=5")
+	if err != nil || n != 1 || len(cs) != 2 {
+		t.Fatalf("Verify: %v, %d, %+v", err, n, cs)
+	}
+	if cs[0].Status != perftune.InForce || cs[0].Expected != "none" ||
+		cs[1].Status != perftune.Differs || cs[1].Current != "60" || cs[1].Status.String() != "differs" {
+		t.Fatalf("Verify: %+v", cs)
+	}
+	if _, _, err := ctx.Verify("block.fake0.scheduler=cfq2"); !errors.Is(err, syscall.EINVAL) {
+		t.Fatalf("Verify of a bad value: %v", err)
+	}
+
+	tx, err := ctx.Begin("db", perftune.TxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Set("sysctl.vm.swappiness", "5"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	tx.Close()
+	ft.write(t, "proc/sys/vm/swappiness", "10\n") // systemd-sysctl ran again
+	cs, n, err = ctx.VerifyTransaction("db")
+	if err != nil || n != 1 || cs[0].Reason != "now 10, expected 5; set by sysctl.d /etc/sysctl.d/90-app.conf:2" {
+		t.Fatalf("VerifyTransaction: %v, %d, %+v", err, n, cs)
+	}
+	if _, _, err := ctx.VerifyTransaction("nosuch"); !errors.Is(err, syscall.ENOENT) {
+		t.Fatalf("VerifyTransaction of nothing: %v", err)
+	}
+}

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * perftune_verify*(): is a setting in force?  Each one is resolved, its
+ * expected value validated the way a transaction would stage it (aliases
+ * mapped), the value now read, and the two compared as the kernel shows
+ * values.  A setting that differs names the source that set the value now
+ * (why.c), so that a change behind our back is attributed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "why-internal.h"
+#include "profile/profile-internal.h"
+
+static const char *const status_names[] = {
+	[PERFTUNE_CHECK_IN_FORCE] = "in force",		[PERFTUNE_CHECK_DIFFERS] = "differs",
+	[PERFTUNE_CHECK_CLAMPED] = "clamped",		[PERFTUNE_CHECK_NOT_HERE] = "not here",
+	[PERFTUNE_CHECK_NEEDS_REBOOT] = "needs reboot", [PERFTUNE_CHECK_SKIPPED] = "skipped",
+};
+
+PERFTUNE_EXPORT const char *perftune_check_status_name(int status)
+{
+	return status >= 0 && (size_t)status < ARRAY_SIZE(status_names) ? status_names[status]
+									: NULL;
+}
+
+struct checks {
+	struct perftune_ctx *ctx;
+	struct pt_iter *it;
+	const char *origin;
+	int not_in_force;
+};
+
+static int add(struct checks *c, const char *key, const char *want, const char *cur, int status,
+	       const char *reason)
+{
+	struct pt_item item = { .name = (char *)c->origin,
+				.key = (char *)key,
+				.value = (char *)want,
+				.current = (char *)cur,
+				.note = (char *)reason,
+				.pid = status };
+
+	if (status == PERFTUNE_CHECK_DIFFERS || status == PERFTUNE_CHECK_CLAMPED ||
+	    status == PERFTUNE_CHECK_NEEDS_REBOOT)
+		c->not_in_force++;
+	return pt_iter_add(c->it, &item);
+}
+
+/* "set by sysctl.d /etc/sysctl.d/99-x.conf:3": the last source that sets the value now */
+static int attribute(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *cur,
+		     char *reason, size_t size)
+{
+	struct pt_srcs v = { 0 };
+	const struct pt_src *by = NULL;
+	int r = pt_why_tunable(ctx, t, cur, &v);
+
+	for (size_t i = 0; r >= 0 && i < v.n; i++)
+		if (v.s[i].value[0] && !(v.s[i].flags & PERFTUNE_SOURCE_DIFFERS) &&
+		    !(v.s[i].flags & PERFTUNE_SOURCE_OVERRIDDEN))
+			by = &v.s[i];
+	if (by)
+		snprintf(reason + strlen(reason), size - strlen(reason), "; set by %s %s",
+			 pt_src_kind_name(by->kind), by->where);
+	free(v.s);
+	pt_err_clear(ctx);
+	return r == -ENOMEM ? r : 0;
+}
+
+/* a transaction of ours wrote @t and the kernel read back @cur: it accepted less */
+static bool our_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *cur)
+{
+	struct pt_srcs v = { 0 };
+	bool ours = false;
+
+	if (pt_why_tunable(ctx, t, cur, &v) >= 0)
+		for (size_t i = 0; i < v.n; i++)
+			if (v.s[i].kind == PT_SRC_TX && !(v.s[i].flags & PERFTUNE_SOURCE_DIFFERS))
+				ours = true;
+	free(v.s);
+	pt_err_clear(ctx);
+	return ours;
+}
+
+static int check_tunable(struct checks *c, const struct pt_tunable *t, const char *in)
+{
+	struct perftune_ctx *ctx = c->ctx;
+	char want[PT_VAL], cur[PT_VAL], reason[PT_ERR_MAX] = "";
+	int r = t->fam->read(ctx, t, cur, sizeof(cur)), status;
+
+	if (r < 0) {
+		snprintf(reason, sizeof(reason), "%s", pt_errmsg(ctx));
+		pt_err_clear(ctx);
+		return add(c, t->key, in, NULL, PERFTUNE_CHECK_NOT_HERE, reason);
+	}
+	r = t->fam->validate(ctx, t, in, want, sizeof(want));
+	if (r == -EINVAL)
+		return r; /* a value this key never takes: the message names it */
+	if (r < 0) {	  /* not writable here (not root, read-only): compare as given */
+		snprintf(want, sizeof(want), "%s", in);
+		pt_normalize(want);
+	}
+	pt_err_clear(ctx);
+	r = t->fam->verify ? t->fam->verify(ctx, t, want, cur) : -EIO;
+	snprintf(reason, sizeof(reason), "%s", pt_errmsg(ctx));
+	if (r == 0 || pt_value_same(cur, want)) {
+		status = PERFTUNE_CHECK_IN_FORCE;
+		reason[0] = '\0';
+	} else if (r == -EAGAIN && our_write(ctx, t, cur)) { /* fewer huge pages than asked */
+		status = PERFTUNE_CHECK_CLAMPED;
+	} else {
+		status = PERFTUNE_CHECK_DIFFERS;
+		snprintf(reason, sizeof(reason), "now %s, expected %s", cur, want);
+	}
+	pt_err_clear(ctx);
+	if (status != PERFTUNE_CHECK_IN_FORCE &&
+	    (r = attribute(ctx, t, cur, reason, sizeof(reason))) < 0)
+		return r;
+	return add(c, t->key, want, cur, status, reason);
+}
+
+struct expanded {
+	struct pt_tunable *t;
+	char **v;
+	size_t n, cap, nv;
+	const char *input;
+};
+
+static int stage_fn(struct perftune_ctx *ctx _unused_, const struct pt_tunable *t,
+		    const char *value, void *ud)
+{
+	struct expanded *e = ud;
+
+	if (pt_grow(&e->t, &e->cap, e->n + 1, 4) < 0 || !pt_strv_add(&e->v, &e->nv, value))
+		return -ENOMEM;
+	e->t[e->n++] = *t;
+	return 0;
+}
+
+/* cpu.N.idle.max_latency_us stands for the idle states it disables: check those */
+static int emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
+{
+	struct expanded *e = ud;
+	int r = t->fam->expand ? t->fam->expand(ctx, t, e->input, stage_fn, ud) : 1;
+
+	return r == 1 ? stage_fn(ctx, t, e->input, ud) : r;
+}
+
+static bool absent(int r)
+{
+	return r == -ENOENT || r == -ENODEV || r == -EOPNOTSUPP;
+}
+
+static int check_key(struct checks *c, const char *key, const char *value)
+{
+	struct expanded e = { .input = value };
+	int r = pt_resolve(c->ctx, key, emit, &e);
+
+	if (r >= 0 && e.n == 0)
+		r = pt_err(c->ctx, -ENODEV, "%s: matches nothing on this machine", key);
+	if (absent(r)) {
+		char reason[PT_ERR_MAX];
+		snprintf(reason, sizeof(reason), "%s", pt_errmsg(c->ctx));
+		pt_err_clear(c->ctx);
+		r = add(c, key, value, NULL, PERFTUNE_CHECK_NOT_HERE, reason);
+	}
+	for (size_t i = 0; i < e.n && r >= 0; i++)
+		r = check_tunable(c, &e.t[i], e.v[i]);
+	free(e.t);
+	pt_strv_free(e.v);
+	return r;
+}
+
+static int begin(struct checks *c, struct perftune_ctx *ctx, struct perftune_check_iter **iterp)
+{
+	if (!ctx || !iterp)
+		return -EINVAL;
+	*iterp = NULL;
+	pt_err_clear(ctx);
+	c->ctx = ctx;
+	c->it = pt_iter_new();
+	return c->it ? 0 : -ENOMEM;
+}
+
+static int end(struct checks *c, int r, struct perftune_check_iter **iterp)
+{
+	if (r < 0) {
+		pt_iter_free(c->it);
+		return r;
+	}
+	*iterp = pt_check_iter(c->it);
+	return c->not_in_force;
+}
+
+static int verify_impl(struct perftune_ctx *ctx, const char *const *settings,
+		       struct perftune_check_iter **iterp)
+{
+	struct checks c = { .origin = NULL };
+	int r = settings ? begin(&c, ctx, iterp) : -EINVAL;
+
+	for (size_t i = 0; r >= 0 && settings[i]; i++) {
+		char key[PERFTUNE_KEY_MAX];
+		const char *eq = strchr(settings[i], '=');
+		if (!eq || eq == settings[i] || (size_t)(eq - settings[i]) >= sizeof(key)) {
+			r = pt_err(ctx, -EINVAL, "'%s' is not KEY=VALUE", settings[i]);
+			break;
+		}
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - settings[i]), settings[i]);
+		r = check_key(&c, key, eq + 1);
+	}
+	return r < 0 && !c.it ? r : end(&c, r, iterp);
+}
+
+PERFTUNE_EXPORT int perftune_verify(struct perftune_ctx *ctx, const char *const *settings,
+				    struct perftune_check_iter **iterp)
+{
+	return pt_api_ret(verify_impl(ctx, settings, iterp));
+}
+
+/* ---- profiles ---- */
+
+/* the boot loader's cmdline of a profile: each word on /proc/cmdline, or a reboot is due */
+static int check_cmdline(struct checks *c, const struct perftune_profile_item *i)
+{
+	char line[PT_VAL], words[PT_VAL], missing[PT_VAL] = "", *save = NULL;
+	const char *want = perftune_profile_item_value_as_written(i);
+
+	if (pt_attr_read_raw(c->ctx, "proc/cmdline", line, sizeof(line)) < 0)
+		line[0] = '\0';
+	pt_err_clear(c->ctx);
+	pt_normalize(line);
+	snprintf(words, sizeof(words), "%s", want ? want : "");
+	for (char *w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		size_t n = strlen(w);
+		bool found = false;
+		for (const char *p = line; (p = strstr(p, w)); p += n)
+			if ((p == line || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+				found = true;
+		if (!found && w[0] != '-')
+			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
+				 " %s", w);
+	}
+	if (!missing[0])
+		return add(c, perftune_profile_item_option(i), want, line, PERFTUNE_CHECK_IN_FORCE,
+			   NULL);
+	snprintf(words, sizeof(words), "not on /proc/cmdline:%s", missing);
+	return add(c, perftune_profile_item_option(i), want, line, PERFTUNE_CHECK_NEEDS_REBOOT,
+		   words);
+}
+
+/* a skip for lack of something on this machine, not by policy */
+static bool skip_absent(const struct perftune_profile_item *i)
+{
+	static const char *const phrases[] = { "on this machine", "does not exist", "no such",
+					       "matches no",	  "not loaded",	    "not present",
+					       "not enabled",	  "has no" };
+	const char *why = perftune_profile_item_skip_reason(i);
+
+	if (perftune_profile_item_key(i))
+		return true;
+	for (size_t k = 0; why && k < ARRAY_SIZE(phrases); k++)
+		if (strstr(why, phrases[k]))
+			return true;
+	return false;
+}
+
+static int check_item(struct checks *c, const struct perftune_profile_item *i)
+{
+	const char *opt = perftune_profile_item_option(i), *key = perftune_profile_item_key(i);
+	unsigned flags = perftune_profile_item_flags(i);
+
+	c->origin = perftune_profile_item_location(i);
+	if (flags & PERFTUNE_PROFILE_ITEM_SKIPPED) {
+		if (opt && !strncmp(opt, "[bootloader] cmdline", 20))
+			return check_cmdline(c, i);
+		return add(c, key ? key : opt, perftune_profile_item_value_as_written(i), NULL,
+			   skip_absent(i) ? PERFTUNE_CHECK_NOT_HERE : PERFTUNE_CHECK_SKIPPED,
+			   perftune_profile_item_skip_reason(i));
+	}
+	if (flags & PERFTUNE_PROFILE_ITEM_UNCHANGED) /* ">N": the machine meets it */
+		return add(c, key, perftune_profile_item_value_as_written(i),
+			   perftune_profile_item_value(i), PERFTUNE_CHECK_IN_FORCE,
+			   "condition met");
+	return check_key(c, key, perftune_profile_item_value(i));
+}
+
+static int verify_profile_impl(struct perftune_profile *p, struct perftune_check_iter **iterp)
+{
+	struct perftune_profile_item_iter *items = NULL;
+	const struct perftune_profile_item *i;
+	struct checks c = { 0 };
+	int r;
+
+	if (!p)
+		return -EINVAL;
+	r = begin(&c, p->ctx, iterp);
+	if (r >= 0)
+		r = perftune_profile_items(p, &items);
+	while (r >= 0 && (i = perftune_profile_item_iter_next(items)))
+		r = check_item(&c, i);
+	perftune_profile_item_iter_free(items);
+	return r < 0 && !c.it ? r : end(&c, r, iterp);
+}
+
+PERFTUNE_EXPORT int perftune_verify_profile(struct perftune_profile *p,
+					    struct perftune_check_iter **iterp)
+{
+	return pt_api_ret(verify_profile_impl(p, iterp));
+}
+
+/* ---- transactions ---- */
+
+static int verify_tx_impl(struct perftune_ctx *ctx, const char *name,
+			  struct perftune_check_iter **iterp)
+{
+	struct pt_jinfo ji = { 0 };
+	char origin[PT_TX_NAME_MAX + 16];
+	struct checks c = { .origin = origin };
+	int r = name ? begin(&c, ctx, iterp) : -EINVAL;
+
+	if (r >= 0)
+		r = pt_journal_load(ctx, name, &ji);
+	if (r == -ENOENT)
+		r = pt_err(ctx, -ENOENT, "no transaction '%s'", name);
+	snprintf(origin, sizeof(origin), "transaction %s", name ? name : "");
+	for (size_t i = 0; r >= 0 && i < ji.n; i++)
+		if (ji.e[i].written && !ji.e[i].restored)
+			r = check_key(&c, ji.e[i].key, ji.e[i].written);
+	pt_jinfo_free(&ji);
+	return r < 0 && !c.it ? r : end(&c, r, iterp);
+}
+
+PERFTUNE_EXPORT int perftune_verify_transaction(struct perftune_ctx *ctx, const char *name,
+						struct perftune_check_iter **iterp)
+{
+	return pt_api_ret(verify_tx_impl(ctx, name, iterp));
+}

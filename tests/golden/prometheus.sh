@@ -1,0 +1,134 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# `perftune status --format prometheus` through the real parser: promtool
+# check metrics (Debian's prometheus package), else the Python
+# prometheus_client parser. On a small fake tree: an applied transaction,
+# one that drifted, a held one (a live `set --hold`), an orphaned one (its
+# holder killed -9), a key whose label needs escaping; -o replaces the file
+# atomically (a new inode, no temporary file left) in its directory.
+set -eu
+: "${PERFTUNE:?}"
+if command -v promtool >/dev/null; then
+	parse() { promtool check metrics; }
+	parser=promtool
+elif python3 -c 'import prometheus_client' 2>/dev/null; then
+	parse() {
+		python3 -c 'import sys
+from prometheus_client.parser import text_string_to_metric_families as p
+for f in p(sys.stdin.read()): pass'
+	}
+	parser=prometheus_client
+else
+	echo "neither promtool (prometheus) nor python3-prometheus-client: output not parsed"
+	[ -z "${CI:-}" ] && exit 77
+	exit 1
+fi
+echo "parser: $parser"
+
+T=$(mktemp -d)
+HOLD=
+cleanup() {
+	[ -n "$HOLD" ] && kill "$HOLD" 2>/dev/null && wait "$HOLD" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+R=$T/root
+mkdir -p "$R/proc/sys/vm" "$R/proc/sys/kernel" "$R/sys/block/fake0/queue" "$R/dev" \
+	"$R/sys/kernel/we\"i\\rd" "$T/out"
+echo 60 >"$R/proc/sys/vm/swappiness"
+echo 20 >"$R/proc/sys/vm/dirty_ratio"
+echo 0 >"$R/proc/sys/kernel/sched_autogroup_enabled"
+echo '[none] mq-deadline' >"$R/sys/block/fake0/queue/scheduler"
+echo 5 >"$R/sys/kernel/we\"i\\rd/val"
+pt() { "$PERFTUNE" --root "$R" --journal-dir "$T/j" "$@"; }
+fail() {
+	printf 'FAIL: %s\n' "$*"
+	exit 1
+}
+# has METRIC-LINE: the exact sample is in the last output
+has() { grep -qxF "$1" "$T/out/m.prom" || fail "no line '$1' in:$(echo; cat "$T/out/m.prom")"; }
+
+# nothing journaled: every family is there, with zero counts
+pt status --format prometheus -o "$T/out/m.prom"
+parse <"$T/out/m.prom"
+has 'perftune_holds 0'
+has 'perftune_transactions{state="applied"} 0'
+has '# TYPE perftune_tunable_in_force gauge'
+ino1=$(stat -c %i "$T/out/m.prom")
+
+pt set --name applied block.fake0.scheduler=mq-deadline 'sysfs[/sys/kernel/we"i\rd/val]=6' >/dev/null
+pt set --name drifted sysctl.vm.dirty_ratio=10 >/dev/null
+echo 33 >"$R/proc/sys/vm/dirty_ratio"
+"$PERFTUNE" --root "$R" --journal-dir "$T/j" set --hold --name orphan \
+	sysctl.kernel.sched_autogroup_enabled=1 >/dev/null &
+pid=$!
+i=0
+until pt status | grep -q '^orphan: held'; do
+	i=$((i + 1)); [ $i -lt 100 ] || fail "the hold did not start"; sleep 0.1
+done
+kill -9 $pid
+wait $pid 2>/dev/null || true
+"$PERFTUNE" --root "$R" --journal-dir "$T/j" set --hold --name held sysctl.vm.swappiness=10 >/dev/null &
+HOLD=$!
+i=0
+until pt status | grep -q '^held: held'; do
+	i=$((i + 1)); [ $i -lt 100 ] || fail "the hold did not start"; sleep 0.1
+done
+
+printf 'garbage\n' >"$T/j/bad.journal" # a journal status cannot read
+chmod 0600 "$T/j/bad.journal"
+pt status --format prometheus -o "$T/out/m.prom"
+parse <"$T/out/m.prom"
+[ "$(stat -c %i "$T/out/m.prom")" != "$ino1" ] || fail "-o did not replace the file (same inode)"
+[ "$(ls "$T/out")" = m.prom ] || fail "files left beside the output: $(ls "$T/out")"
+pt status --format prometheus | cmp - "$T/out/m.prom" || fail "-o and stdout differ"
+has 'perftune_tunable_in_force{key="block.fake0.scheduler",transaction="applied"} 1'
+has 'perftune_tunable_in_force{key="sysfs[/sys/kernel/we\"i\\rd/val]",transaction="applied"} 1'
+has 'perftune_tunable_in_force{key="sysctl.vm.dirty_ratio",transaction="drifted"} 0'
+has 'perftune_tunable_drift{key="sysctl.vm.dirty_ratio",transaction="drifted"} 1'
+has 'perftune_transaction_held{transaction="held"} 1'
+has 'perftune_transaction_orphaned{transaction="orphan"} 1'
+has 'perftune_transaction_orphaned{transaction="held"} 0'
+has 'perftune_holds 1'
+has 'perftune_orphaned_journals 1'
+has 'perftune_transactions{state="applied"} 2'
+has 'perftune_keys{state="in_force"} 4'
+has 'perftune_keys{state="drift"} 1'
+has 'perftune_journal_unreadable{transaction="bad"} 1'
+has 'perftune_journal_unreadable{transaction="applied"} 0'
+has 'perftune_transactions{state="unreadable"} 1'
+rm "$T/j/bad.journal"
+
+# verify: a transaction that drifted, through the parser; exit 1 as the other formats
+rc=0
+pt verify --format prometheus -o "$T/out/v.prom" drifted || rc=$?
+[ $rc = 1 ] || fail "verify of a drifted transaction: exit $rc, want 1"
+parse <"$T/out/v.prom"
+grep -qxF 'perftune_verify_in_force{verified="drifted",key="sysctl.vm.dirty_ratio",origin="transaction drifted"} 0' "$T/out/v.prom" ||
+	fail "verify metrics: $(cat "$T/out/v.prom")"
+grep -qxF 'perftune_verify_not_in_force{verified="drifted"} 1' "$T/out/v.prom" || fail "verify not_in_force"
+pt verify --format prometheus 'sysfs[/sys/kernel/we"i\rd/val]=6' | parse
+rm "$T/out/v.prom"
+
+# a directory that cannot be written: an error naming the file, exit 1, the old file kept
+chmod 0555 "$T/out"
+if [ "$(id -u)" != 0 ]; then
+	if pt status --format prometheus -o "$T/out/m.prom" 2>"$T/err"; then fail "wrote to a read-only dir"; fi
+	grep -q "m.prom" "$T/err" || fail "error does not name the file: $(cat "$T/err")"
+fi
+chmod 0755 "$T/out"
+pt status --format prometheus -o "$T/nodir/m.prom" 2>"$T/err" && fail "wrote to a missing dir"
+grep -q "nodir/m.prom" "$T/err" || fail "error does not name the file: $(cat "$T/err")"
+pt status -o "$T/out/x.prom" 2>/dev/null && fail "-o without --format prometheus accepted"
+[ ! -e "$T/out/x.prom" ] || fail "a refused call wrote"
+
+kill "$HOLD"
+wait "$HOLD" 2>/dev/null || true
+HOLD=
+pt restore --orphans >/dev/null
+pt restore applied >/dev/null
+pt restore drifted >/dev/null
+pt status --format prometheus -o "$T/out/m.prom"
+has 'perftune_transactions{state="held"} 0'
+has 'perftune_orphaned_journals 0'
+echo "ok: status --format prometheus passes $parser"

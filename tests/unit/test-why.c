@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * lib/why: the sources of a key (sysctl.d in every directory with masking,
+ * udev rules matched against the device, TuneD's active profile with its
+ * includes, the kernel command line, daemons, transactions) and verify's
+ * statuses, on the fake machine with configuration files below its root.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "harness.h"
+#include "why/why-internal.h"
+
+static struct fx f;
+
+/* write @text to @rel below the root, its directories made */
+static void put(const char *rel, const char *text)
+{
+	char path[PATH_MAX], cmd[PATH_MAX + 32];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", f.root, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
+	*strrchr(cmd, '/') = '\0';
+	strcat(cmd, "'");
+	ck_assert_int_eq(system(cmd), 0);
+	fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static void link_at(const char *target, const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", f.root, rel);
+	*strrchr(path, '/') = '\0';
+	ck_assert_int_eq(mkdir(path, 0755) == 0 || errno == EEXIST, 1);
+	path[strlen(path)] = '/';
+	ck_assert_int_eq(symlink(target, path), 0);
+}
+
+static void setup(void)
+{
+	fx_setup(&f);
+	put("usr/lib/sysctl.d/50-default.conf", "vm.swappiness = 30\nvm.dirty_ratio=15\n");
+	put("usr/lib/sysctl.d/60-masked.conf", "vm.swappiness = 99\n");
+	link_at("/dev/null", "etc/sysctl.d/60-masked.conf");
+	put("usr/local/lib/sysctl.d/70-run.conf", "vm.swappiness = 20\n");
+	put("run/sysctl.d/70-run.conf", "# local\n\n-vm/swappiness = 10\nbogus line\n");
+	put("etc/sysctl.d/80-net.conf", "net.ipv4.conf.*.rp_filter = 0\n"
+					"net/ipv4/conf/eth0.100/rp_filter = 2\n");
+	put("etc/udev/rules.d/60-sched.rules",
+	    "# the scheduler of ATA disks\n"
+	    "ACTION==\"add|change\", KERNEL==\"sd[a-z]\", ENV{ID_BUS}==\"ata\", \\\n"
+	    "  ATTR{queue/scheduler}=\"bfq\"\n"
+	    "KERNEL==\"sd*\", ATTR{queue/rotational}==\"0\", ATTR{queue/scheduler}=\"none\"\n"
+	    "KERNEL==\"nvme*\", DRIVERS==\"nvme\", ATTR{queue/scheduler}=\"kyber\"\n");
+	put("run/udev/data/b8:0", "E:ID_BUS=ata\nE:ID_MODEL=Disk\n");
+	put("etc/tuned/active_profile", "child\n");
+	put("usr/lib/tuned/base/tuned.conf",
+	    "[main]\nsummary=base\n[sysctl]\nvm.swappiness=5\nvm.dirty_ratio=40\n");
+	put("usr/lib/tuned/child/tuned.conf",
+	    "[main]\ninclude=base\n[sysctl]\nvm.dirty_ratio=35\n[vm]\n"
+	    "transparent_hugepages=never\n[bootloader]\ncmdline=isolcpus=1 nohz=on\n"
+	    "[script]\nscript=foo.sh\n");
+	put("proc/cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/sda1 transparent_hugepage=madvise "
+			    "sysctl.vm.swappiness=7 nohz=on\n");
+}
+
+static void teardown(void)
+{
+	fx_teardown(&f);
+}
+
+/* the sources of @key as "kind location value flags" lines */
+static char *why(const char *key, const char *value)
+{
+	struct perftune_source_iter *it;
+	const struct perftune_source *s;
+	struct pt_buf b = { 0 };
+	int r = perftune_why(f.ctx, key, value, &it);
+
+	ck_assert_msg(r >= 0, "%s: %s", key, perftune_ctx_last_error(f.ctx));
+	while ((s = perftune_source_iter_next(it))) {
+		unsigned fl = perftune_source_flags(s);
+		pt_buf_printf(&b, "%s %s %s%s%s%s%s\n", perftune_source_kind(s),
+			      perftune_source_location(s),
+			      perftune_source_value(s) ? perftune_source_value(s) : "-",
+			      fl & PERFTUNE_SOURCE_WINS ? " wins" : "",
+			      fl & PERFTUNE_SOURCE_OVERRIDDEN ? " overridden" : "",
+			      fl & PERFTUNE_SOURCE_DIFFERS ? " differs" : "",
+			      fl & PERFTUNE_SOURCE_ERROR ? " error" : "");
+	}
+	perftune_source_iter_free(it);
+	return pt_buf_steal(&b);
+}
+
+START_TEST(sysctl_d_in_effect_order_with_masking)
+{
+	char *got = why("sysctl.vm.swappiness", NULL);
+
+	/* /etc's /dev/null masks 60-masked.conf; /run's 70-run.conf masks /usr/local/lib's */
+	ck_assert_str_eq(got, "cmdline /proc/cmdline sysctl.vm.swappiness=7 differs\n"
+			      "sysctl.d /usr/lib/sysctl.d/50-default.conf:1 30 overridden differs\n"
+			      "sysctl.d /run/sysctl.d/70-run.conf:3 10 wins differs\n"
+			      "tuned /usr/lib/tuned/base/tuned.conf:4 5 overridden differs\n");
+	free(got);
+	/* TuneD re-applies sysctl.d after its profile, unless told not to */
+	put("etc/tuned/tuned-main.conf", "# daemon\nreapply_sysctl = 0\n");
+	got = why("sysctl.vm.swappiness", NULL);
+	ck_assert_ptr_nonnull(
+		strstr(got, "tuned /usr/lib/tuned/base/tuned.conf:4 5 wins differs\n"));
+	free(got);
+}
+END_TEST
+
+START_TEST(sysctl_conf_is_read_last_and_once)
+{
+	char *got;
+
+	put("etc/sysctl.conf", "vm.swappiness=1\n");
+	got = why("sysctl.vm.swappiness", "1");
+	ck_assert_ptr_nonnull(strstr(got, "sysctl.d /etc/sysctl.conf:1 1 wins\n"));
+	free(got);
+	link_at("../sysctl.conf", "etc/sysctl.d/99-sysctl.conf");
+	got = why("sysctl.vm.swappiness", "1");
+	ck_assert_ptr_nonnull(strstr(got, "sysctl.d /etc/sysctl.d/99-sysctl.conf:1 1 wins\n"));
+	ck_assert_ptr_null(strstr(got, "/etc/sysctl.conf"));
+	free(got);
+}
+END_TEST
+
+START_TEST(sysctl_d_globs_and_slash_names)
+{
+	char *a = why("sysctl.net.ipv4.conf.eth0.rp_filter", NULL),
+	     *b = why("sysctl.net.ipv4.conf.[eth0.100].rp_filter", NULL);
+
+	ck_assert_str_eq(a, "sysctl.d /etc/sysctl.d/80-net.conf:1 0 wins differs\n");
+	ck_assert_str_eq(b, "sysctl.d /etc/sysctl.d/80-net.conf:1 0 overridden differs\n"
+			    "sysctl.d /etc/sysctl.d/80-net.conf:2 2 wins differs\n");
+	free(a);
+	free(b);
+}
+END_TEST
+
+static int warnings;
+static void count_warnings(struct perftune_ctx *ctx _unused_, int prio, const char *msg,
+			   void *ud _unused_)
+{
+	if (prio == PERFTUNE_LOG_WARNING && (strstr(msg, "cannot read") || strstr(msg, "not 'name")))
+		warnings++;
+}
+
+START_TEST(unreadable_and_malformed_files_are_named_not_fatal)
+{
+	char dir[PATH_MAX], *got;
+
+	snprintf(dir, sizeof(dir), "%s/etc/sysctl.d/55-broken.conf", f.root);
+	ck_assert_int_eq(mkdir(dir, 0755), 0); /* a directory: read() refuses it */
+	warnings = 0;
+	perftune_ctx_set_log_fn(f.ctx, count_warnings, PERFTUNE_LOG_WARNING, NULL);
+	got = why("sysctl.vm.dirty_ratio", NULL);
+	/* the file that cannot be read neither wins nor stops the others */
+	ck_assert_str_eq(got,
+			 "sysctl.d /usr/lib/sysctl.d/50-default.conf:2 15 wins differs\n"
+			 "sysctl.d /etc/sysctl.d/55-broken.conf - error\n"
+			 /* the include's line that the profile overrides, then the profile's */
+			 "tuned /usr/lib/tuned/base/tuned.conf:5 40 overridden differs\n"
+			 "tuned /usr/lib/tuned/child/tuned.conf:4 35 overridden differs\n");
+	ck_assert_int_eq(warnings, 2); /* 55-broken.conf, and 70-run.conf's "bogus line" */
+	free(got);
+}
+END_TEST
+
+START_TEST(udev_rules_matched_against_the_device)
+{
+	char *sda = why("block.sda.scheduler", NULL), *sdb = why("block.sdb.scheduler", NULL),
+	     *nvme = why("block.nvme0n1.scheduler", NULL);
+
+	/* sda: ENV{ID_BUS}=="ata" from the udev database; rotational, so not the second rule */
+	ck_assert_str_eq(sda, "udev /etc/udev/rules.d/60-sched.rules:2 bfq wins differs\n");
+	ck_assert_str_eq(sdb, ""); /* no ID_BUS */
+	/* DRIVERS== cannot be checked without udevd: assumed, and said so */
+	ck_assert_str_eq(nvme, "udev /etc/udev/rules.d/60-sched.rules:5 kyber wins differs\n");
+	free(sda);
+	free(sdb);
+	free(nvme);
+	fx_write(&f, "sys/block/sdb/queue/rotational", "0");
+	sdb = why("block.sdb.scheduler", "none");
+	ck_assert_str_eq(sdb, "udev /etc/udev/rules.d/60-sched.rules:4 none wins\n");
+	free(sdb);
+}
+END_TEST
+
+START_TEST(tuned_profile_includes_and_cmdline)
+{
+	char *got = why("thp.enabled", NULL);
+
+	ck_assert_str_eq(got, "cmdline /proc/cmdline transparent_hugepage=madvise\n"
+			      "tuned /usr/lib/tuned/child/tuned.conf:6 never wins differs\n");
+	free(got);
+	got = why("thp.enabled", "never"); /* compared with another value */
+	ck_assert_str_eq(got, "cmdline /proc/cmdline transparent_hugepage=madvise differs\n"
+			      "tuned /usr/lib/tuned/child/tuned.conf:6 never wins\n");
+	free(got);
+}
+END_TEST
+
+START_TEST(daemons_from_proc)
+{
+	char *got;
+
+	put("proc/812/comm", "tuned\n");
+	put("proc/813/comm", "power-profiles-\n");
+	got = why("thp.enabled", NULL);
+	ck_assert_ptr_nonnull(strstr(got, "daemon tuned (pid 812) -\n"));
+	free(got);
+	got = why("cpu.0.epp", NULL);
+	ck_assert_str_eq(got, "daemon power-profiles-daemon (pid 813) -\n");
+	free(got);
+	got = why("sysctl.net.ipv4.conf.eth0.rp_filter", NULL); /* reapply_sysctl */
+	ck_assert_ptr_nonnull(strstr(got, "daemon tuned (pid 812) -\n"));
+	free(got);
+	got = why("block.sda.read_ahead_kb", NULL);
+	ck_assert_str_eq(got, "");
+	free(got);
+}
+END_TEST
+
+static void commit(const char *name, const char *key, const char *value, unsigned flags)
+{
+	struct perftune_tx *tx;
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, name, flags, &tx), 0);
+	ck_assert_int_ge(perftune_tx_set(tx, key, value), 1);
+	ck_assert_msg(perftune_tx_commit(tx) >= 0, "%s", perftune_ctx_last_error(f.ctx));
+	perftune_tx_unref(tx);
+}
+
+START_TEST(our_transactions_are_sources)
+{
+	char *got;
+
+	commit("db", "sysctl.vm.swappiness", "5", 0);
+	got = why("sysctl.vm.swappiness", NULL);
+	ck_assert_ptr_nonnull(strstr(got, "sysctl.d /run/sysctl.d/70-run.conf:3 10 wins differs\n"
+					  "tuned /usr/lib/tuned/base/tuned.conf:4 5 overridden\n"
+					  "transaction db 5 wins\n"));
+	free(got);
+}
+END_TEST
+
+START_TEST(bad_keys)
+{
+	struct perftune_source_iter *it = NULL;
+
+	ck_assert_int_eq(perftune_why(f.ctx, "nosuch.key", NULL, &it), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "nosuch"));
+	ck_assert_int_eq(perftune_why(f.ctx, "block.sdz.scheduler", NULL, &it), -ENODEV);
+	ck_assert_int_eq(perftune_why(f.ctx, "sysctl.vm.nosuch", NULL, &it), -ENOENT);
+	ck_assert_ptr_null(it);
+}
+END_TEST
+
+/* ---- verify ---- */
+
+static const struct {
+	const char *cur, *want;
+	bool same;
+} values[] = {
+	{ "[mq-deadline] kyber none", "mq-deadline", true },
+	{ "mq-deadline", "deadline", true },
+	{ "none", "noop", true },
+	{ "bfq", "cfq", true },
+	{ "kyber", "bfq|kyber", true },
+	{ "none", "bfq|kyber", false },
+	{ "0-3", "0,1,2,3", true },
+	{ "0-3,8", "0-2,3,8", true },
+	{ "0-3", "0-4", false },
+	{ "4\t4  1 7", "4 4 1 7", true },
+	{ "4096\t87380\t6291456", "4096 87380 6291456", true },
+	{ "4096 87380", "4096 87381", false },
+	{ "010", "10", true },
+	{ "never", "madvise", false },
+};
+
+START_TEST(values_compare_as_the_kernel_shows_them)
+{
+	ck_assert_msg(pt_value_same(values[_i].cur, values[_i].want) == values[_i].same,
+		      "'%s' vs '%s'", values[_i].cur, values[_i].want);
+}
+END_TEST
+
+/* "status key = expected (reason)" lines; the return of the verify */
+static char *checks(struct perftune_check_iter *it)
+{
+	const struct perftune_check *c;
+	struct pt_buf b = { 0 };
+
+	while ((c = perftune_check_iter_next(it)))
+		pt_buf_printf(&b, "%s %s = %s (%s)\n",
+			      perftune_check_status_name(perftune_check_status(c)),
+			      perftune_check_key(c), perftune_check_expected(c),
+			      perftune_check_reason(c) ? perftune_check_reason(c) : "");
+	perftune_check_iter_free(it);
+	return pt_buf_steal(&b);
+}
+
+static char *verify(int want, const char *const *settings)
+{
+	struct perftune_check_iter *it;
+	int r = perftune_verify(f.ctx, settings, &it);
+
+	ck_assert_msg(r == want, "%d: %s", r, perftune_ctx_last_error(f.ctx));
+	return checks(it);
+}
+
+START_TEST(verify_statuses_of_settings)
+{
+	const char *const s[] = {
+		"block.sda.scheduler=deadline", "sysctl.kernel.printk=4 4 1 7", "thp.enabled=never",
+		"sysctl.vm.nosuch=1",		"block.sdz.scheduler=none",	NULL
+	};
+	char *got = verify(1, s);
+
+	ck_assert_str_eq(got, "in force block.sda.scheduler = mq-deadline ()\n"
+			      "in force sysctl.kernel.printk = 4 4 1 7 ()\n"
+			      "differs thp.enabled = never (now madvise, expected never; set by "
+			      "cmdline /proc/cmdline)\n"
+			      "not here sysctl.vm.nosuch = 1 (sysctl.vm.nosuch: no such sysctl)\n"
+			      "not here block.sdz.scheduler = none (block.sdz.scheduler: no such "
+			      "block device)\n");
+	free(got);
+}
+END_TEST
+
+START_TEST(verify_bad_input)
+{
+	struct perftune_check_iter *it = NULL;
+	const char *const bad_value[] = { "block.sda.scheduler=cfq2", NULL };
+	const char *const bad_key[] = { "nosuch=1", NULL };
+	const char *const no_eq[] = { "thp.enabled", NULL };
+
+	ck_assert_int_eq(perftune_verify(f.ctx, bad_value, &it), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "cfq2"));
+	ck_assert_int_eq(perftune_verify(f.ctx, bad_key, &it), -EINVAL);
+	ck_assert_int_eq(perftune_verify(f.ctx, no_eq, &it), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "KEY=VALUE"));
+	ck_assert_int_eq(perftune_verify_transaction(f.ctx, "nosuch", &it), -ENOENT);
+	ck_assert_ptr_null(it);
+}
+END_TEST
+
+START_TEST(verify_transaction_changed_behind_our_back_names_the_source)
+{
+	struct perftune_check_iter *it;
+	char *got;
+
+	commit("db", "sysctl.vm.swappiness", "5", 0);
+	ck_assert_int_eq(perftune_verify_transaction(f.ctx, "db", &it), 0);
+	got = checks(it);
+	ck_assert_str_eq(got, "in force sysctl.vm.swappiness = 5 ()\n");
+	free(got);
+	fx_write(&f, "proc/sys/vm/swappiness", "10"); /* systemd-sysctl ran again */
+	ck_assert_int_eq(perftune_verify_transaction(f.ctx, "db", &it), 1);
+	got = checks(it);
+	ck_assert_str_eq(got, "differs sysctl.vm.swappiness = 5 (now 10, expected 5; set by "
+			      "sysctl.d /run/sysctl.d/70-run.conf:3)\n");
+	free(got);
+}
+END_TEST
+
+START_TEST(verify_partial_huge_pages_are_clamped)
+{
+	const char *const s[] = { "hugepages.2M.nr=8", NULL };
+	char *got;
+
+	f.sim.hp_cap = 2;
+	commit("hp", "hugepages.2M.nr", "8", PERFTUNE_TX_ALLOW_PARTIAL);
+	got = verify(1, s);
+	ck_assert_ptr_nonnull(strstr(got, "clamped hugepages.2M.nr = 8 ("));
+	free(got);
+	fx_write(&f, "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "0");
+	got = verify(1, s); /* not what we wrote: someone else's */
+	ck_assert_ptr_nonnull(strstr(got, "differs hugepages.2M.nr = 8 (now 0"));
+	free(got);
+}
+END_TEST
+
+START_TEST(verify_profile_statuses)
+{
+	struct perftune_profile *p;
+	struct perftune_check_iter *it;
+	char path[PATH_MAX], *got;
+
+	snprintf(path, sizeof(path), "%s/usr/lib/tuned/child/tuned.conf", f.root);
+	ck_assert_msg(perftune_profile_load(f.ctx, path, NULL, &p) == 0, "%s",
+		      perftune_ctx_last_error(f.ctx));
+	ck_assert_int_eq(perftune_verify_profile(p, &it), 4);
+	got = checks(it);
+	ck_assert_str_eq(got,
+			 "differs sysctl.vm.swappiness = 5 (now 60, expected 5)\n"
+			 "differs sysctl.vm.dirty_ratio = 35 (now 20, expected 35)\n"
+			 "differs thp.enabled = never (now madvise, expected never; set by cmdline "
+			 "/proc/cmdline)\n"
+			 "needs reboot [bootloader] cmdline = isolcpus=1 nohz=on (not on "
+			 "/proc/cmdline: isolcpus=1)\n"
+			 "skipped [script] script = foo.sh (runs a program: a profile never "
+			 "executes anything)\n");
+	free(got);
+	fx_write(&f, "proc/sys/vm/swappiness", "5");
+	ck_assert_int_eq(perftune_verify_profile(p, &it), 3);
+	perftune_check_iter_free(it);
+	perftune_profile_free(p);
+}
+END_TEST
+
+static Suite *why_suite(void)
+{
+	Suite *s = suite_create("why");
+	TCase *tc = tcase_create("why");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, sysctl_d_in_effect_order_with_masking);
+	tcase_add_test(tc, sysctl_conf_is_read_last_and_once);
+	tcase_add_test(tc, sysctl_d_globs_and_slash_names);
+	tcase_add_test(tc, unreadable_and_malformed_files_are_named_not_fatal);
+	tcase_add_test(tc, udev_rules_matched_against_the_device);
+	tcase_add_test(tc, tuned_profile_includes_and_cmdline);
+	tcase_add_test(tc, daemons_from_proc);
+	tcase_add_test(tc, our_transactions_are_sources);
+	tcase_add_test(tc, bad_keys);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("verify");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, values_compare_as_the_kernel_shows_them, 0, ARRAY_SIZE(values));
+	tcase_add_test(tc, verify_statuses_of_settings);
+	tcase_add_test(tc, verify_bad_input);
+	tcase_add_test(tc, verify_transaction_changed_behind_our_back_names_the_source);
+	tcase_add_test(tc, verify_partial_huge_pages_are_clamped);
+	tcase_add_test(tc, verify_profile_statuses);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	Suite *(*const suites[])(void) = { why_suite };
+	return harness_main(argc, argv, suites, 1);
+}

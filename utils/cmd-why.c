@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* perftune verify | why, and the warnings of set and apply about sources that put keys back */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+
+#define MAX_VARS 64
+
+/* ---- warnings: a persistent source that will put a key back ---- */
+
+/* the last persistent source in effect whose value is not @value, or NULL */
+static const struct perftune_source *conflict(struct perftune_source_iter *it)
+{
+	const struct perftune_source *s, *last = NULL;
+	const unsigned want = PERFTUNE_SOURCE_PERSISTENT | PERFTUNE_SOURCE_DIFFERS;
+
+	while ((s = perftune_source_iter_next(it))) {
+		unsigned fl = perftune_source_flags(s);
+		if ((fl & want) == want &&
+		    !(fl & (PERFTUNE_SOURCE_OVERRIDDEN | PERFTUNE_SOURCE_ERROR)))
+			last = s;
+	}
+	return last;
+}
+
+int print_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, FILE *json)
+{
+	struct perftune_change_iter *ch;
+	const struct perftune_change *c;
+	int n = 0;
+
+	if (json)
+		fputs("\"warnings\": [", json);
+	if (perftune_tx_changes(tx, &ch) < 0)
+		ch = NULL;
+	while ((c = perftune_change_iter_next(ch))) {
+		struct perftune_source_iter *it;
+		const struct perftune_source *s;
+		bool f = true;
+		if (!dry && !(perftune_change_flags(c) & PERFTUNE_CHANGE_WRITTEN))
+			continue;
+		if (perftune_why(ctx, perftune_change_key(c), perftune_change_new_value(c), &it) < 0)
+			continue; /* nothing to warn about that we can find */
+		s = conflict(it);
+		if (s && json) {
+			fprintf(json, "%s\n    {", n ? "," : "");
+			json_kv(json, &f, "key", perftune_change_key(c));
+			json_kv(json, &f, "kind", perftune_source_kind(s));
+			json_kv(json, &f, "location", perftune_source_location(s));
+			json_kv(json, &f, "value", perftune_source_value(s));
+			json_kv(json, &f, "note", perftune_source_note(s));
+			fputs("}", json);
+		} else if (s) {
+			fprintf(stderr, "%s: warning: %s: %s %s %s%s (%s)\n", program,
+				perftune_change_key(c), perftune_source_kind(s),
+				perftune_source_location(s),
+				perftune_source_value(s) ? "puts back " : "sets it again",
+				perftune_source_value(s) ? perftune_source_value(s) : "",
+				perftune_source_note(s));
+		}
+		n += s != NULL;
+		perftune_source_iter_free(it);
+	}
+	perftune_change_iter_free(ch);
+	if (json)
+		fputs(n ? "\n  ]" : "]", json);
+	return n;
+}
+
+/* ---- why ---- */
+
+static void why_text(const char *key, const char *value, struct perftune_source_iter *it)
+{
+	const struct perftune_source *s;
+	char boot[512] = "";
+	int n = 0;
+
+	printf("%s = %s\n", key, value ? value : "(cannot be read)");
+	while ((s = perftune_source_iter_next(it))) {
+		unsigned fl = perftune_source_flags(s);
+		const char *v = perftune_source_value(s);
+		printf("  %d. %-11s %s%s%s", ++n, perftune_source_kind(s),
+		       perftune_source_location(s), v ? ": " : "", v ? v : "");
+		if (strcmp(perftune_source_key(s), key))
+			printf(" (%s)", perftune_source_key(s));
+		printf("%s%s%s%s\n", fl & PERFTUNE_SOURCE_WINS ? "  [wins]" : "",
+		       fl & PERFTUNE_SOURCE_OVERRIDDEN ? "  [overridden]" : "",
+		       fl & PERFTUNE_SOURCE_DIFFERS ? "  [differs from now]" : "",
+		       fl & PERFTUNE_SOURCE_ERROR ? "  [error]" : "");
+		if (perftune_source_note(s))
+			printf("     %s\n", perftune_source_note(s));
+		if ((fl & PERFTUNE_SOURCE_PERSISTENT) && v && !(fl & PERFTUNE_SOURCE_OVERRIDDEN))
+			snprintf(boot, sizeof(boot), "%s (%s %s)", v, perftune_source_kind(s),
+				 perftune_source_location(s));
+	}
+	if (!n)
+		printf("  nothing else on this machine sets it\n");
+	else if (boot[0]) /* the last persistent source to act: what a reboot brings back */
+		printf("after a reboot: %s\n", boot);
+}
+
+static void why_json(const char *key, const char *value, struct perftune_source_iter *it)
+{
+	const struct perftune_source *s;
+	bool f = true, first = true;
+
+	fputs("{", stdout);
+	json_kv(stdout, &f, "key", key);
+	json_kv(stdout, &f, "value", value);
+	fputs(", \"sources\": [", stdout);
+	while ((s = perftune_source_iter_next(it))) {
+		unsigned fl = perftune_source_flags(s);
+		bool g = true;
+		printf("%s\n  {", first ? "" : ",");
+		json_kv(stdout, &g, "kind", perftune_source_kind(s));
+		json_kv(stdout, &g, "key", perftune_source_key(s));
+		json_kv(stdout, &g, "location", perftune_source_location(s));
+		json_kv(stdout, &g, "value", perftune_source_value(s));
+		json_kv(stdout, &g, "note", perftune_source_note(s));
+		json_kb(stdout, &g, "wins", fl & PERFTUNE_SOURCE_WINS);
+		json_kb(stdout, &g, "overridden", fl & PERFTUNE_SOURCE_OVERRIDDEN);
+		json_kb(stdout, &g, "persistent", fl & PERFTUNE_SOURCE_PERSISTENT);
+		json_kb(stdout, &g, "differs", fl & PERFTUNE_SOURCE_DIFFERS);
+		json_kb(stdout, &g, "error", fl & PERFTUNE_SOURCE_ERROR);
+		json_ki(stdout, &g, "pid", perftune_source_pid(s));
+		fputs("}", stdout);
+		first = false;
+	}
+	puts(first ? "]}" : "\n]}");
+}
+
+static int run_why(struct perftune_ctx *ctx, int argc, char **argv)
+{
+	struct perftune_source_iter *it;
+	bool json = false;
+	int i = parse_simple(&cmd_why, argc, argv, &json), r;
+	char *value = NULL;
+
+	if (i < 0 || argc - i != 1)
+		return usage_error(&cmd_why, "why takes one KEY");
+	r = perftune_why(ctx, argv[i], NULL, &it);
+	if (r < 0)
+		return r == -EINVAL ? usage_error(&cmd_why, "%s", perftune_ctx_last_error(ctx))
+				    : lib_error(ctx, r, argv[i]);
+	if (perftune_get(ctx, argv[i], &value) < 0)
+		value = NULL;
+	if (json)
+		why_json(argv[i], value, it);
+	else
+		why_text(argv[i], value, it);
+	free(value);
+	perftune_source_iter_free(it);
+	return 0;
+}
+
+const struct cmd cmd_why = {
+	"why",
+	run_why,
+	"why [--json] KEY",
+	"Print the value of KEY now and every source on this machine that sets it, in\n"
+	"the order they take effect: the kernel command line, sysctl.d (which file and\n"
+	"line wins), udev rules for the device, TuneD's active profile and includes,\n"
+	"daemons that set it again (tuned, power-profiles-daemon), perftune's own\n"
+	"transactions. Files are read below --root.\n"
+	"  --json           print the sources as JSON (see perftune(8))",
+};
+
+/* ---- verify ---- */
+
+static void verify_text(struct perftune_check_iter *it, int *counts)
+{
+	const struct perftune_check *c;
+
+	while ((c = perftune_check_iter_next(it))) {
+		int st = perftune_check_status(c);
+		const char *reason = perftune_check_reason(c), *exp = perftune_check_expected(c);
+		counts[st]++;
+		printf("%-12s %s%s%s", perftune_check_status_name(st), perftune_check_key(c),
+		       exp ? " = " : "", exp ? exp : "");
+		if (reason)
+			printf(" (%s)", reason);
+		putchar('\n');
+	}
+}
+
+static void verify_json(const char *what, struct perftune_check_iter *it, int *counts, int bad)
+{
+	const struct perftune_check *c;
+	bool f = true, first = true;
+
+	fputs("{", stdout);
+	json_kv(stdout, &f, "verified", what);
+	json_kb(stdout, &f, "in_force", bad == 0);
+	fputs(", \"settings\": [", stdout);
+	while ((c = perftune_check_iter_next(it))) {
+		int st = perftune_check_status(c);
+		bool g = true;
+		counts[st]++;
+		printf("%s\n  {", first ? "" : ",");
+		json_kv(stdout, &g, "key", perftune_check_key(c));
+		json_kv(stdout, &g, "status", perftune_check_status_name(st));
+		json_kv(stdout, &g, "expected", perftune_check_expected(c));
+		json_kv(stdout, &g, "current", perftune_check_current(c));
+		json_kv(stdout, &g, "reason", perftune_check_reason(c));
+		json_kv(stdout, &g, "origin", perftune_check_origin(c));
+		fputs("}", stdout);
+		first = false;
+	}
+	fputs(first ? "], \"counts\": {" : "\n], \"counts\": {", stdout);
+	f = true;
+	for (int s = PERFTUNE_CHECK_IN_FORCE; s <= PERFTUNE_CHECK_SKIPPED; s++)
+		json_ki(stdout, &f, perftune_check_status_name(s), counts[s]);
+	puts("}}");
+}
+
+/* a transaction of that name, else a profile; -ENOENT for neither */
+static int verify_named(struct perftune_ctx *ctx, const char *name, const char *const *vars,
+			struct perftune_check_iter **it)
+{
+	struct perftune_profile *p = NULL;
+	int r = strchr(name, '/') ? -ENOENT : perftune_verify_transaction(ctx, name, it);
+
+	if (r != -ENOENT)
+		return r;
+	r = perftune_profile_load(ctx, name, vars, &p);
+	if (r >= 0)
+		r = perftune_verify_profile(p, it);
+	perftune_profile_free(p);
+	return r;
+}
+
+/* verify --format prometheus: 1 if a setting is not in force, as the other formats */
+static int verify_prometheus(struct perftune_ctx *ctx, struct perftune_check_iter *it,
+			     const char *what, const char *output)
+{
+	char *text = NULL;
+	int r = perftune_verify_metrics(it, what, &text);
+
+	if (r < 0)
+		return -lib_error(ctx, r, what);
+	if (write_output(output, text))
+		r = -EXIT_FAIL;
+	free(text);
+	return r;
+}
+
+static int run_verify(struct perftune_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "var", required_argument, NULL, 'v' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *vars[MAX_VARS + 1] = { 0 }, *output = NULL;
+	bool prometheus = false;
+	struct perftune_check_iter *it = NULL;
+	int o, nvars = 0, settings = 0, r, counts[PERFTUNE_CHECK_SKIPPED + 1] = { 0 };
+	bool json = false;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "+v:o:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'j':
+			json = true;
+			break;
+		case 'f':
+			json = !strcmp(optarg, "json");
+			prometheus = !strcmp(optarg, "prometheus");
+			if (!json && !prometheus && strcmp(optarg, "text"))
+				return usage_error(&cmd_verify,
+						   "--format must be text, json or prometheus");
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'v':
+			if (nvars == MAX_VARS || !strchr(optarg, '='))
+				return usage_error(&cmd_verify, "-v takes VAR=VALUE (at most %d)",
+						   MAX_VARS);
+			vars[nvars++] = optarg;
+			break;
+		case 'h':
+			print_cmd_help(&cmd_verify, stdout);
+			exit(0);
+		default:
+			return usage_error(&cmd_verify, "bad option");
+		}
+	}
+	if (output && !prometheus)
+		return usage_error(&cmd_verify, "-o FILE needs --format prometheus");
+	if (optind >= argc)
+		return usage_error(&cmd_verify, "verify needs a PROFILE, a NAME or KEY=VALUE...");
+	for (int i = optind; i < argc; i++)
+		settings += strchr(argv[i], '=') != NULL;
+	if (settings && settings != argc - optind)
+		return usage_error(&cmd_verify, "verify takes one PROFILE or NAME, or KEY=VALUE...");
+	if (settings)
+		r = perftune_verify(ctx, (const char *const *)argv + optind, &it);
+	else if (argc - optind > 1)
+		return usage_error(&cmd_verify, "verify takes one PROFILE or NAME, or KEY=VALUE...");
+	else
+		r = verify_named(ctx, argv[optind], vars, &it);
+	if (r == -ENOENT && !settings)
+		return usage_error(&cmd_verify, "no transaction or profile '%s': %s", argv[optind],
+				   perftune_ctx_last_error(ctx));
+	if (r == -EINVAL)
+		return usage_error(&cmd_verify, "%s", perftune_ctx_last_error(ctx));
+	if (r < 0)
+		return lib_error(ctx, r, argv[optind]);
+	if (prometheus) {
+		r = verify_prometheus(ctx, it, settings ? "settings" : argv[optind], output);
+	} else if (json) {
+		verify_json(settings ? "settings" : argv[optind], it, counts, r);
+	} else {
+		verify_text(it, counts);
+		printf("%d in force, %d differ, %d clamped, %d not here, %d need a reboot, %d "
+		       "skipped\n",
+		       counts[PERFTUNE_CHECK_IN_FORCE], counts[PERFTUNE_CHECK_DIFFERS],
+		       counts[PERFTUNE_CHECK_CLAMPED], counts[PERFTUNE_CHECK_NOT_HERE],
+		       counts[PERFTUNE_CHECK_NEEDS_REBOOT], counts[PERFTUNE_CHECK_SKIPPED]);
+	}
+	perftune_check_iter_free(it);
+	if (r < 0) /* a failure of verify_prometheus */
+		return -r;
+	return r ? EXIT_FAIL : 0;
+}
+
+const struct cmd cmd_verify = {
+	"verify",
+	run_verify,
+	"verify [--json|--format text|json|prometheus] [-o FILE] [-v VAR=VALUE]...\n"
+	"         (PROFILE | NAME | KEY=VALUE...)",
+	"Check whether settings are in force: a profile's, those a transaction NAME\n"
+	"wrote (a transaction is looked up before a profile), or KEY=VALUE given. Each\n"
+	"setting is 'in force', 'differs' (now X, expected Y, and the source that set\n"
+	"X), 'clamped' (the kernel holds less than asked), 'not here' (the machine\n"
+	"lacks it), 'needs reboot' (boot loader cmdline not on /proc/cmdline) or\n"
+	"'skipped' (by policy). Exit 0 if every applicable setting is in force, 1 if\n"
+	"not, 2 on usage errors.\n"
+	"  --json           print the result as JSON (see perftune(8))\n"
+	"  --format prometheus  metrics for node_exporter's textfile collector\n"
+	"  -o, --output FILE    write FILE (replaced atomically) instead of stdout;\n"
+	"                       prometheus only\n"
+	"  -v, --var VAR=VALUE  override the profile's variable VAR",
+};
