@@ -19,8 +19,8 @@ static int parse_uint(const char *opt, const char *s, unsigned min, unsigned *ou
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (!*s || *end || errno || v > 100000 || v < min || *s == '-')
-		return usage_error(&cmd_compare, "%s '%s': give a number from %u to 100000", opt,
-				   s, min);
+		return usage_error(&cmd_compare, "%s '%s': give a number from %u to 100000", opt, s,
+				   min);
 	*out = (unsigned)v;
 	return 0;
 }
@@ -130,21 +130,25 @@ static int check_args(struct compare *c, int argc, char **argv, int dd)
 			return usage_error(&cmd_compare, "--metric '%s': %s", c->metric, err);
 		}
 		if (c->re.re_nsub != 1)
-			return usage_error(&cmd_compare,
-					   "--metric '%s' has %zu capture groups: it needs exactly one, "
-					   "around the number, e.g. 'time: ([0-9.]+)'",
-					   c->metric, c->re.re_nsub);
+			return usage_error(
+				&cmd_compare,
+				"--metric '%s' has %zu capture groups: it needs exactly one, "
+				"around the number, e.g. 'time: ([0-9.]+)'",
+				c->metric, c->re.re_nsub);
 	}
 	if (c->plot) {
 		len = strlen(c->plot);
-		if (len < 5 || (strcmp(c->plot + len - 4, ".svg") && strcmp(c->plot + len - 4, ".png")))
-			return usage_error(&cmd_compare, "--plot '%s': the file name must end in .svg or .png",
+		if (len < 5 ||
+		    (strcmp(c->plot + len - 4, ".svg") && strcmp(c->plot + len - 4, ".png")))
+			return usage_error(&cmd_compare,
+					   "--plot '%s': the file name must end in .svg or .png",
 					   c->plot);
 		c->gnuplot = find_program(getenv("PERFTUNE_GNUPLOT") ? getenv("PERFTUNE_GNUPLOT")
 								     : "gnuplot");
 		if (!c->gnuplot)
-			return usage_error(&cmd_compare,
-					   "--plot needs gnuplot, which is not installed (not in PATH)");
+			return usage_error(
+				&cmd_compare,
+				"--plot needs gnuplot, which is not installed (not in PATH)");
 	}
 	c->exe = find_program(c->cmd[0]);
 	if (!c->exe)
@@ -250,7 +254,7 @@ static void json_state(struct compare *c, int s)
 	const struct {
 		const char *name;
 		double v;
-	} f[] = { { "median", m->median }, { "q1", m->q1 },   { "q3", m->q3 },
+	} f[] = { { "median", m->median }, { "q1", m->q1 },	{ "q3", m->q3 },
 		  { "iqr", m->iqr },	   { "mean", m->mean }, { "cv", m->cv } };
 
 	printf("  \"%s\": {\"n\": %zu", names[s], st->n);
@@ -316,8 +320,8 @@ static void report_text(struct compare *c)
 		       c->higher ? "higher" : "lower");
 	else
 		printf("metric: wall time in seconds, lower is better\n\n");
-	printf("%-9s %4s %12s %12s %7s %10s %10s\n", "state", "n", "median", "IQR", "CV",
-	       "user s", "sys s");
+	printf("%-9s %4s %12s %12s %7s %10s %10s\n", "state", "n", "median", "IQR", "CV", "user s",
+	       "sys s");
 	for (int s = 0; s < 2; s++) {
 		const struct compare_state *st = &c->st[s];
 		double *u = malloc(st->n * sizeof(double)), *y = malloc(st->n * sizeof(double));
@@ -363,8 +367,13 @@ static int open_log(struct compare *c)
 
 static int run_compare(struct perftune_ctx *ctx, int argc, char **argv)
 {
-	struct compare c = { .rounds = 10, .warmup = 1, .seed = 1, .ctx = ctx, .logfd = -1,
-			     .sigfd = -1, .log = "perftune-compare.log" };
+	struct compare c = { .rounds = 10,
+			     .warmup = 1,
+			     .seed = 1,
+			     .ctx = ctx,
+			     .logfd = -1,
+			     .sigfd = -1,
+			     .log = "perftune-compare.log" };
 	int dd = -1, ret;
 	bool noop = false;
 
@@ -382,8 +391,9 @@ static int run_compare(struct perftune_ctx *ctx, int argc, char **argv)
 	if ((ret = check_change(&c, &noop)) || (ret = open_log(&c)))
 		goto out;
 	if (noop)
-		fprintf(stderr, "%s: note: every key is already at its value: this is an A/A "
-				"comparison\n",
+		fprintf(stderr,
+			"%s: note: every key is already at its value: this is an A/A "
+			"comparison\n",
 			program);
 	c.progress = isatty(STDERR_FILENO);
 	fflush(stdout);

@@ -53,9 +53,10 @@ static void write_script(struct compare *c, FILE *f)
 	fputs("\nset ylabel ", f);
 	snprintf(label, sizeof(label), "%s, %s is better", ylabel, c->higher ? "higher" : "lower");
 	gp_str(f, label);
-	fprintf(f, "\nset xtics ('baseline (n=%zu)' 1, 'tuned (n=%zu)' 2)\n"
-		   "set xrange [0.4:2.9]\nset grid ytics\nset key top right box opaque\n"
-		   "set boxwidth 0.35\nset style fill transparent solid 0.25 border\n",
+	fprintf(f,
+		"\nset xtics ('baseline (n=%zu)' 1, 'tuned (n=%zu)' 2)\n"
+		"set xrange [0.4:2.9]\nset grid ytics\nset key top right box opaque\n"
+		"set boxwidth 0.35\nset style fill transparent solid 0.25 border\n",
 		b->n, t->n);
 	/* the boxes: q1, min, max, q3 (candlesticks) and the median */
 	fputs("$box << EOD\n", f);

@@ -172,8 +172,8 @@ static int parse_metric(struct compare *c, const char *out, double *v, char *why
 	errno = 0;
 	*v = strtod(num, &end);
 	if (end == num || *end || errno || !isfinite(*v)) {
-		snprintf(why, wsize, "--metric '%s' captured '%s', which is not a number", c->metric,
-			 num);
+		snprintf(why, wsize, "--metric '%s' captured '%s', which is not a number",
+			 c->metric, num);
 		return -1;
 	}
 	return 0;
@@ -289,8 +289,9 @@ static int run_once(struct compare *c, struct one_run *run, const sigset_t *orig
 			snprintf(run->why, sizeof(run->why), "CMD failed in %s: exit status %d",
 				 run->label, WEXITSTATUS(status));
 		else
-			snprintf(run->why, sizeof(run->why), "CMD failed in %s: killed by signal %d",
-				 run->label, WTERMSIG(status));
+			snprintf(run->why, sizeof(run->why),
+				 "CMD failed in %s: killed by signal %d", run->label,
+				 WTERMSIG(status));
 		goto fail;
 	}
 	if (c->metric) {

@@ -64,8 +64,7 @@ static int cmp_tagged(const void *a, const void *b)
 }
 
 /* rank sum of x (mid-ranks for ties) and sum over tie groups of t^3 - t */
-static int rank_sum(const double *x, size_t nx, const double *y, size_t ny, double *r1,
-		    double *ties)
+static int rank_sum(const double *x, size_t nx, const double *y, size_t ny, double *r1, double *ties)
 {
 	size_t n = nx + ny;
 	struct tagged *a = malloc(n * sizeof(*a));

@@ -62,7 +62,8 @@ int main(int argc, char **argv)
 	int tuned;
 
 	if (argc < 8) {
-		fprintf(stderr, "usage: %s FILE TUNED RATIO BASE SD COUNTER SEED [fail-at N|hang DIR]\n",
+		fprintf(stderr,
+			"usage: %s FILE TUNED RATIO BASE SD COUNTER SEED [fail-at N|hang DIR]\n",
 			argv[0]);
 		return 2;
 	}
