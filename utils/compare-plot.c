@@ -43,7 +43,7 @@ static void write_script(struct compare *c, FILE *f)
 	char cmd[120], label[160];
 	uint64_t rng = c->seed;
 
-	fprintf(f, "set terminal %s size 800,520 font 'sans,12'\nset output ",
+	fprintf(f, "set terminal %s size 800,560 font 'sans,12'\nset output ",
 		png ? "pngcairo" : "svg dynamic");
 	gp_str(f, c->plot);
 	cmdline(c, cmd, sizeof(cmd));
@@ -55,7 +55,7 @@ static void write_script(struct compare *c, FILE *f)
 	gp_str(f, label);
 	fprintf(f,
 		"\nset xtics ('baseline (n=%zu)' 1, 'tuned (n=%zu)' 2)\n"
-		"set xrange [0.4:2.9]\nset grid ytics\nset key top right box opaque\n"
+		"set xrange [0.4:2.9]\nset grid ytics\nset key below box\n"
 		"set boxwidth 0.35\nset style fill transparent solid 0.25 border\n",
 		b->n, t->n);
 	/* the boxes: q1, min, max, q3 (candlesticks) and the median */
@@ -71,10 +71,12 @@ static void write_script(struct compare *c, FILE *f)
 			m->median);
 	}
 	fputs("EOD\n$pts << EOD\n", f);
-	for (int s = 0; s < 2; s++)
+	for (int s = 0; s < 2; s++) {
 		for (size_t i = 0; i < c->st[s].n; i++) /* seeded jitter: every sample visible */
-			fprintf(f, "%.4f %.10g\n%s", s + 1 + (stats_uniform(&rng) - 0.5) * 0.25,
-				c->st[s].values[i], i + 1 == c->st[s].n ? "\n" : "");
+			fprintf(f, "%.4f %.10g\n", s + 1 + (stats_uniform(&rng) - 0.5) * 0.25,
+				c->st[s].values[i]);
+		fputs(s ? "" : "\n\n", f); /* two blank lines: the next "index" */
+	}
 	/* the CI of the change, drawn where the tuned median would be: baseline
 	 * median times (1 + change), beside the tuned box */
 	fputs("EOD\n$ci << EOD\n", f);
@@ -85,8 +87,9 @@ static void write_script(struct compare *c, FILE *f)
 		fprintf(f, "2.4 %.10g %.10g %.10g\n", t->sum.median, t->sum.median, t->sum.median);
 	snprintf(label, sizeof(label), "change of the median %+.1f%%, 95%% CI %+.1f%% .. %+.1f%%",
 		 c->change, c->lo, c->hi);
-	fputs("EOD\nplot $box using 1:2:3:4:5 with candlesticks lc rgb '#4477aa' "
-	      "whiskerbars 0.5 title 'quartiles, min-max', \\\n"
+	/* whiskerbars before lc: gnuplot 5.4 takes no style option after the colour */
+	fputs("EOD\nplot $box using 1:2:3:4:5 with candlesticks whiskerbars 0.5 lc rgb '#4477aa' "
+	      "title 'quartiles, min-max', \\\n"
 	      "  $box using 1:6:6:6:6 with candlesticks lc rgb '#222222' lw 2 notitle, \\\n"
 	      "  $pts index 0 using 1:2 with points pt 7 ps 0.8 lc rgb '#4477aa' "
 	      "title 'baseline samples', \\\n"

@@ -201,6 +201,11 @@ P compare --rounds 5 --metric "$M" --log "$TMP/t.log" --plot "$TMP/p.svg" thp.en
 check "--plot SVG: an SVG with both states and the CI" \
 	grep -q "<svg" "$TMP/p.svg" && grep -q "baseline (n=5)" "$TMP/p.svg" &&
 	grep -q "95% CI" "$TMP/p.svg" && grep -q "result: (\[0-9.\]+), lower is better" "$TMP/p.svg"
+# every sample drawn (pt 7 is gnuplot's #gpPt6): 5 + 5, and the two key entries
+eq "--plot SVG: all 10 samples are drawn" "$(grep -o "href='#gpPt6'" "$TMP/p.svg" | wc -l | awk '{print ($1 >= 12)}')" 1
+# shellcheck disable=SC2046
+P compare --rounds 5 --log "$TMP/t.log" --plot "$TMP/w.svg" thp.enabled=always -- $(work 0.8 0.05 g3) >"$TMP/out" 2>"$TMP/err"
+check "--plot SVG of wall times: drawn, axis labelled" grep -q "wall time (s), lower is better" "$TMP/w.svg"
 # shellcheck disable=SC2046
 P compare --rounds 5 --metric "$M" --log "$TMP/t.log" --plot "$TMP/p.png" thp.enabled=always \
 	-- $(work 0.8 0.05 g2) >"$TMP/out" 2>"$TMP/err"
