@@ -293,10 +293,27 @@ static int resolve_dev(struct perftune_ctx *ctx, const struct pt_keyparts *kp, c
 	return usage(ctx, kp);
 }
 
+struct counted {
+	pt_emit_fn emit;
+	void *ud;
+	size_t n;
+};
+
+static int count_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
+{
+	struct counted *c = ud;
+
+	c->n++;
+	return c->emit(ctx, t, c->ud);
+}
+
 static int net_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,
 		       void *ud)
 {
+	struct counted c = { .emit = emit, .ud = ud };
 	struct devs d = { 0 };
+	char last[PT_ERR_MAX] = "";
+	bool many;
 	int r;
 
 	if (kp->n < 3 || kp->n > 5)
@@ -307,9 +324,19 @@ static int net_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, p
 	if (strchr(kp->c[1].s, '/'))
 		return pt_err(ctx, -EINVAL, "%s: '%s' is not a device name", kp->text, kp->c[1].s);
 	r = select_devs(ctx, kp, &d);
-	for (size_t i = 0; r >= 0 && i < d.n; i++)
-		r = resolve_dev(ctx, kp, d.name[i], emit, ud);
+	many = pt_glob(kp->c[1].s) || strchr(kp->c[1].s, '=');
+	for (size_t i = 0; r >= 0 && i < d.n; i++) {
+		r = resolve_dev(ctx, kp, d.name[i], count_emit, &c);
+		/* a selector of several devices: those that lack the setting are passed over */
+		if (r == -EOPNOTSUPP && many) {
+			snprintf(last, sizeof(last), "%s", pt_errmsg(ctx));
+			pt_err_clear(ctx);
+			r = 0;
+		}
+	}
 	free(d.name);
+	if (r >= 0 && !c.n && last[0]) /* none has it: why not, for the last one */
+		return pt_err(ctx, -EOPNOTSUPP, "%s", last);
 	return r;
 }
 

@@ -68,6 +68,30 @@ START_TEST(keys_read_through_netlink_and_sysfs)
 }
 END_TEST
 
+static void assert_err(int r, int err, const char *text)
+{
+	ck_assert_msg(r == err, "%d, not %d: %s", r, err, perftune_ctx_last_error(f.ctx));
+	ck_assert_msg(strstr(perftune_ctx_last_error(f.ctx), text), "'%s' lacks '%s'",
+		      perftune_ctx_last_error(f.ctx), text);
+}
+
+/* a glob or driver selector passes over the devices without the setting; none: not here */
+START_TEST(selector_of_several_devices_skips_those_without_the_setting)
+{
+	struct perftune_tunable_iter *it;
+	char *v = NULL;
+
+	k->dev[1].ring_max[0] = 0; /* eth1: no rx ring */
+	k->dev[0].ring[0] = 512;
+	ck_assert_str_eq(get("net.eth*.ring.rx"), "512");
+	assert_err(perftune_get(f.ctx, "net.eth*.ring.rx_mini", &v), -EOPNOTSUPP, "not here");
+	assert_err(perftune_get(f.ctx, "net.eth1.ring.rx", &v), -EOPNOTSUPP, "not here");
+	ck_assert_int_eq(perftune_list(f.ctx, "net.eth1.ring.rx", &it), 0);
+	ck_assert_ptr_null(perftune_tunable_iter_next(it));
+	perftune_tunable_iter_free(it);
+}
+END_TEST
+
 START_TEST(list_shows_what_the_driver_reports)
 {
 	struct perftune_tunable_iter *it;
@@ -92,13 +116,6 @@ START_TEST(list_shows_what_the_driver_reports)
 	ck_assert_int_eq(n, 2 + 2 + 3 + 2 + 2 + 2);
 }
 END_TEST
-
-static void assert_err(int r, int err, const char *text)
-{
-	ck_assert_msg(r == err, "%d, not %d: %s", r, err, perftune_ctx_last_error(f.ctx));
-	ck_assert_msg(strstr(perftune_ctx_last_error(f.ctx), text), "'%s' lacks '%s'",
-		      perftune_ctx_last_error(f.ctx), text);
-}
 
 START_TEST(unsupported_is_not_here_with_the_reason)
 {
@@ -349,6 +366,7 @@ static Suite *net_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, keys_read_through_netlink_and_sysfs);
 	tcase_add_test(tc, list_shows_what_the_driver_reports);
+	tcase_add_test(tc, selector_of_several_devices_skips_those_without_the_setting);
 	tcase_add_test(tc, unsupported_is_not_here_with_the_reason);
 	tcase_add_test(tc, kernel_refusal_carries_its_extack_text);
 	tcase_add_test(tc, write_that_does_not_take_fails_the_read_back);
