@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <libmnl/libmnl.h>
-#include <linux/ethtool_netlink.h>
+#include "missing/missing-ethtool_netlink.h"
 #include <linux/genetlink.h>
 #include "internal.h"
 

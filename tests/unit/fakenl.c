@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <libmnl/libmnl.h>
-#include <linux/ethtool_netlink.h>
+#include "missing/missing-ethtool_netlink.h"
 #include <linux/genetlink.h>
 #include "fakenl.h"
 
