@@ -58,23 +58,95 @@ static bool tuned_line(const struct xent *e, const char *section, struct pt_buf 
 	return false;
 }
 
-/* one disk section per device, from its first key on; number of keys */
-static int disk_sections(const struct xlist *l, bool *done, struct pt_buf *b)
+/* the disk options of the device of key @first on: number of keys */
+static int disk_body(const struct xlist *l, size_t first, bool *done, struct pt_buf *b)
+{
+	const char *dev = l->e[first].nm.dev;
+	int n = 0;
+
+	for (size_t k = first; k < l->n; k++) {
+		if (done[k] || !disk_option(&l->e[k]) || strcmp(l->e[k].nm.dev, dev))
+			continue;
+		pt_buf_printf(b, "%s=%s\n", disk_option(&l->e[k]), l->e[k].value);
+		done[k] = true;
+		n++;
+	}
+	return n;
+}
+
+/* a network device's ethtool setting: "<section>.<param>" at the end of its key, or NULL */
+static const char *net_option(const struct xent *e)
+{
+	const char *p = strrchr(e->key, '.');
+
+	if (strcmp(e->nm.subsys, "net") || !e->nm.noattr[0] || !p)
+		return NULL;
+	while (p > e->key && p[-1] != '.')
+		p--;
+	return p;
+}
+
+/* @e's "<param> <value>" pair of TuneD's [net] option @opt, ethtool's names ('-', not '_') */
+static bool net_pair(const struct xent *e, const char *dev, const char *opt, struct pt_buf *b)
+{
+	const char *o = net_option(e);
+	size_t n = strlen(opt);
+
+	if (!o || strcmp(e->nm.dev, dev) || strncmp(o, opt, n) || o[n] != '.')
+		return false;
+	pt_buf_puts(b, " ");
+	for (const char *c = o + n + 1; *c; c++)
+		pt_buf_add(b, *c == '_' ? "-" : c, 1);
+	pt_buf_printf(b, " %s", e->value);
+	return true;
+}
+
+/* the net options of the device of key @first on, an option per ethtool section with all
+ * its pairs: number of keys */
+static int net_body(const struct xlist *l, size_t first, bool *done, struct pt_buf *b)
+{
+	static const char *const opts[] = { "channels", "ring", "coalesce", "pause", "features" };
+	const char *dev = l->e[first].nm.dev;
+	int n = 0;
+
+	for (size_t o = 0; o < ARRAY_SIZE(opts); o++) {
+		struct pt_buf line = { 0 };
+		for (size_t k = first; k < l->n; k++)
+			if (!done[k] && net_pair(&l->e[k], dev, opts[o], &line)) {
+				done[k] = true;
+				n++;
+			}
+		if (line.s)
+			pt_buf_printf(b, "%s=%s\n", opts[o], line.s + 1);
+		free(line.s);
+	}
+	return n;
+}
+
+static bool disk_key(const struct xent *e)
+{
+	return disk_option(e) != NULL;
+}
+
+static bool net_key(const struct xent *e)
+{
+	return net_option(e) != NULL;
+}
+
+/* a @type section per device, from its first key on (@mine), filled by @body; number of keys */
+static int dev_sections(const struct xlist *l, bool *done, struct pt_buf *b, const char *type,
+			bool (*mine)(const struct xent *e),
+			int (*body)(const struct xlist *l, size_t first, bool *done,
+				    struct pt_buf *b))
 {
 	int n = 0;
 
 	for (size_t i = 0; i < l->n; i++) {
 		const char *dev = l->e[i].nm.dev;
-		if (done[i] || !disk_option(&l->e[i]))
+		if (done[i] || !mine(&l->e[i]))
 			continue;
-		pt_buf_printf(b, "\n[disk_%s]\ntype=disk\ndevices=%s\n", dev, dev);
-		for (size_t k = i; k < l->n; k++) {
-			if (done[k] || !disk_option(&l->e[k]) || strcmp(l->e[k].nm.dev, dev))
-				continue;
-			pt_buf_printf(b, "%s=%s\n", disk_option(&l->e[k]), l->e[k].value);
-			done[k] = true;
-			n++;
-		}
+		pt_buf_printf(b, "\n[%s_%s]\ntype=%s\ndevices=%s\n", type, dev, type, dev);
+		n += body(l, i, done, b);
 	}
 	return n;
 }
@@ -106,7 +178,8 @@ int pt_export_tuned(struct perftune_ctx *ctx, const struct xlist *l, struct pt_b
 			n++;
 		}
 	}
-	n += disk_sections(l, done, b);
+	n += dev_sections(l, done, b, "disk", disk_key, disk_body);
+	n += dev_sections(l, done, b, "net", net_key, net_body);
 	for (size_t i = 0; i < l->n; i++)
 		if (!done[i]) {
 			pt_buf_printf(b, "# no TuneD option: %s = %s\n", l->e[i].key, l->e[i].value);

@@ -114,7 +114,7 @@ static int select_devs(struct perftune_ctx *ctx, const struct pt_keyparts *kp, s
 	return 0;
 }
 
-/* emit net.<dev>.<rest> at @path (NULL: the device's directory) */
+/* emit net.<dev>.<rest>: the file @file of the device, or (NULL) an ethtool setting */
 static int emit_key(struct perftune_ctx *ctx, const char *dev, int kind, const char *param,
 		    const char *file, const char *rest, pt_emit_fn emit, void *ud)
 {
@@ -124,8 +124,9 @@ static int emit_key(struct perftune_ctx *ctx, const char *dev, int kind, const c
 
 	if (r < 0)
 		return r == -EINVAL ? 0 : r; /* no key can name it */
-	if (pt_snprintf(path, sizeof(path), NET_DIR "/%s%s%s", dev, file ? "/" : "",
-			file ? file : "") < 0 ||
+	/* an ethtool setting has no file: no path (describe, the [sysfs] of an export) */
+	path[0] = '\0';
+	if ((file && pt_snprintf(path, sizeof(path), NET_DIR "/%s/%s", dev, file) < 0) ||
 	    pt_tunable_init(&t, &pt_net_family, path, "net%s%s.%s", name[0] == '[' ? "" : ".", name,
 			    rest) < 0 ||
 	    pt_snprintf(t.group, sizeof(t.group), "net:%s", dev) < 0 ||
@@ -537,6 +538,8 @@ static void net_export_names(struct perftune_ctx *ctx _unused_, const struct pt_
 {
 	size_t n = strlen(NET_DIR "/") + strlen(dev_of(t)) + 1;
 
+	snprintf(x->dev, sizeof(x->dev), "%s", dev_of(t));
+	snprintf(x->subsys, sizeof(x->subsys), "net");
 	if (t->kind != NET_SYSFS) {
 		snprintf(x->noattr, sizeof(x->noattr),
 			 "an ethtool setting (%s) is no sysfs attribute: a rule would have to "
@@ -544,12 +547,8 @@ static void net_export_names(struct perftune_ctx *ctx _unused_, const struct pt_
 			 pt_eth_sec_what(t->kind));
 		return;
 	}
-	if (strlen(t->path) <= n || pt_snprintf(x->attr, sizeof(x->attr), "%s", t->path + n) < 0) {
+	if (strlen(t->path) <= n || pt_snprintf(x->attr, sizeof(x->attr), "%s", t->path + n) < 0)
 		x->attr[0] = '\0';
-		return;
-	}
-	snprintf(x->dev, sizeof(x->dev), "%s", dev_of(t));
-	snprintf(x->subsys, sizeof(x->subsys), "net");
 	x->order = t->order;
 }
 

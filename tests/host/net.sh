@@ -64,6 +64,17 @@ echo "$out" | grep -v '^#  ' | sed 's/^/# /'
 check "udev: txqueuelen rule" grep -qF 'SUBSYSTEM=="net", KERNEL=="va", TEST=="tx_queue_len", ATTR{tx_queue_len}="600"' <<<"$out"
 check "udev: RPS mask rule" grep -qF 'ATTR{queues/rx-0/rps_cpus}="1"' <<<"$out"
 check "udev: channels said to be left out" grep -q '^# not written by a rule: net.va.channels.rx = 2: an ethtool setting' <<<"$out"
+# export --format tuned: the sysfs files in [sysfs], the ethtool settings in a [net] section
+$PN set --name exp2 net.va.features.rx-gro=on net.va.features.tx-tcp-segmentation=off >/dev/null
+out=$($PN export --format tuned --transaction exp)
+echo "$out" | sed -n '/^\[/,$p' | sed 's/^/# /'
+check "tuned: [net_va] section" grep -q '^\[net_va\]$' <<<"$out"
+check "tuned: channels=rx 2" grep -qx 'channels=rx 2' <<<"$out"
+check "tuned: txqueuelen in [sysfs]" grep -qx '/sys/class/net/va/tx_queue_len=600' <<<"$out"
+check "tuned: no device directory as a sysfs file" bash -c "! grep -q '^/sys/class/net/va=' <<<'$out'"
+out=$($PN export --format tuned --transaction exp2)
+check "tuned: features pairs on one line" grep -qx 'features=rx-gro on tx-tcp-segmentation off' <<<"$out"
+$PN restore exp2 >/dev/null
 $PN restore exp >/dev/null
 eq "export: restored" "$(state va)" "$VA0"
 
