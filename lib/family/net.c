@@ -200,12 +200,12 @@ static int emit_sect(struct perftune_ctx *ctx, const char *key, const char *dev,
 			r = emit_key(ctx, dev, sec, p->name, NULL, rest, emit, ud);
 		n++;
 	}
-	/* a feature fixed off is in none of the bitsets: not told apart from a misspelling */
+	/* the hw bitset lists every feature the kernel knows (a fixed one without VALUE) */
 	if (r >= 0 && pat && !n && !pt_glob(pat) && sec == PT_ETH_FEATURES)
-		return pt_err(ctx, -EOPNOTSUPP,
-			      "%s: not here: %s cannot change feature '%s' (fixed off by its "
-			      "driver, or no such feature)",
-			      key, dev, pat);
+		return pt_err(ctx, -ENOENT,
+			      "%s: the kernel has no feature '%s' (the names of ethtool -k's "
+			      "indented lines)",
+			      key, pat);
 	if (r >= 0 && pat && !n && !pt_glob(pat))
 		return pt_err(ctx, -EOPNOTSUPP,
 			      "%s: not here: %s reports no %s '%s' (its driver does not support "

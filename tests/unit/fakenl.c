@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,8 +311,24 @@ static int set(struct fnl *k, struct fnl_dev *d, uint8_t cmd, struct req *q, cha
 	return -EOPNOTSUPP;
 }
 
+static int talk_locked(void *data, const struct nlmsghdr *nlh, pt_nl_cb cb, void *cbdata, char *ext,
+		       size_t n);
+
+/* the kernel takes the RTNL lock for an ethtool request: one at a time, as here */
 static int talk(void *data, const struct nlmsghdr *nlh, pt_nl_cb cb, void *cbdata, char *ext,
 		size_t n)
+{
+	static pthread_mutex_t rtnl = PTHREAD_MUTEX_INITIALIZER;
+	int r;
+
+	pthread_mutex_lock(&rtnl);
+	r = talk_locked(data, nlh, cb, cbdata, ext, n);
+	pthread_mutex_unlock(&rtnl);
+	return r;
+}
+
+static int talk_locked(void *data, const struct nlmsghdr *nlh, pt_nl_cb cb, void *cbdata, char *ext,
+		       size_t n)
 {
 	struct fnl *k = data;
 	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);

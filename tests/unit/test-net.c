@@ -124,7 +124,10 @@ START_TEST(unsupported_is_not_here_with_the_reason)
 	assert_err(perftune_get(f.ctx, "net.eth0.pause.rx", &v), -EOPNOTSUPP,
 		   "not here: the driver ixgbe of eth0 has no pause frame parameters");
 	assert_err(perftune_get(f.ctx, "net.eth0.ring.rx_mini", &v), -EOPNOTSUPP, "not here");
-	assert_err(set1("net.eth0.features.rx-lro", "on"), -EOPNOTSUPP, "not here");
+	assert_err(set1("net.eth0.features.rx-lro", "on"), -EOPNOTSUPP,
+		   "not here: eth0's feature rx-lro is fixed (off)");
+	assert_err(set1("net.eth0.features.nosuch", "on"), -ENOENT,
+		   "the kernel has no feature 'nosuch'");
 	assert_err(set1("net.eth0.ring.bogus", "1"), -ENOENT, "no ring parameter 'bogus'");
 	assert_err(set1("net.eth7.ring.rx", "1"), -ENODEV, "no such network device 'eth7'");
 	assert_err(set1("net[driver=e1000e].ring.rx", "1"), -ENODEV, "no network device matches");
