@@ -7,6 +7,7 @@
  * stay allowed, but nothing resolves outside.
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -27,6 +28,8 @@ struct pt_attr {
 	struct pt_fcache *fcache; /* kernel files kept open for the length of one call */
 	pt_write_fn write_fn;
 	void *write_data;
+	pt_affinity_fn affinity_fn; /* the unit tier's threads, instead of the syscalls */
+	void *affinity_data;
 	struct pt_resolver_state resolver; /* resolve.c: openat2 or the user-space walk */
 };
 
@@ -106,6 +109,38 @@ pt_write_fn pt_attr_get_write_fn(struct perftune_ctx *ctx, void **userdata)
 {
 	*userdata = attr_of(ctx)->write_data;
 	return attr_of(ctx)->write_fn;
+}
+
+void pt_attr_set_affinity_fn(struct perftune_ctx *ctx, pt_affinity_fn fn, void *userdata)
+{
+	attr_of(ctx)->affinity_fn = fn;
+	attr_of(ctx)->affinity_data = userdata;
+}
+
+int pt_attr_affinity(struct perftune_ctx *ctx, int tid, unsigned char *mask, bool set)
+{
+	struct pt_attr *a = attr_of(ctx);
+	size_t size = CPU_ALLOC_SIZE(PT_CPUS_MAX);
+	cpu_set_t *cs;
+	int r = 0;
+
+	if (a->affinity_fn)
+		return a->affinity_fn(ctx, tid, mask, set, a->affinity_data);
+	if (!a->host) /* the threads of another root's /proc are not ours to move */
+		return -EOPNOTSUPP;
+	cs = CPU_ALLOC(PT_CPUS_MAX);
+	if (!cs)
+		return -ENOMEM;
+	CPU_ZERO_S(size, cs);
+	for (int c = 0; set && c < PT_CPUS_MAX; c++)
+		if (pt_cpus_has(mask, c))
+			CPU_SET_S((size_t)c, size, cs);
+	if (set ? sched_setaffinity(tid, size, cs) : sched_getaffinity(tid, size, cs))
+		r = -errno;
+	for (int c = 0; !set && r == 0 && c < PT_CPUS_MAX; c++)
+		pt_cpus_set(mask, c, CPU_ISSET_S((size_t)c, size, cs));
+	CPU_FREE(cs);
+	return r;
 }
 
 void pt_resolve_force(struct perftune_ctx *ctx, bool user)

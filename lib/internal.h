@@ -240,6 +240,16 @@ void pt_attr_write_batch(struct perftune_ctx *ctx, size_t n, const char *const *
 			 const int *fds, const struct iovec *iov, int *res);
 /* The real write(2) path, for simulators that fall through to it. */
 int pt_attr_write_real(struct perftune_ctx *ctx, const char *path, const char *buf, size_t len);
+/*
+ * A thread's CPU affinity, a mask of PT_CPUS_MAX bits: read into @mask, or
+ * set from it (@set).  -ESRCH: no such thread; -EINVAL: the kernel will not
+ * move it (PF_NO_SETAFFINITY) or no CPU of @mask can run it; -EOPNOTSUPP
+ * under a root that is not the host's.  Swappable for the unit tier.
+ */
+typedef int (*pt_affinity_fn)(struct perftune_ctx *ctx, int tid, unsigned char *mask, bool set,
+			      void *userdata);
+void pt_attr_set_affinity_fn(struct perftune_ctx *ctx, pt_affinity_fn fn, void *userdata);
+int pt_attr_affinity(struct perftune_ctx *ctx, int tid, unsigned char *mask, bool set);
 
 /* ---- shared/util.c ---- */
 bool pt_has_cntrl(const char *s);
@@ -402,14 +412,20 @@ struct pt_family {
 			    char *out, size_t size, char *cur, size_t cur_size);
 	int (*write)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 		     int *hold_fd);
-	/* compare read-back with the value written: 0, -EIO, -EAGAIN (partial) */
+	/*
+	 * compare read-back with the value written: 0, -EIO, -EAGAIN (partial), or 1:
+	 * in force as asked, and @got (what the commit keeps as written) says more
+	 */
 	int (*verify)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *want,
 		      const char *got);
 	int (*describe)(struct perftune_ctx *ctx, const struct pt_tunable *t,
 			struct perftune_desc *d);
-	/* optional: the original as a string write() restores exactly (PT_FAM_SNAPSHOT) */
-	int (*snapshot)(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf,
-			size_t size);
+	/*
+	 * optional: the original, before @t is set to @value, as a string write()
+	 * restores exactly (PT_FAM_SNAPSHOT)
+	 */
+	int (*snapshot)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+			char *buf, size_t size);
 	/*
 	 * optional: @t set to @value stands for other keys (cpu idle.max_latency_us:
 	 * idle.<state>.disable of the deeper states): stage each of them and return
@@ -520,6 +536,9 @@ void pt_desc_set_range(struct perftune_desc *d, long long min, long long max);
 void pt_desc_set_unit(struct perftune_desc *d, const char *unit);
 void pt_desc_set_writable(struct perftune_desc *d, bool w, const char *reason);
 void pt_desc_add_info(struct perftune_desc *d, const char *fmt, ...) _printf_(2, 3);
+/* the value as @t's family reads it, writable: 0, or read()'s -errno */
+int pt_desc_read_writable(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			  struct perftune_desc *d);
 
 /*
  * The store behind the typed iterators of perftune.h: what each field is
@@ -566,6 +585,29 @@ struct perftune_check_iter *pt_check_iter(struct pt_iter *it);
 extern const struct pt_family pt_block_family, pt_hugepages_family, pt_thp_family, pt_cpu_family,
 	pt_pmqos_family, pt_numa_family, pt_proc_family, pt_selinux_family, pt_sysctl_family,
 	pt_sysfs_family;
+/* the keys of the proc family (family/proc.c): proc.<pid>.numa_nodes, proc.<sel>.cpus */
+extern const struct pt_family pt_proc_numa_family, pt_proc_cpus_family;
+
+/* ---- family/proc.c: processes by selector ---- */
+#define PT_PF_KTHREAD 0x00200000	/* PF_KTHREAD in /proc/<pid>/stat's flags */
+#define PT_PF_NO_SETAFFINITY 0x04000000 /* the kernel will not move it (per-CPU kthreads) */
+struct pt_pstat {
+	char comm[64]; /* as /proc/<pid>/stat shows it, without the parentheses */
+	char state;
+	unsigned long flags;
+};
+/* /proc/<pid>/stat (@tid > 0: /proc/<pid>/task/<tid>/stat); -ESRCH: gone */
+int pt_proc_stat(struct perftune_ctx *ctx, int pid, int tid, struct pt_pstat *st);
+/*
+ * proc.<pid>.<attr> (a process that the kernel will not move is an error), or a
+ * selector: proc.all, proc.user (no kernel threads), proc.kernel, each with an
+ * optional [ERE] that comm matches (re.search, as TuneD's ps_whitelist), or
+ * proc[ERE]: emit a @fam tunable per process; unmovable ones skipped, logged.
+ */
+int pt_proc_select(struct perftune_ctx *ctx, const struct pt_keyparts *kp,
+		   const struct pt_family *fam, pt_emit_fn emit, void *ud);
+/* a @fam tunable for each process the kernel lets move */
+int pt_proc_each(struct perftune_ctx *ctx, const struct pt_family *fam, pt_emit_fn emit, void *ud);
 
 /* hugepages.c: the boot parameters for @value pages of @kb (0: the default size) */
 void pt_hugepages_boot(struct perftune_ctx *ctx, unsigned long kb, const char *value, char *buf,
