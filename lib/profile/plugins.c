@@ -241,9 +241,17 @@ static int map_simple(struct perftune_profile *p, struct pt_punit *u)
 	return each_value(p, u, simple_known, simple_option);
 }
 
+/* the options of isolated_cores' thread part (threads.c) */
+static bool sched_threads(const char *name)
+{
+	return !strcmp(name, "isolated_cores") || !strcmp(name, "ps_blacklist") ||
+	       !strcmp(name, "ps_whitelist");
+}
+
 static bool sched_knob(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o)
 {
-	if (!strncmp(o->name, "sched_", 6) || !strncmp(o->name, "numa_balancing_", 15))
+	if (!strncmp(o->name, "sched_", 6) || !strncmp(o->name, "numa_balancing_", 15) ||
+	    sched_threads(o->name))
 		return true;
 	pt_pitem_skip(p, u, o,
 		      "process scheduling policy, affinity, cgroups or IRQ affinity: not a "
@@ -259,6 +267,15 @@ static int sched_option(struct perftune_profile *p, struct pt_punit *u, struct p
 	bool numa = !strncmp(n, "numa_balancing_", 15);
 	char key[PERFTUNE_KEY_MAX];
 
+	if (!strcmp(n, "isolated_cores"))
+		return pt_map_isolated_threads(p, u, o, v);
+	if (sched_threads(n)) { /* ps_blacklist, ps_whitelist: read by isolated_cores */
+		if (!pt_popt_find(u->opt, u->n, "isolated_cores"))
+			pt_pitem_skip(p, u, o,
+				      "selects the threads isolated_cores moves: this profile sets no "
+				      "isolated_cores");
+		return 0;
+	}
 	snprintf(path, sizeof(path), "proc/sys/kernel/%s", n);
 	snprintf(dbg, sizeof(dbg),
 		 numa ? "sys/kernel/debug/sched/numa_balancing/%s" : "sys/kernel/debug/sched/%s",

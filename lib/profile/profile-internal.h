@@ -216,6 +216,11 @@ int pt_map_disk(struct perftune_profile *p, struct pt_punit *u, struct pt_devset
 int pt_map_cpu(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken,
 	       unsigned flags);
 
+/* ---- threads.c: isolated_cores' thread part ([scheduler]) ---- */
+/* proc.<pid>.cpus of each process ps_whitelist/ps_blacklist take, off the isolated cores */
+int pt_map_isolated_threads(struct perftune_profile *p, const struct pt_punit *u,
+			    const struct pt_popt *o, const char *value);
+
 /* ---- plugins.c: a unit to its plugin; the plugins without devices ---- */
 #define PT_DEVTYPES 6 /* disk, cpu, net, usb, audio, scsi_host: devices are per plugin */
 int pt_map_unit(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken,

@@ -331,6 +331,109 @@ START_TEST(reapply_of_the_same_value_moves_nothing)
 }
 END_TEST
 
+/* ---- TuneD's [scheduler] isolated_cores, ps_blacklist, ps_whitelist ---- */
+
+static int apply_profile(const char *text, const char *tx_name, char *skipped, size_t size)
+{
+	struct perftune_profile *p = NULL;
+	struct perftune_profile_item_iter *it = NULL;
+	const struct perftune_profile_item *e;
+	struct perftune_tx *tx;
+	char path[PATH_MAX];
+	int r;
+
+	snprintf(path, sizeof(path), "%s/../tuned.conf", f.root);
+	put("../tuned.conf", text);
+	ck_assert_msg(perftune_profile_load(f.ctx, path, NULL, &p) == 0, "%s",
+		      perftune_ctx_last_error(f.ctx));
+	ck_assert_int_eq(perftune_tx_new(f.ctx, tx_name, 0, &tx), 0);
+	r = perftune_profile_stage(p, tx, 0);
+	if (r >= 0)
+		r = perftune_tx_commit(tx);
+	skipped[0] = '\0';
+	ck_assert_int_eq(perftune_profile_items(p, &it), 0);
+	while ((e = perftune_profile_item_iter_next(it)))
+		if (perftune_profile_item_flags(e) & PERFTUNE_PROFILE_ITEM_SKIPPED)
+			snprintf(skipped + strlen(skipped), size - strlen(skipped), "%s;",
+				 perftune_profile_item_option(e));
+	perftune_profile_item_iter_free(it);
+	perftune_tx_unref(tx);
+	perftune_profile_free(p);
+	return r;
+}
+
+/* comm lists as TuneD's _set_all_obj_affinity reads them: process, then each thread */
+START_TEST(isolated_cores_moves_threads_off_except_the_blacklisted)
+{
+	char skipped[512];
+
+	ck_assert_msg(apply_profile("[scheduler]\nisolated_cores=3\n"
+				    "ps_blacklist=.*pmd.*;^qemu-kvm\n",
+				    "iso", skipped, sizeof(skipped)) >= 0,
+		      "%s", perftune_ctx_last_error(f.ctx));
+	ck_assert_str_eq(skipped, "");
+	ck_assert_uint_eq(mask_of(100), 0x7); /* app: 0-3 -> 0-2 */
+	ck_assert_uint_eq(mask_of(101), 0x8); /* its pmd thread: blacklisted, stays on 3 */
+	ck_assert_uint_eq(mask_of(102), 0x2); /* on 1 already */
+	ck_assert_uint_eq(mask_of(2), 0x7);   /* kthreadd moves, as TuneD moves it */
+	ck_assert_uint_eq(mask_of(20), 0x2);  /* ksoftirqd/1: bound to its CPU */
+	ck_assert_uint_eq(mask_of(300), 0xf); /* qemu-kvm: blacklisted with its threads */
+	ck_assert_uint_eq(mask_of(301), 0x8);
+	ck_assert_int_ge(perftune_restore(f.ctx, "iso", 0), 0);
+	ck_assert_uint_eq(mask_of(100), 0xf);
+	ck_assert_uint_eq(mask_of(2), 0xf);
+	ck_assert_uint_eq(mask_of(101), 0x8);
+}
+END_TEST
+
+/* ps_whitelist: only what it finds; ";" separates, "\;" does not */
+START_TEST(whitelist_takes_only_what_it_finds)
+{
+	char skipped[512];
+
+	ck_assert_int_ge(apply_profile("[scheduler]\nisolated_cores=0\nps_whitelist=^app$;^kth\n"
+				       "ps_blacklist=x\\;y\n",
+				       "iso", skipped, sizeof(skipped)),
+			 0);
+	ck_assert_uint_eq(mask_of(100), 0xe); /* 0-3 -> 1-3 */
+	ck_assert_uint_eq(mask_of(101), 0x8); /* thread comm "pmd-c03/id:8": not whitelisted */
+	ck_assert_uint_eq(mask_of(102), 0x2); /* "app-worker": not ^app$ */
+	ck_assert_uint_eq(mask_of(2), 0xe);   /* kthreadd */
+	ck_assert_uint_eq(mask_of(300), 0xf); /* qemu-kvm: not whitelisted */
+	ck_assert_int_ge(perftune_restore(f.ctx, "iso", 0), 0);
+	ck_assert_uint_eq(mask_of(100), 0xf);
+}
+END_TEST
+
+START_TEST(isolated_cores_off_line_or_blacklist_alone_is_skipped)
+{
+	char skipped[512];
+
+	ck_assert_int_ge(apply_profile("[scheduler]\nisolated_cores=7\nps_blacklist=pmd\n", "iso",
+				       skipped, sizeof(skipped)),
+			 0);
+	ck_assert_str_eq(skipped, "[scheduler] isolated_cores;");
+	ck_assert_int_ge(apply_profile("[scheduler]\nps_blacklist=pmd\n", "iso2", skipped,
+				       sizeof(skipped)),
+			 0);
+	ck_assert_str_eq(skipped, "[scheduler] ps_blacklist;");
+	ck_assert_int_eq(sets, 0);
+}
+END_TEST
+
+START_TEST(bad_blacklist_regex_is_an_error_naming_it)
+{
+	struct perftune_profile *p = NULL;
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/../tuned.conf", f.root);
+	put("../tuned.conf", "[scheduler]\nisolated_cores=3\nps_blacklist=(\n");
+	ck_assert_int_eq(perftune_profile_load(f.ctx, path, NULL, &p), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "ps_blacklist"));
+	ck_assert_int_eq(sets, 0);
+}
+END_TEST
+
 static Suite *affinity_suite(void)
 {
 	Suite *s = suite_create("affinity");
@@ -350,6 +453,10 @@ static Suite *affinity_suite(void)
 	tcase_add_test(tc, thread_gone_before_restore_the_others_restored);
 	tcase_add_test(tc, late_failure_restores_every_thread);
 	tcase_add_test(tc, reapply_of_the_same_value_moves_nothing);
+	tcase_add_test(tc, isolated_cores_moves_threads_off_except_the_blacklisted);
+	tcase_add_test(tc, whitelist_takes_only_what_it_finds);
+	tcase_add_test(tc, isolated_cores_off_line_or_blacklist_alone_is_skipped);
+	tcase_add_test(tc, bad_blacklist_regex_is_an_error_naming_it);
 	suite_add_tcase(s, tc);
 	return s;
 }
