@@ -30,6 +30,8 @@ struct pt_attr {
 	void *write_data;
 	pt_affinity_fn affinity_fn; /* the unit tier's threads, instead of the syscalls */
 	void *affinity_data;
+	pt_kmod_fn kmod_fn; /* the unit tier's modules, instead of libkmod */
+	void *kmod_data;
 	struct pt_resolver_state resolver; /* resolve.c: openat2 or the user-space walk */
 };
 
@@ -141,6 +143,25 @@ int pt_attr_affinity(struct perftune_ctx *ctx, int tid, unsigned char *mask, boo
 		pt_cpus_set(mask, c, CPU_ISSET_S((size_t)c, size, cs));
 	CPU_FREE(cs);
 	return r;
+}
+
+void pt_attr_set_kmod_fn(struct perftune_ctx *ctx, pt_kmod_fn fn, void *userdata)
+{
+	attr_of(ctx)->kmod_fn = fn;
+	attr_of(ctx)->kmod_data = userdata;
+}
+
+int pt_attr_kmod(struct perftune_ctx *ctx, int op, const char *name, const char *options,
+		 char *out, size_t size)
+{
+	struct pt_attr *a = attr_of(ctx);
+
+	out[0] = '\0';
+	if (a->kmod_fn)
+		return a->kmod_fn(ctx, op, name, options, out, size, a->kmod_data);
+	if (!a->host) /* another root's modules are not this kernel's to load */
+		return -EOPNOTSUPP;
+	return pt_kmod_real(op, name, options, out, size);
 }
 
 void pt_resolve_force(struct perftune_ctx *ctx, bool user)

@@ -250,6 +250,21 @@ typedef int (*pt_affinity_fn)(struct perftune_ctx *ctx, int tid, unsigned char *
 			      void *userdata);
 void pt_attr_set_affinity_fn(struct perftune_ctx *ctx, pt_affinity_fn fn, void *userdata);
 int pt_attr_affinity(struct perftune_ctx *ctx, int tid, unsigned char *mask, bool set);
+/*
+ * Kernel modules (shared/kmod.c, libkmod): FIND 0 in modules.dep, 1 built in,
+ * -ENOENT; DEPS: the modules a load brings in that are not loaded, in @out;
+ * LOAD with @options (modprobe.d's too; -EPERM with the command in @out when
+ * modprobe.d has an install command for it: nothing is ever executed); UNLOAD
+ * that one module.  Swappable for the unit tier; -EOPNOTSUPP under a root that
+ * is not the host's.
+ */
+enum { PT_KMOD_FIND, PT_KMOD_DEPS, PT_KMOD_LOAD, PT_KMOD_UNLOAD };
+typedef int (*pt_kmod_fn)(struct perftune_ctx *ctx, int op, const char *name, const char *options,
+			  char *out, size_t size, void *userdata);
+void pt_attr_set_kmod_fn(struct perftune_ctx *ctx, pt_kmod_fn fn, void *userdata);
+int pt_attr_kmod(struct perftune_ctx *ctx, int op, const char *name, const char *options,
+		 char *out, size_t size);
+int pt_kmod_real(int op, const char *name, const char *options, char *out, size_t size);
 
 /* ---- shared/util.c ---- */
 bool pt_has_cntrl(const char *s);
@@ -584,7 +599,7 @@ struct perftune_check_iter *pt_check_iter(struct pt_iter *it);
 /* ---- families ---- */
 extern const struct pt_family pt_block_family, pt_hugepages_family, pt_thp_family, pt_cpu_family,
 	pt_pmqos_family, pt_numa_family, pt_proc_family, pt_selinux_family, pt_sysctl_family,
-	pt_sysfs_family;
+	pt_sysfs_family, pt_module_family;
 /* the keys of the proc family (family/proc.c): proc.<pid>.numa_nodes, proc.<sel>.cpus */
 extern const struct pt_family pt_proc_numa_family, pt_proc_cpus_family;
 

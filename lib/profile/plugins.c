@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The plugins without devices: sysctl, sysfs, vm, selinux, scheduler, and the
- * plugins whose options never map (boot loader, scripts, modules, services):
+ * The plugins without devices: sysctl, sysfs, vm, selinux, scheduler, modules,
+ * and the plugins whose options never map (boot loader, scripts, services):
  * they are skips that say what the option would have done.  Nothing is executed.
  */
 #include <errno.h>
@@ -202,7 +202,6 @@ static const struct {
 	{ "bootloader", "changes the kernel command line or initrd for the next boot: no runtime "
 			"key (perftune export --format cmdline writes a fragment)" },
 	{ "script", "runs a program: a profile never executes anything" },
-	{ "modules", "loads kernel modules (modprobe): a profile never executes anything" },
 	{ "systemd", "changes systemd's configuration (CPUAffinity): not a kernel tunable" },
 	{ "irqbalance", "changes irqbalance's configuration: not a kernel tunable" },
 	{ "service", "starts or stops services: not a kernel tunable" },
@@ -298,6 +297,37 @@ static int map_scheduler(struct perftune_profile *p, struct pt_punit *u)
 	return each_value(p, u, sched_knob, sched_option);
 }
 
+/*
+ * TuneD's [modules]: "name=+r [options]" loads the module now (through libkmod:
+ * module.<name>.loaded); without +r TuneD only writes modprobe.d for its next load.
+ */
+static int module_option(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o, char *v)
+{
+	char key[PERFTUNE_KEY_MAX], val[PT_VAL];
+	const char *opts = v + strspn(v, " \t");
+
+	if (strncmp(opts, "+r", 2)) {
+		pt_pitem_skip(p, u, o,
+			      "writes modprobe.d options for the module's next load (TuneD loads "
+			      "it only with +r): perftune writes no configuration");
+		return 0;
+	}
+	opts += 2 + strspn(opts + 2, " \t");
+	opts += *opts == ',';
+	opts += strspn(opts, " \t");
+	if (pt_snprintf(key, sizeof(key), "module.%s.loaded", o->name) < 0 ||
+	    pt_snprintf(val, sizeof(val), "1%s%s", *opts ? " " : "", opts) < 0) {
+		pt_pitem_skip(p, u, o, "module name or options too long");
+		return 0;
+	}
+	return pt_pmap_key(p, u, o, key, val, false, NULL);
+}
+
+static int map_modules(struct perftune_profile *p, struct pt_punit *u)
+{
+	return each_value(p, u, NULL, module_option);
+}
+
 static const char *const devtypes[] = { "net", "usb", "audio", "scsi_host" };
 
 int pt_map_unit(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken,
@@ -321,6 +351,8 @@ int pt_map_unit(struct perftune_profile *p, struct pt_punit *u, struct pt_devset
 		return map_simple(p, u);
 	if (!strcmp(t, "scheduler"))
 		return map_scheduler(p, u);
+	if (!strcmp(t, "modules"))
+		return map_modules(p, u);
 	if (!strcmp(t, "disk"))
 		return pt_map_disk(p, u, &taken[0]);
 	if (!strcmp(t, "cpu"))
