@@ -151,8 +151,8 @@ void pt_attr_set_kmod_fn(struct perftune_ctx *ctx, pt_kmod_fn fn, void *userdata
 	attr_of(ctx)->kmod_data = userdata;
 }
 
-int pt_attr_kmod(struct perftune_ctx *ctx, int op, const char *name, const char *options,
-		 char *out, size_t size)
+int pt_attr_kmod(struct perftune_ctx *ctx, int op, const char *name, const char *options, char *out,
+		 size_t size)
 {
 	struct pt_attr *a = attr_of(ctx);
 

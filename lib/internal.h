@@ -262,8 +262,8 @@ enum { PT_KMOD_FIND, PT_KMOD_DEPS, PT_KMOD_LOAD, PT_KMOD_UNLOAD };
 typedef int (*pt_kmod_fn)(struct perftune_ctx *ctx, int op, const char *name, const char *options,
 			  char *out, size_t size, void *userdata);
 void pt_attr_set_kmod_fn(struct perftune_ctx *ctx, pt_kmod_fn fn, void *userdata);
-int pt_attr_kmod(struct perftune_ctx *ctx, int op, const char *name, const char *options,
-		 char *out, size_t size);
+int pt_attr_kmod(struct perftune_ctx *ctx, int op, const char *name, const char *options, char *out,
+		 size_t size);
 int pt_kmod_real(int op, const char *name, const char *options, char *out, size_t size);
 
 /* ---- shared/util.c ---- */

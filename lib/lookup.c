@@ -11,8 +11,8 @@
 #include "internal.h"
 
 static const struct pt_family *const families[] = {
-	&pt_block_family, &pt_cpu_family,  &pt_hugepages_family, &pt_module_family,
-	&pt_numa_family,  &pt_pmqos_family, &pt_proc_family,	 &pt_selinux_family,
+	&pt_block_family,  &pt_cpu_family,   &pt_hugepages_family, &pt_module_family,
+	&pt_numa_family,   &pt_pmqos_family, &pt_proc_family,	   &pt_selinux_family,
 	&pt_sysctl_family, &pt_sysfs_family, &pt_thp_family,
 };
 
