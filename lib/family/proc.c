@@ -60,7 +60,7 @@ static int select_each(struct perftune_ctx *ctx, const struct sel *s, pt_emit_fn
 {
 	_cleanup_closedir_ DIR *d = pt_attr_opendir(ctx, "proc");
 	struct dirent *de;
-	int r = 0;
+	int r = 0, bound = 0;
 
 	while (d && (de = readdir(d)) && r >= 0) {
 		struct pt_pstat st;
@@ -73,6 +73,7 @@ static int select_each(struct perftune_ctx *ctx, const struct sel *s, pt_emit_fn
 		    (s->re && regexec(s->re, st.comm, 0, NULL, 0)))
 			continue;
 		if (st.flags & PT_PF_NO_SETAFFINITY) {
+			bound++;
 			if (s->key)
 				pt_log(ctx, PERFTUNE_LOG_INFO,
 				       "%s: process %d (%s) skipped: a kernel thread bound to its "
@@ -82,6 +83,11 @@ static int select_each(struct perftune_ctx *ctx, const struct sel *s, pt_emit_fn
 		}
 		r = emit_pid(ctx, s, pid, emit, ud);
 	}
+	if (bound && s->key)
+		pt_log(ctx, PERFTUNE_LOG_NOTICE,
+		       "%s: %d kernel threads bound to their CPUs skipped (PF_NO_SETAFFINITY: the "
+		       "kernel does not move them)",
+		       s->key, bound);
 	pt_err_clear(ctx);
 	return r;
 }
