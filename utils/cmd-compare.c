@@ -129,6 +129,7 @@ static int check_args(struct compare *c, int argc, char **argv, int dd)
 			regerror(r, &c->re, err, sizeof(err));
 			return usage_error(&cmd_compare, "--metric '%s': %s", c->metric, err);
 		}
+		c->have_re = true;
 		if (c->re.re_nsub != 1)
 			return usage_error(
 				&cmd_compare,
@@ -414,7 +415,7 @@ static int run_compare(struct perftune_ctx *ctx, int argc, char **argv)
 			printf("plot: %s\n", c.plot);
 	}
 out:
-	if (c.metric && c.re.re_nsub)
+	if (c.have_re)
 		regfree(&c.re);
 	for (int s = 0; s < 2; s++) {
 		free(c.st[s].s);
