@@ -263,8 +263,10 @@ static int run_once(struct compare *c, struct one_run *run, const sigset_t *orig
 	}
 	if (run->state == TUNED && apply_change(c, &tx, run) < 0)
 		goto fail;
-	t0 = now_s();
 	pid = fork();
+	/* the clock starts in the parent once fork() returns: the copy of
+	 * perftune's page tables is perftune's cost, not CMD's */
+	t0 = now_s();
 	if (pid == 0)
 		child(c, outfd, orig, parent);
 	if (pid < 0) {
