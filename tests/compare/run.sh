@@ -139,6 +139,7 @@ check "text report: per-state lines, change, p-value, verdict" \
 check "random order: the first run is a baseline run" \
 	[ "$(sed -n 1p "$TMP/t.log")" = "=== round 1 (baseline run) ===" ]
 mkdir -p "$TMP/prof/thp-on"
+# shellcheck disable=SC2016 # ${thp} is the profile's variable, not the shell's
 printf '[main]\nsummary=THP on\n[vm]\ntransparent_hugepages=${thp}\n[variables]\nthp=never\n' >"$TMP/prof/thp-on/tuned.conf"
 # shellcheck disable=SC2046
 PERFTUNE_PROFILE_PATH=$TMP/prof P compare --json --rounds 5 --profile thp-on -v thp=always \
