@@ -435,7 +435,7 @@ const struct cmd cmd_compare = {
 	"compare",
 	run_compare,
 	"compare [--rounds N] [--warmup N] [--metric REGEX] [--higher-is-better] [--json]\n"
-	"                 [--plot FILE] [-v VAR=VALUE]... (--profile P | KEY=VALUE...) -- CMD [ARG...]",
+	"         [--plot FILE] [-v VAR=VALUE]... (--profile P | KEY=VALUE...) -- CMD [ARG...]",
 	"Measure whether a change helps: run CMD N times (default 10) in the machine's\n"
 	"state (baseline) and N times with the change (tuned), interleaved ABBA, after\n"
 	"--warmup unmeasured runs of each (default 1).  The change is applied as a held\n"
