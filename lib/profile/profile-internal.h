@@ -155,7 +155,6 @@ int pt_pmap_sysfs(struct perftune_profile *p, const struct pt_punit *u, const st
 		  const char *path, const char *value);
 
 /* ---- cpus.c: the CPUs of this machine (lists and masks: shared/cpulist.c) ---- */
-int pt_cpus_online(struct perftune_ctx *ctx, unsigned char *mask);
 /* calc_isolated_cores: every CPU but the first @reserve of each package, as TuneD lists them */
 char *pt_cpus_isolated(struct perftune_ctx *ctx, long reserve);
 
