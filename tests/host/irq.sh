@@ -27,7 +27,14 @@ fi
 F=/proc/irq/$N/smp_affinity_list D=/proc/irq/default_smp_affinity
 W=/sys/devices/virtual/workqueue/cpumask
 def0=$(cat $D) swap0=$(cat /proc/sys/vm/swappiness) wq0=$(cat $W 2>/dev/null)
-trap 'echo "$cur" >$F; echo "$def0" >$D; [ -n "$wq0" ] && echo "$wq0" >$W' EXIT
+ALL0=$(for f in /proc/irq/[0-9]*/smp_affinity_list; do echo "$f $(cat $f)"; done)
+putback() {
+	echo "$cur" >$F
+	while read -r f v; do echo "$v" >"$f" 2>/dev/null; done <<<"$ALL0"
+	echo "$def0" >$D
+	[ -z "$wq0" ] || echo "$wq0" >$W
+}
+trap putback EXIT
 WATCH+=("$F" "$D")
 [ -n "$wq0" ] && WATCH+=("$W")
 BEFORE=$(snapshot)
@@ -74,4 +81,34 @@ eq "late failure: default mask given back" "$(cat $D)" "$def0"
 eq "late failure: swappiness given back" "$(cat /proc/sys/vm/swappiness)" "$swap0"
 [ -n "$wq0" ] && eq "late failure: workqueue mask given back" "$(cat $W)" "$wq0"
 check "no journal left" bash -c "! ls $PERFTUNE_JOURNAL_DIR/*.journal 2>/dev/null"
+# TuneD's [scheduler] isolated_cores: every movable IRQ, the default mask and the workqueues
+# off the last CPU as one transaction; restore gives every one of them back
+last=$(awk -F'[-,]' '{print $NF}' /sys/devices/system/cpu/online)
+irqs() { for f in /proc/irq/[0-9]*/smp_affinity_list; do echo "$f=$(cat $f)"; done; }
+has_cpu() { # has_cpu LIST CPU: the CPU list holds CPU
+	local IFS=, item
+	for item in $1; do [ "${item%-*}" -le "$2" ] && [ "${item#*-}" -ge "$2" ] && return 0; done
+	return 1
+}
+mkdir -p "$WORK/iso"
+printf '[scheduler]\nisolated_cores=%s\n[irqbalance]\nbanned_cpus=%s\n' "$last" "$last" >"$WORK/iso/tuned.conf"
+irqs0=$(irqs)
+out=$($P apply --dry-run "$WORK/iso" 2>&1)
+check "dry run: banned_cpus skipped as irqbalance's configuration" grep -q "skipped: \[irqbalance\] banned_cpus: .*not a kernel tunable" <<<"$out"
+eq "dry run changes no IRQ" "$(irqs)" "$irqs0"
+out=$($P apply --name iso "$WORK/iso" 2>&1)
+eq "apply isolated_cores=$last exits 0" "$?" 0
+moved=0 stuck=''
+for f in /proc/irq/[0-9]*/smp_affinity_list; do
+	if has_cpu "$(cat $f)" "$last"; then [ -w "$f" ] && [ "$(stat -c %a $f)" != 444 ] && stuck="$stuck $f"; else moved=$((moved + 1)); fi
+done
+eq "every movable IRQ is off CPU $last" "$stuck" ""
+check "IRQs moved ($moved)" test "$moved" -gt 0
+off() { if has_cpu "$2" "$last"; then not_ok "$1: $2"; else ok "$1"; fi; }
+off "default mask off CPU $last" "$($P get irq.default.cpus)"
+[ -n "$wq0" ] && off "workqueue mask off CPU $last" "$($P get workqueue.cpus)"
+$P restore iso >/dev/null
+eq "restore: every IRQ as found" "$(irqs)" "$irqs0"
+eq "restore: default mask as found" "$(cat $D)" "$def0"
+[ -n "$wq0" ] && eq "restore: workqueue mask as found" "$(cat $W)" "$wq0"
 finish
