@@ -189,7 +189,9 @@ static int irq_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 	struct irq_sel all = { 0 };
 	int found = 0, r = emit_default(ctx, emit, ud);
 
-	return r < 0 ? r : irq_scan(ctx, &all, 0, emit, ud, &found);
+	if (r == -EOPNOTSUPP) /* the IRQs may be there without it */
+		pt_err_clear(ctx);
+	return r < 0 && r != -EOPNOTSUPP ? r : irq_scan(ctx, &all, 0, emit, ud, &found);
 }
 
 static int irq_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,
