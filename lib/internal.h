@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include "perftune.h"
@@ -24,8 +25,11 @@
  * attr state) and lib/ has no import circle.  ctx.c alone sets it.
  */
 struct pt_attr;
+struct pt_nl_transport;
 struct pt_ctx_head {
 	struct pt_attr *attr; /* attr.c: root and top fds, file cache, write hook, resolver */
+	const struct pt_nl_transport *nl; /* net/nl.c: NULL = the running kernel's netlink */
+	void *nl_data;
 	perftune_log_fn log_fn;
 	int log_max;
 	void *log_data;
@@ -336,9 +340,11 @@ enum pt_order {
 	 * max (cpufreq_verify_within_limits), so max is written first and given
 	 * back last; raising min above the current max works in one commit */
 	PT_ORDER_LIMIT = 0,
-	PT_ORDER_SCHED = 1, /* the I/O scheduler */
+	PT_ORDER_SCHED = 1, /* the I/O scheduler; a NIC's channels */
 	PT_ORDER_ATTR = 2,  /* the device's other attributes */
-	PT_ORDER_RESET = 3, /* what a scheduler switch resets: iosched params, nr_requests */
+	/* what a scheduler switch resets: iosched params, nr_requests; the queues
+	 * (RPS/XPS masks) a channel change makes or removes */
+	PT_ORDER_RESET = 3,
 };
 
 /* A concrete tunable: one key, one file (or one family-defined object). */
@@ -379,6 +385,8 @@ struct pt_xnames {
 	char sysctl[PERFTUNE_KEY_MAX]; /* sysctl.d: "vm.dirty_ratio", "net/ipv4/conf/eth0.100/rp_filter" */
 	char dev[64];		       /* udev: the kernel's name of the device ("sda") */
 	char attr[128];		       /* udev: its attribute ("queue/scheduler") */
+	char subsys[16];	       /* udev: its SUBSYSTEM; "" = block */
+	char noattr[128];	       /* udev: why it has no attribute to write, or "" */
 	enum pt_order order;	       /* udev: the rules in the order of a commit */
 	char boot[128]; /* kernel command line with the value: "numa_balancing=disable" */
 };
@@ -550,6 +558,60 @@ int pt_cpumask_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 		.export_names = pfx##_export_names, __VA_ARGS__                                    \
 	}
 
+/* ---- net/nl.c: generic netlink through a transport (the unit tier installs a fake) ---- */
+struct nlmsghdr;
+typedef int (*pt_nl_cb)(const struct nlmsghdr *nlh, void *data); /* returns libmnl's MNL_CB_* */
+#define PT_NL_BUF 65536 /* a reply: a device's verbose feature bitsets take ~8 KiB */
+struct pt_nl_transport {
+	/*
+	 * Send @req (NLM_F_REQUEST | NLM_F_ACK), pass each reply to @cb (may be NULL) until
+	 * the ack: 0, or the kernel's -errno and its extack message in @ext ("" if none).
+	 * Called from a commit's worker threads: a transport keeps no shared socket unlocked.
+	 */
+	int (*talk)(void *data, const struct nlmsghdr *req, pt_nl_cb cb, void *cbdata, char *ext,
+		    size_t extsize);
+};
+void pt_nl_set_transport(struct perftune_ctx *ctx, const struct pt_nl_transport *tp, void *data);
+/* a generic netlink request header in @buf (of PT_NL_BUF bytes or less: what it will hold) */
+struct nlmsghdr *pt_nl_request(void *buf, uint16_t type, uint8_t cmd, uint8_t version);
+/*
+ * Resolve @family by name and send @req to it: 0, or -errno with the kernel's
+ * extack message (or why there is no netlink: -EOPNOTSUPP) in @ext.
+ */
+int pt_nl_talk(struct perftune_ctx *ctx, const char *family, struct nlmsghdr *req, pt_nl_cb cb,
+	       void *cbdata, char *ext, size_t extsize);
+
+/* ---- net/ethtool.c: a device's ethtool settings (ethtool genetlink family) ---- */
+enum {
+	PT_ETH_RING,
+	PT_ETH_CHANNELS,
+	PT_ETH_COALESCE,
+	PT_ETH_PAUSE,
+	PT_ETH_FEATURES,
+	PT_ETH_NSEC,
+};
+#define PT_ETH_MAX 160 /* parameters of a section: features are the most (NETDEV_FEATURE_COUNT) */
+struct pt_eth_param {
+	char name[40];
+	unsigned long long val, max; /* max 0: none reported (features: 1 = in hw_features) */
+	bool flag;		     /* on/off */
+	bool fixed;		     /* a feature the driver does not let change */
+};
+struct pt_eth_sect {
+	size_t n;
+	struct pt_eth_param p[PT_ETH_MAX];
+};
+const char *pt_eth_sec_name(int sec);		 /* "ring", "channels", ... as in keys */
+const char *pt_eth_sec_what(int sec);		 /* "ring parameters", ... for messages */
+int pt_eth_sec_find(const char *name);		 /* -1: none */
+bool pt_eth_sec_has(int sec, const char *param); /* a parameter we know (features: any name) */
+const struct pt_eth_param *pt_eth_find(const struct pt_eth_sect *s, const char *name);
+/* what the kernel reports of @sec for device @dev: only what its driver supports */
+int pt_eth_get(struct perftune_ctx *ctx, const char *dev, int sec, struct pt_eth_sect *s, char *ext,
+	       size_t extsize);
+int pt_eth_set(struct perftune_ctx *ctx, const char *dev, int sec, const char *param,
+	       unsigned long long val, char *ext, size_t extsize);
+
 /* ---- desc.c: description and generic iterator objects ---- */
 struct perftune_desc *pt_desc_new(const struct pt_tunable *t);
 void pt_desc_set_value(struct perftune_desc *d, const char *v);
@@ -605,7 +667,7 @@ struct perftune_check_iter *pt_check_iter(struct pt_iter *it);
 /* ---- families ---- */
 extern const struct pt_family pt_block_family, pt_hugepages_family, pt_thp_family, pt_cpu_family,
 	pt_pmqos_family, pt_numa_family, pt_proc_family, pt_selinux_family, pt_sysctl_family,
-	pt_sysfs_family, pt_irq_family, pt_workqueue_family;
+	pt_sysfs_family, pt_net_family, pt_irq_family, pt_workqueue_family;
 
 /* hugepages.c: the boot parameters for @value pages of @kb (0: the default size) */
 void pt_hugepages_boot(struct perftune_ctx *ctx, unsigned long kb, const char *value, char *buf,

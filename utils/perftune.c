@@ -15,6 +15,7 @@
 static const struct cmd *const cmds[] = {
 	&cmd_list,  &cmd_get,		&cmd_describe, &cmd_set,  &cmd_restore, &cmd_status,
 	&cmd_apply, &cmd_list_profiles, &cmd_export,   &cmd_exec, &cmd_verify,	&cmd_why,
+	&cmd_compare,
 };
 
 static void help(FILE *f)

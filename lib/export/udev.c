@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Export as udev rules: the keys whose family names a device attribute (block
- * queue attributes).  One rule per attribute, guarded by TEST on its file: a
+ * queue attributes, network devices' sysfs files).  Ethtool settings are no
+ * attribute: a rule would have to RUN ethtool, which an export never writes.  One rule per attribute, guarded by TEST on its file: a
  * pattern rule (devices=sd*, rotational=0) also meets devices without it
  * (zram has no scheduler), and udev would log an error on their every event.
  * Per device or pattern, the scheduler's rule comes first: udev writes an
@@ -15,10 +16,12 @@
 /* the rule's match for @e: its pattern, or its device */
 static void match_of(const struct xent *e, char *m, size_t size)
 {
+	const char *subsys = e->nm.subsys[0] ? e->nm.subsys : "block";
+
 	if (e->hint)
-		snprintf(m, size, "ENV{DEVTYPE}==\"disk\", %s", e->hint);
+		snprintf(m, size, "SUBSYSTEM==\"%s\", ENV{DEVTYPE}==\"disk\", %s", subsys, e->hint);
 	else
-		snprintf(m, size, "KERNEL==\"%s\"", e->nm.dev);
+		snprintf(m, size, "SUBSYSTEM==\"%s\", KERNEL==\"%s\"", subsys, e->nm.dev);
 }
 
 /* the rules of one device or pattern @match; number of keys they carry */
@@ -41,11 +44,10 @@ static int rules_of(const struct xlist *l, const char *match, struct pt_buf *b)
 			if (seen.s && strstr(seen.s, a))
 				continue;
 			pt_buf_puts(&seen, a);
-			pt_buf_printf(
-				b,
-				"ACTION==\"add|change\", SUBSYSTEM==\"block\", %s, TEST==\"%s\", "
-				"ATTR{%s}=\"%s\"\n",
-				match, e->nm.attr, e->nm.attr, e->value);
+			pt_buf_printf(b,
+				      "ACTION==\"add|change\", %s, TEST==\"%s\", "
+				      "ATTR{%s}=\"%s\"\n",
+				      match, e->nm.attr, e->nm.attr, e->value);
 		}
 	free(seen.s);
 	return n;
@@ -78,6 +80,13 @@ int pt_export_udev(struct perftune_ctx *ctx, const struct xlist *l, struct pt_bu
 	for (size_t i = 0; i < l->n; i++) {
 		if (l->e[i].nm.attr[0])
 			continue;
+		if (l->e[i].nm.noattr[0]) { /* a device setting a rule cannot write */
+			pt_buf_printf(b, "# not written by a rule: %s = %s: %s\n", l->e[i].key,
+				      l->e[i].value, l->e[i].nm.noattr);
+			pt_log(ctx, PERFTUNE_LOG_INFO, "udev export: %s: %s", l->e[i].key,
+			       l->e[i].nm.noattr);
+			continue;
+		}
 		pt_buf_printf(b, "# not a block queue attribute: %s = %s\n", l->e[i].key,
 			      l->e[i].value);
 		pt_log(ctx, PERFTUNE_LOG_INFO, "udev export: %s is not a block queue attribute",

@@ -269,12 +269,7 @@ static const struct {
 	{ "net", "txqueuelen", "sys/class/net/%s/tx_queue_len", NULL },
 	{ "net", "mtu", "sys/class/net/%s/mtu", NULL },
 	{ "net", "nf_conntrack_hashsize", "sys/module/nf_conntrack/parameters/hashsize", NULL },
-	{ "net", "wake_on_lan", NULL, "set through ethtool: no sysfs file" },
-	{ "net", "features", NULL, "set through ethtool: no sysfs file" },
-	{ "net", "coalesce", NULL, "set through ethtool: no sysfs file" },
-	{ "net", "pause", NULL, "set through ethtool: no sysfs file" },
-	{ "net", "ring", NULL, "set through ethtool: no sysfs file" },
-	{ "net", "channels", NULL, "set through ethtool: no sysfs file" },
+	{ "net", "wake_on_lan", NULL, "set through ethtool (wake-on-LAN): no perftune key" },
 	{ "usb", "autosuspend", "sys/bus/usb/devices/%s/power/autosuspend", NULL },
 	{ "audio", "timeout", "sys/module/%s/parameters/power_save", NULL },
 	{ "audio", "reset_controller", "sys/module/%s/parameters/power_save_controller", NULL },
@@ -284,15 +279,11 @@ static const struct {
 static int devattr_option(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o,
 			  const char *fmt, const struct pt_devset *devs)
 {
-	_cleanup_free_ char *v = NULL, *why = NULL;
-	int r = pt_vars_expand(p, o->value, o, &v, &why);
+	_cleanup_free_ char *v = NULL;
+	int r = pt_vars_value(p, u, o, &v);
 
-	if (r < 0)
+	if (r <= 0)
 		return r;
-	if (why) {
-		pt_pitem_skip(p, u, o, "%s", why);
-		return 0;
-	}
 	if (!strcmp(o->name, "reset_controller")) {
 		char *yn = strdup(pt_is_true(v) ? "Y" : "N");
 		if (!yn)
@@ -335,7 +326,9 @@ int pt_map_devattr(struct perftune_profile *p, struct pt_punit *u, struct pt_dev
 			if (!strcmp(devattrs[k].type, u->type) &&
 			    !strcmp(devattrs[k].option, o->name))
 				break;
-		if (k == ARRAY_SIZE(devattrs) && !strcmp(o->name, "dynamic"))
+		if (!strcmp(u->type, "net") && pt_net_ethtool_option(o->name))
+			r = pt_map_net_option(p, u, o, &devs); /* netopts.c */
+		else if (k == ARRAY_SIZE(devattrs) && !strcmp(o->name, "dynamic"))
 			pt_pitem_skip(p, u, o, "dynamic tuning needs TuneD's daemon");
 		else if (k == ARRAY_SIZE(devattrs))
 			pt_pitem_skip(p, u, o, "unknown option of the %s plugin", u->type);

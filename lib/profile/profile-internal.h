@@ -192,9 +192,19 @@ int pt_vars_define(struct perftune_profile *p, const struct pt_punit *u);
  */
 int pt_vars_expand(struct perftune_profile *p, const char *in, const struct pt_popt *o, char **out,
 		   char **unresolved);
+/* @o's value expanded into *@v: 1; 0 when it could not be evaluated (@o skipped, saying why) */
+int pt_vars_value(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
+		  char **v);
 
 /* ---- load.c: a profile read with its include= chain, merged ---- */
 int pt_profile_read(struct perftune_profile *p, const char *name_or_path);
+
+/* ---- netopts.c: TuneD's [net] options that go through ethtool, onto net.<dev>.* keys ---- */
+/* the devices of a unit: dev.c's struct pt_devset */
+struct pt_devset;
+bool pt_net_ethtool_option(const char *option); /* features, coalesce, pause, ring, channels */
+int pt_map_net_option(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o,
+		      const struct pt_devset *devs);
 
 /* ---- dev.c: devices= and the device plugins (net, usb, audio, scsi_host) ---- */
 struct pt_devset {

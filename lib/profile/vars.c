@@ -281,3 +281,19 @@ int pt_vars_define(struct perftune_profile *p, const struct pt_punit *u)
 						       : define(p, u, &u->opt[i]);
 	return r;
 }
+
+int pt_vars_value(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
+		  char **v)
+{
+	_cleanup_free_ char *why = NULL;
+	int r = pt_vars_expand(p, o->value, o, v, &why);
+
+	if (r < 0)
+		return r;
+	if (!why)
+		return 1;
+	pt_pitem_skip(p, u, o, "%s", why);
+	free(*v);
+	*v = NULL;
+	return 0;
+}

@@ -64,4 +64,9 @@ check_not "set sysctl.kernel.os" sysctl.kernel.ostype= # read-only: listed, not 
 check "list-profiles --" --json
 check "exec --n" --nodes
 check "exec --nodes 0 -- tru" true
+check "compare --r" --rounds
+check "compare --order ''" abba random
+check "compare --profile la" latency
+check "compare thp.en" thp.enabled=
+check "compare thp.enabled=always -- tru" true
 echo "completion offers commands, options, formats, profiles and keys"

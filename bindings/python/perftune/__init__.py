@@ -20,6 +20,7 @@ EACCES/EPERM/EROFS PermissionError, EINVAL/ENOTUNIQ/ENAMETOOLONG
 ValueError.  The C API itself is in :mod:`perftune._perftune`.
 """
 
+from ._compare import CompareResult, CompareState, perftune_program
 from ._context import Context, Transaction, version
 from ._errors import (
     PerftuneError,
@@ -51,6 +52,8 @@ __all__ = [
     "Change",
     "Check",
     "CheckStatus",
+    "CompareResult",
+    "CompareState",
     "Context",
     "Description",
     "ExportFormat",
@@ -69,6 +72,7 @@ __all__ = [
     "StatusEntry",
     "Transaction",
     "Tunable",
+    "perftune_program",
     "version",
 ]
 

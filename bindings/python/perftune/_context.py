@@ -18,6 +18,7 @@ from types import TracebackType
 from typing import Any, Callable, Iterable, Iterator, List, Mapping, Sequence, Union
 
 from . import _perftune as _lib
+from ._compare import CompareResult, compare_argv, perftune_program, run_compare
 from ._errors import PerftuneError, error_from_errno
 from ._profile import Profile, export_format
 from ._types import (
@@ -458,6 +459,70 @@ class Context:
                 tx.close()
                 raise
         return Applied(tx, pname, ppath, written, changes, skipped)
+
+    # ---- experiments ---------------------------------------------------------
+
+    def compare(
+        self,
+        cmd: Sequence[str],
+        settings: Mapping[str, Any] | Iterable[str] | None = None,
+        *,
+        profile: str | None = None,
+        variables: Mapping[str, str] | None = None,
+        rounds: int = 10,
+        warmup: int = 1,
+        metric: str | None = None,
+        higher_is_better: bool = False,
+        plot: StrPath | None = None,
+        log: StrPath | None = None,
+        seed: int = 1,
+        order: str = "abba",
+        name: str | None = None,
+    ) -> CompareResult:
+        """What ``perftune compare`` does: run ``cmd`` (an argument list,
+        never a shell) ``rounds`` times in the machine's state and as many
+        times with the change, ``settings`` (``{key: value}`` or
+        ``"KEY=VALUE"`` strings) or ``profile`` (with ``variables``), which
+        is applied around each tuned run only and always restored.  The
+        measure is cmd's wall time, or the last number ``metric`` (a regex
+        with one group) finds in its output.  Returns the report
+        (:class:`CompareResult`: per state n, median, samples; change_pct,
+        ci95, p_value, verdict).  The change is validated first, as
+        :meth:`transaction` and :meth:`apply` do (PerftuneError, nothing
+        changed); the experiment itself is the perftune program's
+        (:func:`perftune_program`): PerftuneValueError (EINVAL) for what it
+        refuses before changing anything, PerftuneError ECANCELED when it
+        stopped (cmd failed; the machine is restored)."""
+        self._handle()
+        if (profile is None) == (settings is None):
+            raise TypeError("compare() takes either settings or profile=, not both or neither")
+        if isinstance(cmd, str):
+            raise TypeError("cmd must be a list of arguments, not a str (no shell is used)")
+        args = [_text("cmd", a) for a in cmd]
+        if settings is None:
+            items: list[str] = []
+            self.apply(_text("profile", profile), variables, name="perftune-py-compare-check",
+                       dry_run=True, hold=True).transaction.close()
+        else:
+            if isinstance(settings, Mapping):
+                pairs = [(_text("key", k), _value(v)) for k, v in settings.items()]
+            else:
+                pairs = [tuple(_text("setting", s).partition("=")[::2]) for s in settings]
+            items = [f"{k}={v}" for k, v in pairs]
+            with self.transaction("perftune-py-compare-check", hold=True, dry_run=True) as tx:
+                try:
+                    for k, v in pairs:
+                        tx.set(k, v)
+                    tx.commit()
+                finally:
+                    tx.close()
+        opts = dict(rounds=rounds, warmup=warmup, metric=metric, seed=seed, order=order,
+                    name=name, profile=profile, variables=variables,
+                    higher_is_better=higher_is_better,
+                    plot=None if plot is None else _path("plot", plot),
+                    log=None if log is None else _path("log", log))
+        return run_compare(compare_argv(perftune_program(), self.root, self.journal_dir, args,
+                                        items, opts))
 
     # ---- Prometheus ----------------------------------------------------------
 

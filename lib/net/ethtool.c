@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Ethtool settings over the "ethtool" generic netlink family
+ * (Documentation/networking/ethtool-netlink.rst, kernel 5.6 and later): the
+ * ring sizes, channels, interrupt coalescing, pause frames and offload
+ * features of a device, read as one section and set one parameter at a time.
+ * A GET reply carries only what the driver supports (the kernel leaves out
+ * rings and channels whose maximum is 0, and unsupported coalescing
+ * parameters), so a parameter missing from it is "not here".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <libmnl/libmnl.h>
+#include <linux/ethtool_netlink.h>
+#include <linux/genetlink.h>
+#include "internal.h"
+
+struct param {
+	const char *name;
+	uint16_t attr, max_attr; /* max_attr 0: no maximum */
+	bool flag;		 /* u8 on/off */
+};
+
+#define P(n, a, m)                                                                                 \
+	{                                                                                          \
+		n, ETHTOOL_A_##a, m, false                                                         \
+	}
+#define F(n, a)                                                                                    \
+	{                                                                                          \
+		n, ETHTOOL_A_##a, 0, true                                                          \
+	}
+static const struct param ring[] = {
+	P("rx", RINGS_RX, ETHTOOL_A_RINGS_RX_MAX),
+	P("rx_mini", RINGS_RX_MINI, ETHTOOL_A_RINGS_RX_MINI_MAX),
+	P("rx_jumbo", RINGS_RX_JUMBO, ETHTOOL_A_RINGS_RX_JUMBO_MAX),
+	P("tx", RINGS_TX, ETHTOOL_A_RINGS_TX_MAX),
+};
+static const struct param channels[] = {
+	P("rx", CHANNELS_RX_COUNT, ETHTOOL_A_CHANNELS_RX_MAX),
+	P("tx", CHANNELS_TX_COUNT, ETHTOOL_A_CHANNELS_TX_MAX),
+	P("other", CHANNELS_OTHER_COUNT, ETHTOOL_A_CHANNELS_OTHER_MAX),
+	P("combined", CHANNELS_COMBINED_COUNT, ETHTOOL_A_CHANNELS_COMBINED_MAX),
+};
+/* ethtool -C's names, with '_' for '-' */
+static const struct param coalesce[] = {
+	P("rx_usecs", COALESCE_RX_USECS, 0),
+	P("rx_frames", COALESCE_RX_MAX_FRAMES, 0),
+	P("rx_usecs_irq", COALESCE_RX_USECS_IRQ, 0),
+	P("rx_frames_irq", COALESCE_RX_MAX_FRAMES_IRQ, 0),
+	P("tx_usecs", COALESCE_TX_USECS, 0),
+	P("tx_frames", COALESCE_TX_MAX_FRAMES, 0),
+	P("tx_usecs_irq", COALESCE_TX_USECS_IRQ, 0),
+	P("tx_frames_irq", COALESCE_TX_MAX_FRAMES_IRQ, 0),
+	P("stats_block_usecs", COALESCE_STATS_BLOCK_USECS, 0),
+	F("adaptive_rx", COALESCE_USE_ADAPTIVE_RX),
+	F("adaptive_tx", COALESCE_USE_ADAPTIVE_TX),
+	P("pkt_rate_low", COALESCE_PKT_RATE_LOW, 0),
+	P("rx_usecs_low", COALESCE_RX_USECS_LOW, 0),
+	P("rx_frames_low", COALESCE_RX_MAX_FRAMES_LOW, 0),
+	P("tx_usecs_low", COALESCE_TX_USECS_LOW, 0),
+	P("tx_frames_low", COALESCE_TX_MAX_FRAMES_LOW, 0),
+	P("pkt_rate_high", COALESCE_PKT_RATE_HIGH, 0),
+	P("rx_usecs_high", COALESCE_RX_USECS_HIGH, 0),
+	P("rx_frames_high", COALESCE_RX_MAX_FRAMES_HIGH, 0),
+	P("tx_usecs_high", COALESCE_TX_USECS_HIGH, 0),
+	P("tx_frames_high", COALESCE_TX_MAX_FRAMES_HIGH, 0),
+	P("sample_interval", COALESCE_RATE_SAMPLE_INTERVAL, 0),
+};
+static const struct param pause_[] = {
+	F("autoneg", PAUSE_AUTONEG),
+	F("rx", PAUSE_RX),
+	F("tx", PAUSE_TX),
+};
+#undef P
+#undef F
+
+struct section {
+	const char *name, *what;
+	uint8_t get, set;
+	uint16_t header;
+	const struct param *p;
+	size_t n;
+};
+
+#define S(nm, what, msg, hdr, tab)                                                                 \
+	{                                                                                          \
+		nm, what, ETHTOOL_MSG_##msg##_GET, ETHTOOL_MSG_##msg##_SET,                        \
+			ETHTOOL_A_##hdr##_HEADER, tab, ARRAY_SIZE(tab)                             \
+	}
+static const struct section sections[PT_ETH_NSEC] = {
+	[PT_ETH_RING] = S("ring", "ring parameters", RINGS, RINGS, ring),
+	[PT_ETH_CHANNELS] = S("channels", "channels", CHANNELS, CHANNELS, channels),
+	[PT_ETH_COALESCE] = S("coalesce", "interrupt coalescing", COALESCE, COALESCE, coalesce),
+	[PT_ETH_PAUSE] = S("pause", "pause frame parameters", PAUSE, PAUSE, pause_),
+	[PT_ETH_FEATURES] = { "features", "offload features", ETHTOOL_MSG_FEATURES_GET,
+			      ETHTOOL_MSG_FEATURES_SET, ETHTOOL_A_FEATURES_HEADER, NULL, 0 },
+};
+#undef S
+
+const char *pt_eth_sec_name(int sec)
+{
+	return sections[sec].name;
+}
+
+const char *pt_eth_sec_what(int sec)
+{
+	return sections[sec].what;
+}
+
+int pt_eth_sec_find(const char *name)
+{
+	for (int i = 0; i < PT_ETH_NSEC; i++)
+		if (!strcmp(sections[i].name, name))
+			return i;
+	return -1;
+}
+
+bool pt_eth_sec_has(int sec, const char *param)
+{
+	for (size_t i = 0; i < sections[sec].n; i++)
+		if (!strcmp(sections[sec].p[i].name, param))
+			return true;
+	return sec == PT_ETH_FEATURES;
+}
+
+const struct pt_eth_param *pt_eth_find(const struct pt_eth_sect *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->p[i].name, name))
+			return &s->p[i];
+	return NULL;
+}
+
+static struct pt_eth_param *param_add(struct pt_eth_sect *s, const char *name)
+{
+	struct pt_eth_param *p = (struct pt_eth_param *)pt_eth_find(s, name);
+
+	if (p || s->n == PT_ETH_MAX)
+		return p;
+	p = &s->p[s->n++];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	return p;
+}
+
+static struct nlmsghdr *request(char *buf, int sec, bool set, const char *dev, uint32_t flags)
+{
+	const struct section *sc = &sections[sec];
+	struct nlmsghdr *nlh = pt_nl_request(buf, 0, set ? sc->set : sc->get, ETHTOOL_GENL_VERSION);
+	struct nlattr *hdr = mnl_attr_nest_start(nlh, sc->header);
+
+	mnl_attr_put_strz(nlh, ETHTOOL_A_HEADER_DEV_NAME, dev);
+	if (flags)
+		mnl_attr_put_u32(nlh, ETHTOOL_A_HEADER_FLAGS, flags);
+	mnl_attr_nest_end(nlh, hdr);
+	return nlh;
+}
+
+struct get {
+	int sec;
+	struct pt_eth_sect *s;
+	/* features: names in the bitsets hw, active, nochange (each bit listed is set) */
+	int bitset;
+};
+
+static int param_attr(const struct nlattr *a, void *data)
+{
+	struct get *g = data;
+	const struct section *sc = &sections[g->sec];
+	uint16_t type = mnl_attr_get_type(a);
+
+	for (size_t i = 0; i < sc->n; i++) {
+		const struct param *p = &sc->p[i];
+		struct pt_eth_param *e;
+		if (type != p->attr && (type != p->max_attr || !p->max_attr))
+			continue;
+		if (mnl_attr_validate(a, p->flag ? MNL_TYPE_U8 : MNL_TYPE_U32) < 0)
+			return MNL_CB_ERROR;
+		e = param_add(g->s, p->name);
+		if (!e)
+			return MNL_CB_ERROR;
+		e->flag = p->flag;
+		if (type == p->attr)
+			e->val = p->flag ? mnl_attr_get_u8(a) : mnl_attr_get_u32(a);
+		else
+			e->max = mnl_attr_get_u32(a);
+	}
+	return MNL_CB_OK;
+}
+
+static int bit_attr(const struct nlattr *a, void *data)
+{
+	const char **name = data;
+
+	if (mnl_attr_get_type(a) == ETHTOOL_A_BITSET_BIT_NAME &&
+	    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+		*name = mnl_attr_get_str(a);
+	return MNL_CB_OK;
+}
+
+/* one listed bit of a verbose bitset without mask: set in it */
+static int bits_attr(const struct nlattr *a, void *data)
+{
+	struct get *g = data;
+	struct pt_eth_param *e;
+	const char *name = NULL;
+
+	if (mnl_attr_get_type(a) != ETHTOOL_A_BITSET_BITS_BIT)
+		return MNL_CB_OK;
+	if (mnl_attr_parse_nested(a, bit_attr, &name) < 0 || !name)
+		return MNL_CB_ERROR;
+	e = param_add(g->s, name);
+	if (!e)
+		return MNL_CB_OK; /* more features than PT_ETH_MAX: the rest unseen */
+	e->flag = true;
+	if (g->bitset == ETHTOOL_A_FEATURES_ACTIVE)
+		e->val = 1;
+	else if (g->bitset == ETHTOOL_A_FEATURES_HW)
+		e->max = 1; /* changeable */
+	else
+		e->fixed = true; /* NOCHANGE */
+	return MNL_CB_OK;
+}
+
+static int bitset_attr(const struct nlattr *a, void *data)
+{
+	if (mnl_attr_get_type(a) == ETHTOOL_A_BITSET_BITS)
+		return mnl_attr_parse_nested(a, bits_attr, data);
+	return MNL_CB_OK;
+}
+
+static int feature_attr(const struct nlattr *a, void *data)
+{
+	struct get *g = data;
+	uint16_t type = mnl_attr_get_type(a);
+
+	if (type != ETHTOOL_A_FEATURES_HW && type != ETHTOOL_A_FEATURES_ACTIVE &&
+	    type != ETHTOOL_A_FEATURES_NOCHANGE)
+		return MNL_CB_OK;
+	g->bitset = type;
+	return mnl_attr_parse_nested(a, bitset_attr, g);
+}
+
+static int get_reply(const struct nlmsghdr *nlh, void *data)
+{
+	struct get *g = data;
+
+	return mnl_attr_parse(nlh, GENL_HDRLEN,
+			      g->sec == PT_ETH_FEATURES ? feature_attr : param_attr, g);
+}
+
+int pt_eth_get(struct perftune_ctx *ctx, const char *dev, int sec, struct pt_eth_sect *s, char *ext,
+	       size_t extsize)
+{
+	char buf[512];
+	struct get g = { .sec = sec, .s = s };
+	int r;
+
+	s->n = 0;
+	r = pt_nl_talk(ctx, ETHTOOL_GENL_NAME, request(buf, sec, false, dev, 0), get_reply, &g, ext,
+		       extsize);
+	if (r < 0)
+		return r;
+	/* a feature the driver cannot change: not in hw_features, or "nochange" */
+	for (size_t i = 0; sec == PT_ETH_FEATURES && i < s->n; i++)
+		s->p[i].fixed |= !s->p[i].max;
+	return 0;
+}
+
+int pt_eth_set(struct perftune_ctx *ctx, const char *dev, int sec, const char *param,
+	       unsigned long long val, char *ext, size_t extsize)
+{
+	const struct section *sc = &sections[sec];
+	char buf[512];
+	struct nlmsghdr *nlh = request(buf, sec, true, dev, ETHTOOL_FLAG_OMIT_REPLY);
+
+	if (sec == PT_ETH_FEATURES) { /* a verbose bitset with a mask: the bits listed */
+		struct nlattr *set = mnl_attr_nest_start(nlh, ETHTOOL_A_FEATURES_WANTED);
+		struct nlattr *bits = mnl_attr_nest_start(nlh, ETHTOOL_A_BITSET_BITS);
+		struct nlattr *bit = mnl_attr_nest_start(nlh, ETHTOOL_A_BITSET_BITS_BIT);
+		mnl_attr_put_strz(nlh, ETHTOOL_A_BITSET_BIT_NAME, param);
+		if (val)
+			mnl_attr_put(nlh, ETHTOOL_A_BITSET_BIT_VALUE, 0, NULL);
+		mnl_attr_nest_end(nlh, bit);
+		mnl_attr_nest_end(nlh, bits);
+		mnl_attr_nest_end(nlh, set);
+	}
+	for (size_t i = 0; i < sc->n; i++) {
+		if (strcmp(sc->p[i].name, param))
+			continue;
+		if (sc->p[i].flag)
+			mnl_attr_put_u8(nlh, sc->p[i].attr, val ? 1 : 0);
+		else
+			mnl_attr_put_u32(nlh, sc->p[i].attr, (uint32_t)val);
+	}
+	return pt_nl_talk(ctx, ETHTOOL_GENL_NAME, nlh, NULL, NULL, ext, extsize);
+}

@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Host tier: network devices (issue 21) on veth pairs in a network namespace
+# this test creates and deletes (no address, no traffic, nothing outside it):
+# channels, features, txqueuelen and an RPS mask set through the ethtool
+# netlink family and sysfs, read back with ethtool and ip, restored; a commit
+# that fails late gives back what it wrote; a device removed or renamed
+# before its restore is reported and the rest restored.
+. "$(dirname "$0")/lib.sh"
+for t in ip ethtool; do
+	command -v $t >/dev/null || { echo "SKIP: $t is not installed"; rm -rf "$WORK"; exit 77; }
+done
+NS=perftune-test-$$
+if ! ip netns add $NS 2>/dev/null; then
+	echo "SKIP: cannot create a network namespace"
+	rm -rf "$WORK"
+	exit 77
+fi
+trap 'ip netns del $NS 2>/dev/null' EXIT
+N="ip netns exec $NS"
+if ! $N ip link add va type veth peer name vb 2>/dev/null; then
+	echo "SKIP: no veth in this kernel"
+	exit 77
+fi
+$N ip link add vc type veth peer name vd
+PN="$N $P"
+state() { # what ethtool and ip report of a device
+	$N ethtool -k "$1" | sort
+	$N ethtool -l "$1"
+	$N sh -c "cat /sys/class/net/$1/tx_queue_len /sys/class/net/$1/queues/rx-*/rps_cpus"
+}
+VA0=$(state va) VC0=$(state vc)
+
+# the namespace's devices, and only those
+out=$($PN list net)
+check "list shows the namespace's veth" grep -q '^net.va.channels.rx = 1$' <<<"$out"
+check "list shows a feature" grep -q '^net.va.features.rx-gro = ' <<<"$out"
+check "list shows no device outside the namespace" bash -c "! grep -qv '^net\.\(lo\|va\|vb\|vc\|vd\)\.' <<<'$out'"
+eq "get through netlink" "$($PN get net.va.channels.tx)" 1
+
+# not here: veth has no ring parameters
+msg=$($PN get net.va.ring.rx 2>&1)
+eq "ring on veth: exit 1" "$?" 1
+check "ring on veth: not here, with the reason" grep -q "not here: .*no ring parameters" <<<"$msg"
+
+# set, read back with ethtool and ip, restore
+$PN set --name nic net.va.channels.rx=2 net.va.rx.1.rps_cpus=1 net.va.features.rx-gro=on \
+	net.va.features.tx-tcp-segmentation=off net.va.txqueuelen=500 >/dev/null
+eq "set: exit 0" "$?" 0
+eq "channels: ethtool -l" "$($N ethtool -l va | awk '/^RX:/ {v=$2} END {print v}')" 2
+eq "features: rx-gro by ethtool -k" "$($N ethtool -k va | awk '/^generic-receive-offload:/ {print $2}')" on
+eq "features: tso by ethtool -k" "$($N ethtool -k va | awk '/^\ttx-tcp-segmentation:/ {print $2}')" off
+eq "txqueuelen: ip link" "$($N ip -o link show va | sed -n 's/.* qlen \([0-9]*\).*/\1/p')" 500
+eq "rps mask of the queue channels made" "$($N cat /sys/class/net/va/queues/rx-1/rps_cpus)" 1
+check "status lists the transaction" bash -c "$PN status | grep -q 'net.va.channels.rx: 1 -> 2'"
+$PN restore nic >/dev/null
+eq "restore: exit 0" "$?" 0
+eq "restored: as ethtool and ip saw it before" "$(state va)" "$VA0"
+
+# export --format udev: the sysfs settings as rules, the ethtool ones said to be left out
+$PN set --name exp net.va.txqueuelen=600 net.va.rx.0.rps_cpus=1 net.va.channels.rx=2 >/dev/null
+out=$($PN export --format udev --transaction exp)
+echo "$out" | grep -v '^#  ' | sed 's/^/# /'
+check "udev: txqueuelen rule" grep -qF 'SUBSYSTEM=="net", KERNEL=="va", TEST=="tx_queue_len", ATTR{tx_queue_len}="600"' <<<"$out"
+check "udev: RPS mask rule" grep -qF 'ATTR{queues/rx-0/rps_cpus}="1"' <<<"$out"
+check "udev: channels said to be left out" grep -q '^# not written by a rule: net.va.channels.rx = 2: an ethtool setting' <<<"$out"
+$PN restore exp >/dev/null
+eq "export: restored" "$(state va)" "$VA0"
+
+# a commit that fails late (the kernel refuses txqueuelen -1) gives back the channels
+msg=$($PN set --name bad net.va.channels.rx=2 net.va.features.rx-gro=on net.va.txqueuelen=-1 2>&1)
+eq "failed commit: exit 1" "$?" 1
+check "failed commit: names the key" grep -q "net.va.txqueuelen" <<<"$msg"
+eq "failed commit: everything given back" "$(state va)" "$VA0"
+
+# a device gone (deleted) and one renamed before the restore: reported, the rest restored
+$PN set --name two net.va.txqueuelen=600 net.vc.txqueuelen=700 net.vd.txqueuelen=800 >/dev/null
+$N ip link set vd name ve
+$N ip link del vc # takes its peer (now ve) with it
+msg=$($PN restore two 2>&1)
+eq "restore with devices gone: exit 0" "$?" 0
+echo "$msg" | sed 's/^/# /'
+check "restore reports the device gone" grep -q "net.vc.txqueuelen" <<<"$msg"
+check "restore reports the device renamed" grep -q "net.vd.txqueuelen" <<<"$msg"
+eq "restore with devices gone: the rest restored" "$(state va)" "$VA0"
+check "journal gone" bash -c "! $PN status | grep -q '^two'"
+[ -n "$VC0" ] # read before the deletion: the device existed
+
+ip netns del $NS
+check "namespace deleted" bash -c "! ip netns list | grep -qw $NS"
+finish

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* perftune compare: does a change help this machine's workload?  Options,
+ * validation (all before anything is changed), the statistics and the report.
+ * Running CMD is compare-run.c, the plot compare-plot.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "compare.h"
+
+static int parse_uint(const char *opt, const char *s, unsigned min, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (!*s || *end || errno || v > 100000 || v < min || *s == '-')
+		return usage_error(&cmd_compare, "%s '%s': give a number from %u to 100000", opt, s,
+				   min);
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_opts(struct compare *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "rounds", required_argument, NULL, 'n' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "higher-is-better", no_argument, NULL, 'H' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "plot", required_argument, NULL, 'P' },
+		{ "var", required_argument, NULL, 'v' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "name", required_argument, NULL, 'N' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "order", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	unsigned seed;
+	int o, r = 0;
+
+	optind = 1;
+	while (r == 0 && (o = getopt_long(argc, argv, "+n:v:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'n':
+			r = parse_uint("--rounds", optarg, 3, &c->rounds);
+			break;
+		case 'w':
+			r = parse_uint("--warmup", optarg, 0, &c->warmup);
+			break;
+		case 'm':
+			c->metric = optarg;
+			break;
+		case 'H':
+			c->higher = true;
+			break;
+		case 'j':
+			c->json = true;
+			break;
+		case 'P':
+			c->plot = optarg;
+			break;
+		case 'p':
+			c->profile = optarg;
+			break;
+		case 'N':
+			c->name = optarg;
+			break;
+		case 'l':
+			c->log = optarg;
+			break;
+		case 's':
+			r = parse_uint("--seed", optarg, 0, &seed);
+			c->seed = seed;
+			break;
+		case 'o':
+			if (strcmp(optarg, "abba") && strcmp(optarg, "random"))
+				return usage_error(&cmd_compare, "--order takes abba or random");
+			c->random_order = !strcmp(optarg, "random");
+			break;
+		case 'v':
+			if (c->nvars == COMPARE_MAX_VARS || !strchr(optarg, '='))
+				return usage_error(&cmd_compare, "-v takes VAR=VALUE (at most %d)",
+						   COMPARE_MAX_VARS);
+			c->vars[c->nvars++] = optarg;
+			break;
+		case 'h':
+			print_cmd_help(&cmd_compare, stdout);
+			exit(0);
+		default:
+			return usage_error(&cmd_compare, "bad option");
+		}
+	}
+	return r;
+}
+
+/* everything that can be checked without running anything */
+static int check_args(struct compare *c, int argc, char **argv, int dd)
+{
+	char err[256];
+	size_t len;
+	int r;
+
+	if (dd < 0)
+		return usage_error(&cmd_compare, "compare needs '--' before CMD");
+	if (dd + 1 >= argc || !*argv[dd + 1])
+		return usage_error(&cmd_compare, "compare needs a CMD after '--'");
+	c->cmd = argv + dd + 1;
+	c->keys = argv + optind;
+	c->nkeys = dd - optind;
+	if (!c->profile == !c->nkeys)
+		return usage_error(&cmd_compare, "give either --profile P or KEY=VALUE..., not %s",
+				   c->profile ? "both" : "neither");
+	if (c->nvars && !c->profile)
+		return usage_error(&cmd_compare, "-v VAR=VALUE needs --profile");
+	for (int i = 0; i < c->nkeys; i++)
+		if (!strchr(c->keys[i], '=') || c->keys[i][0] == '=')
+			return usage_error(&cmd_compare, "'%s' is not KEY=VALUE", c->keys[i]);
+	if (c->metric) {
+		r = regcomp(&c->re, c->metric, REG_EXTENDED | REG_NEWLINE);
+		if (r) {
+			regerror(r, &c->re, err, sizeof(err));
+			return usage_error(&cmd_compare, "--metric '%s': %s", c->metric, err);
+		}
+		if (c->re.re_nsub != 1)
+			return usage_error(
+				&cmd_compare,
+				"--metric '%s' has %zu capture groups: it needs exactly one, "
+				"around the number, e.g. 'time: ([0-9.]+)'",
+				c->metric, c->re.re_nsub);
+	}
+	if (c->plot) {
+		len = strlen(c->plot);
+		if (len < 5 ||
+		    (strcmp(c->plot + len - 4, ".svg") && strcmp(c->plot + len - 4, ".png")))
+			return usage_error(&cmd_compare,
+					   "--plot '%s': the file name must end in .svg or .png",
+					   c->plot);
+		c->gnuplot = find_program(getenv("PERFTUNE_GNUPLOT") ? getenv("PERFTUNE_GNUPLOT")
+								     : "gnuplot");
+		if (!c->gnuplot)
+			return usage_error(
+				&cmd_compare,
+				"--plot needs gnuplot, which is not installed (not in PATH)");
+	}
+	c->exe = find_program(c->cmd[0]);
+	if (!c->exe)
+		return usage_error(&cmd_compare, "CMD '%s': %s", c->cmd[0],
+				   strchr(c->cmd[0], '/') ? "no such executable file"
+							  : "command not found in PATH");
+	return 0;
+}
+
+/* load the profile and validate the change as a dry run, exactly as apply/set do */
+static int check_change(struct compare *c, bool *noop)
+{
+	struct perftune_tx *tx = NULL;
+	struct perftune_change_iter *it;
+	const struct perftune_change *e;
+	int r;
+
+	if (c->profile) {
+		r = perftune_profile_load(c->ctx, c->profile, c->vars, &c->prof);
+		if (r < 0)
+			goto fail;
+	}
+	r = perftune_tx_new(c->ctx, c->txname, PERFTUNE_TX_DRY_RUN | PERFTUNE_TX_HOLD, &tx);
+	if (r < 0) {
+		perftune_tx_unref(tx);
+		return usage_error(&cmd_compare, "%s", perftune_ctx_last_error(c->ctx));
+	}
+	r = compare_stage(c, tx);
+	if (r >= 0)
+		r = perftune_tx_commit(tx);
+	if (r < 0)
+		goto fail;
+	*noop = true;
+	if (!c->json)
+		printf("change (transaction '%s', applied for each tuned run only):\n", c->txname);
+	if (perftune_tx_changes(tx, &it) >= 0) {
+		while ((e = perftune_change_iter_next(it))) {
+			const char *old = perftune_change_old_value(e);
+			if (!(perftune_change_flags(e) & PERFTUNE_CHANGE_UNCHANGED))
+				*noop = false;
+			if (!c->json)
+				printf("  %s: %s -> %s\n", perftune_change_key(e), old ? old : "?",
+				       perftune_change_new_value(e));
+		}
+		perftune_change_iter_free(it);
+	}
+	perftune_tx_unref(tx);
+	return 0;
+fail:
+	perftune_tx_unref(tx);
+	lib_error(c->ctx, r, c->profile ? c->profile : "change");
+	fprintf(stderr, "%s: nothing was changed\n", program);
+	return EXIT_FAIL;
+}
+
+static int analyse(struct compare *c)
+{
+	struct compare_state *b = &c->st[BASELINE], *t = &c->st[TUNED];
+	bool sig, up;
+	int r;
+
+	for (int s = 0; s < 2; s++) {
+		struct compare_state *st = &c->st[s];
+		st->values = malloc(st->n * sizeof(double));
+		if (!st->values)
+			return -ENOMEM;
+		for (size_t i = 0; i < st->n; i++)
+			st->values[i] = st->s[i].value;
+		if ((r = stats_summarize(st->values, st->n, &st->sum)) < 0)
+			return r;
+	}
+	r = stats_mann_whitney(t->values, t->n, b->values, b->n, STATS_AUTO, &c->u, &c->p,
+			       &c->exact);
+	if (r < 0)
+		return r;
+	c->change = c->lo = c->hi = NAN;
+	if (b->sum.median != 0) {
+		c->change = 100 * (t->sum.median / b->sum.median - 1);
+		if (stats_bootstrap_change(b->values, b->n, t->values, t->n, c->seed, COMPARE_REPS,
+					   &c->lo, &c->hi) < 0)
+			c->lo = c->hi = NAN;
+	}
+	/* significant: the test rejects at ALPHA and the CI agrees (excludes 0) */
+	sig = c->p < COMPARE_ALPHA && (isnan(c->lo) || c->lo > 0 || c->hi < 0);
+	up = t->sum.median > b->sum.median;
+	c->verdict = !sig ? "no difference" : up == c->higher ? "better" : "worse";
+	return 0;
+}
+
+static void json_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.10g", v);
+	else
+		fputs("null", f);
+}
+
+static void json_state(struct compare *c, int s)
+{
+	static const char *const names[] = { "baseline", "tuned" };
+	const struct compare_state *st = &c->st[s];
+	const struct stats_summary *m = &st->sum;
+	const struct {
+		const char *name;
+		double v;
+	} f[] = { { "median", m->median }, { "q1", m->q1 },	{ "q3", m->q3 },
+		  { "iqr", m->iqr },	   { "mean", m->mean }, { "cv", m->cv } };
+
+	printf("  \"%s\": {\"n\": %zu", names[s], st->n);
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		printf(", \"%s\": ", f[i].name);
+		json_num(stdout, f[i].v);
+	}
+	for (int k = 0; k < 4; k++) {
+		static const char *const arr[] = { "samples", "wall_s", "user_s", "sys_s" };
+		printf(",\n    \"%s\": [", arr[k]);
+		for (size_t i = 0; i < st->n; i++) {
+			const struct run_sample *r = &st->s[i];
+			double v = k == 0 ? r->value : k == 1 ? r->wall : k == 2 ? r->user : r->sys;
+			if (i)
+				fputs(", ", stdout);
+			json_num(stdout, v);
+		}
+		putchar(']');
+	}
+	fputs("},\n", stdout);
+}
+
+static void report_json(struct compare *c)
+{
+	bool f = true;
+
+	fputs("{", stdout);
+	json_kv(stdout, &f, "metric", c->metric ? c->metric : "wall_time");
+	json_kv(stdout, &f, "unit", c->metric ? NULL : "s");
+	json_kb(stdout, &f, "higher_is_better", c->higher);
+	json_ki(stdout, &f, "rounds", c->rounds);
+	json_ki(stdout, &f, "warmup", c->warmup);
+	json_kv(stdout, &f, "order", c->random_order ? "random" : "ABBA");
+	json_ki(stdout, &f, "seed", (long long)c->seed);
+	json_kv(stdout, &f, "transaction", c->txname);
+	json_kv(stdout, &f, "log", c->log);
+	json_kv(stdout, &f, "plot", c->plot);
+	fputs(",\n", stdout);
+	json_state(c, BASELINE);
+	json_state(c, TUNED);
+	fputs("  \"change_pct\": ", stdout);
+	json_num(stdout, c->change);
+	fputs(", \"ci95\": [", stdout);
+	json_num(stdout, c->lo);
+	fputs(", ", stdout);
+	json_num(stdout, c->hi);
+	fputs("], \"u\": ", stdout);
+	json_num(stdout, c->u);
+	fputs(", \"p_value\": ", stdout);
+	json_num(stdout, c->p);
+	printf(", \"p_method\": \"%s\", \"alpha\": %g,\n  \"verdict\": \"%s\"}\n",
+	       c->exact ? "exact" : "asymptotic", COMPARE_ALPHA, c->verdict);
+}
+
+static void report_text(struct compare *c)
+{
+	const char *unit = c->metric ? "" : " s";
+
+	printf("%u rounds, %s order, %u warmup run%s of each; CMD's output in %s\n", c->rounds,
+	       c->random_order ? "random" : "ABBA", c->warmup, c->warmup == 1 ? "" : "s", c->log);
+	if (c->metric)
+		printf("metric: last match of '%s' in CMD's stdout, %s is better\n\n", c->metric,
+		       c->higher ? "higher" : "lower");
+	else
+		printf("metric: wall time in seconds, lower is better\n\n");
+	printf("%-9s %4s %12s %12s %7s %10s %10s\n", "state", "n", "median", "IQR", "CV", "user s",
+	       "sys s");
+	for (int s = 0; s < 2; s++) {
+		const struct compare_state *st = &c->st[s];
+		double *u = malloc(st->n * sizeof(double)), *y = malloc(st->n * sizeof(double));
+		struct stats_summary su = { 0 }, sy = { 0 };
+		if (u && y) {
+			for (size_t i = 0; i < st->n; i++) {
+				u[i] = st->s[i].user;
+				y[i] = st->s[i].sys;
+			}
+			stats_summarize(u, st->n, &su);
+			stats_summarize(y, st->n, &sy);
+		}
+		printf("%-9s %4zu %10.6g%-2s %10.6g%-2s %6.1f%% %10.4g %10.4g\n",
+		       s ? "tuned" : "baseline", st->n, st->sum.median, unit, st->sum.iqr, unit,
+		       100 * st->sum.cv, su.median, sy.median);
+		free(u);
+		free(y);
+	}
+	printf("\nchange of the median: %+.1f%% (95%% CI %+.1f%% .. %+.1f%%; bootstrap, %d "
+	       "resamples, seed %llu)\n",
+	       c->change, c->lo, c->hi, COMPARE_REPS, (unsigned long long)c->seed);
+	printf("Mann-Whitney U = %g, two-sided p = %.2g (%s)\n", c->u, c->p,
+	       c->exact ? "exact" : "normal approximation, tie-corrected");
+	if (!strcmp(c->verdict, "no difference"))
+		printf("verdict: no difference: at p < %.2g with a CI excluding 0, this experiment "
+		       "shows no change\n",
+		       COMPARE_ALPHA);
+	else
+		printf("verdict: %s: the tuned median is %.1f%% %s (p = %.2g, the CI excludes 0)\n",
+		       c->verdict, fabs(c->change), c->change > 0 ? "higher" : "lower", c->p);
+}
+
+static int open_log(struct compare *c)
+{
+	c->logfd = open(c->log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	if (c->logfd < 0) {
+		fprintf(stderr, "%s: --log %s: %s; nothing was changed\n", program, c->log,
+			strerror(errno));
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+static int run_compare(struct perftune_ctx *ctx, int argc, char **argv)
+{
+	struct compare c = { .rounds = 10,
+			     .warmup = 1,
+			     .seed = 1,
+			     .ctx = ctx,
+			     .logfd = -1,
+			     .sigfd = -1,
+			     .log = "perftune-compare.log" };
+	int dd = -1, ret;
+	bool noop = false;
+
+	for (int i = 1; i < argc && dd < 0; i++)
+		if (!strcmp(argv[i], "--"))
+			dd = i;
+	ret = parse_opts(&c, dd < 0 ? argc : dd, argv);
+	if (!ret)
+		ret = check_args(&c, argc, argv, dd);
+	if (ret)
+		goto out;
+	snprintf(c.txname, sizeof(c.txname), "%s", c.name ? c.name : "compare");
+	if (!c.name)
+		snprintf(c.txname, sizeof(c.txname), "compare-%d", (int)getpid());
+	if ((ret = check_change(&c, &noop)) || (ret = open_log(&c)))
+		goto out;
+	if (noop)
+		fprintf(stderr,
+			"%s: note: every key is already at its value: this is an A/A "
+			"comparison\n",
+			program);
+	c.progress = isatty(STDERR_FILENO);
+	fflush(stdout);
+	if ((ret = compare_run(&c)))
+		goto out;
+	if ((ret = analyse(&c)) < 0) {
+		ret = lib_error(NULL, ret, "statistics");
+		goto out;
+	}
+	if (c.json)
+		report_json(&c);
+	else
+		report_text(&c);
+	if (c.plot) {
+		fflush(stdout);
+		ret = compare_plot(&c);
+		if (!ret && !c.json)
+			printf("plot: %s\n", c.plot);
+	}
+out:
+	if (c.metric && c.re.re_nsub)
+		regfree(&c.re);
+	for (int s = 0; s < 2; s++) {
+		free(c.st[s].s);
+		free(c.st[s].values);
+	}
+	if (c.logfd >= 0)
+		close(c.logfd);
+	if (c.sigfd >= 0)
+		close(c.sigfd);
+	perftune_profile_free(c.prof);
+	free(c.exe);
+	free(c.gnuplot);
+	return ret;
+}
+
+const struct cmd cmd_compare = {
+	"compare",
+	run_compare,
+	"compare [--rounds N] [--warmup N] [--metric REGEX] [--higher-is-better] [--json]\n"
+	"                 [--plot FILE] [-v VAR=VALUE]... (--profile P | KEY=VALUE...) -- CMD [ARG...]",
+	"Measure whether a change helps: run CMD N times (default 10) in the machine's\n"
+	"state (baseline) and N times with the change (tuned), interleaved ABBA, after\n"
+	"--warmup unmeasured runs of each (default 1).  The change is applied as a held\n"
+	"transaction just before each tuned run and restored right after it, and on\n"
+	"SIGINT/SIGTERM or a failing CMD (exit 1, naming the round); after kill -9,\n"
+	"'restore --orphans' gives it back.  Reports per state n, median, IQR, CV, the\n"
+	"change of the median with a bootstrap 95% CI, a Mann-Whitney U p-value and a\n"
+	"verdict: better, worse or no difference.\n"
+	"  --rounds N          rounds, each one run per state (at least 3)\n"
+	"  --warmup N          unmeasured runs of each state first\n"
+	"  --metric REGEX      the measure is the last number REGEX's one capture group\n"
+	"                      finds in CMD's stdout (default: CMD's wall time)\n"
+	"  --higher-is-better  for --metric: a larger number is better\n"
+	"  --json              print the result as one JSON object\n"
+	"  --plot FILE         draw both distributions, every sample and the CI (.svg, .png;\n"
+	"                      needs gnuplot)\n"
+	"  -v, --var VAR=VALUE override a profile variable\n"
+	"  --profile P         the change is profile P (else the KEY=VALUE list)\n"
+	"  --log FILE          CMD's stdout and stderr (default ./perftune-compare.log)\n"
+	"  --name NAME         the transaction's name (default compare-PID)\n"
+	"  --seed N            seed of the bootstrap and of --order random (default 1)\n"
+	"  --order abba|random the order of the two runs in each round (default abba)",
+};
