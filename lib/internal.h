@@ -389,6 +389,10 @@ struct pt_xnames {
 	char noattr[128];	       /* udev: why it has no attribute to write, or "" */
 	enum pt_order order;	       /* udev: the rules in the order of a commit */
 	char boot[128]; /* kernel command line with the value: "numa_balancing=disable" */
+	/* the value as the kernel file takes it, where that differs from the key's (a CPU list
+	 * written as a hex mask); "" with @file_differs: too long to give, leave the file out */
+	char file_value[256];
+	bool file_differs;
 };
 
 struct pt_family {

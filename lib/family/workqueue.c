@@ -88,12 +88,21 @@ static int wq_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt
 	return r;
 }
 
-/* workqueue.cpus on the kernel command line (6.6 and later): workqueue.unbound_cpus= */
+/*
+ * workqueue.cpus on the kernel command line (6.6 and later): workqueue.unbound_cpus=;
+ * the file (TuneD's [sysfs]) takes the CPU list as a hex mask
+ */
 static void wq_export_names(struct perftune_ctx *ctx _unused_, const struct pt_tunable *t,
 			    const char *value, struct pt_xnames *x)
 {
+	unsigned char m[PT_CPUS_BYTES];
+	_cleanup_free_ char *hex = NULL;
+
 	if (!strcmp(t->key, "workqueue.cpus"))
 		snprintf(x->boot, sizeof(x->boot), "workqueue.unbound_cpus=%s", value);
+	x->file_differs = true;
+	if (pt_parse_cpulist(value, m, PT_CPUS_MAX) == 0 && (hex = pt_cpus_hexstr(m)))
+		pt_snprintf(x->file_value, sizeof(x->file_value), "%s", hex);
 }
 
 const struct pt_family pt_workqueue_family =

@@ -257,6 +257,24 @@ START_TEST(workqueue_mask_is_written_as_hex)
 }
 END_TEST
 
+/* TuneD's [sysfs] takes the workqueue mask as hex; the command line has both masks' parameters */
+START_TEST(export_writes_each_form)
+{
+	const char *kv[] = { "workqueue.cpus", "0-1", "irq.default.cpus", "2" };
+	char *text = NULL;
+
+	ck_assert_int_eq(set_commit(kv, 4, NULL), 2);
+	ck_assert_int_ge(perftune_export_transaction(f.ctx, "irq", PERFTUNE_EXPORT_TUNED, &text), 0);
+	ck_assert_msg(strstr(text, "/sys/devices/virtual/workqueue/cpumask=00000003\n"), "%s", text);
+	ck_assert_msg(strstr(text, "# no TuneD option: irq.default.cpus = 2"), "%s", text);
+	free(text);
+	ck_assert_int_ge(perftune_export_transaction(f.ctx, "irq", PERFTUNE_EXPORT_CMDLINE, &text), 0);
+	ck_assert_msg(strstr(text, "irqaffinity=2"), "%s", text);
+	ck_assert_msg(strstr(text, "workqueue.unbound_cpus=0-1"), "%s", text);
+	free(text);
+}
+END_TEST
+
 static Suite *irq_suite(void)
 {
 	Suite *s = suite_create("irq");
@@ -278,6 +296,7 @@ static Suite *irq_suite(void)
 	tcase_add_test(tc, irq_gone_before_restore_is_reported_not_fatal);
 	tcase_add_loop_test(tc, fault_at_every_write_restores_irqs_and_sysctls, 0, 5);
 	tcase_add_test(tc, workqueue_mask_is_written_as_hex);
+	tcase_add_test(tc, export_writes_each_form);
 	suite_add_tcase(s, tc);
 	return s;
 }
