@@ -346,8 +346,6 @@ static int irq_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 		pt_desc_add_info(d, "the affinity IRQs start with when they are requested");
 		return r;
 	}
-	if (t->aux[0])
-		pt_desc_add_info(d, "handlers: %s", t->aux);
 	snprintf(p, sizeof(p), IRQ_DIR "/%d/effective_affinity_list", t->id);
 	if (pt_attr_read(ctx, p, v, sizeof(v)) >= 0)
 		pt_desc_add_info(d, "delivered to CPU %s (effective affinity)", v);
