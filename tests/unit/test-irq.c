@@ -60,6 +60,22 @@ START_TEST(selectors_reach_handlers_by_name)
 }
 END_TEST
 
+/* irq[ens3]: the interface's device (virtio2) names its IRQs' handlers (virtio2-input.0) */
+START_TEST(selector_reaches_a_device_behind_an_interface)
+{
+	char cmd[PATH_MAX * 2];
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s/sys' && mkdir -p devices/virtio2/net/ens3 class/net && "
+		 "ln -s ../../../virtio2 devices/virtio2/net/ens3/device && "
+		 "ln -s ../../devices/virtio2/net/ens3 class/net/ens3",
+		 f.root);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_str_eq(irqs_of("irq[ens3].cpus"), "28");
+	ck_assert_str_eq(irqs_of("irq.ens3.cpus"), "28");
+}
+END_TEST
+
 START_TEST(bad_keys_say_why)
 {
 	char *v = NULL;
@@ -288,6 +304,7 @@ static Suite *irq_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("change");
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, selector_reaches_a_device_behind_an_interface);
 	tcase_add_test(tc, selector_skips_the_unmovable_and_restores);
 	tcase_add_test(tc, explicit_unmovable_irq_is_an_error_naming_it);
 	tcase_add_test(tc, older_kernels_are_asked_by_a_write_that_moves_nothing);
