@@ -74,10 +74,26 @@ static char *kept_cpus(struct perftune_profile *p, struct pt_punit *u, struct pt
 	return pt_cpus_list(keep, "", true);
 }
 
+/* @key is staged on the profile's scratch transaction */
+static bool staged(struct perftune_profile *p, const char *key)
+{
+	struct perftune_change_iter *ch;
+	const struct perftune_change *c;
+	bool found = false;
+
+	if (perftune_tx_changes(p->check, &ch) < 0)
+		return false;
+	while (!found && (c = perftune_change_iter_next(ch)))
+		found = !strcmp(perftune_change_key(c), key);
+	perftune_change_iter_free(ch);
+	return found;
+}
+
 /*
- * A key of every IRQ (irq.all.cpus): staged on the scratch transaction without
- * the notices of the IRQs it skips (the real staging gives them once), which
- * are items of their own where the kernel shows them (read-only files).
+ * A key of every IRQ (irq.all.cpus), staged on the scratch transaction
+ * without the notices of the IRQs it skips (the real staging gives them
+ * once): those the kernel will not move are items of their own, whether
+ * their files say so (6.12) or the kernel's EIO did.
  */
 static int all_irqs(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o,
 		    const char *value)
@@ -90,10 +106,11 @@ static int all_irqs(struct perftune_profile *p, struct pt_punit *u, struct pt_po
 	h->log_max = PERFTUNE_LOG_WARNING;
 	r = pt_pmap_key(p, u, o, "irq.all.cpus", value, false, NULL);
 	h->log_max = max;
-	if (r < 0 || perftune_list(p->ctx, "irq.", &it) < 0)
+	if (r <= 0 || perftune_list(p->ctx, "irq.", &it) < 0)
 		return r;
 	while ((t = perftune_tunable_iter_next(it)))
-		if ((perftune_tunable_flags(t) & PERFTUNE_TUNABLE_READONLY) &&
+		if (strcmp(perftune_tunable_key(t), "irq.default.cpus") &&
+		    !staged(p, perftune_tunable_key(t)) &&
 		    !pt_pitem_add(p, u, o, perftune_tunable_key(t), value, PT_ITEM_SKIPPED,
 				  "the kernel will not move this IRQ (%s): it is per-CPU or its "
 				  "affinity is managed by the kernel",

@@ -535,6 +535,13 @@ START_TEST(irq_plugins_and_isolated_cores_options)
 	ck_assert_str_eq(item(p, "irq.default.cpus", NULL), "1"); /* default_irq_smp_affinity */
 	ck_assert_str_eq(item(p, "workqueue.cpus", NULL), "0-2");
 	perftune_profile_free(p);
+	/* before 6.12 (the managed IRQ's file reads writable): the kernel's EIO tells */
+	ck_assert_int_eq(system("chmod 0644 \"$UMOCKDEV_DIR/proc/irq/27/smp_affinity_list\""), 0);
+	put("iso0", "[scheduler]\nisolated_cores=3\n");
+	p = load("iso0", NULL);
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[scheduler] isolated_cores"), "(nvme0q1)"));
+	ck_assert_str_eq(item(p, "irq.all.cpus", NULL), "intersect:0-2");
+	perftune_profile_free(p);
 	/* CPUs that are not online: TuneD changes nothing; irq_process=false: no IRQ */
 	put("iso", "[scheduler]\nisolated_cores=5\n[s2]\ntype=scheduler\nisolated_cores=1\n"
 		   "irq_process=false\n[irq]\ntype=irq\naffinity=x\nmode=sometimes\n");
