@@ -204,7 +204,6 @@ static const struct {
 	{ "script", "runs a program: a profile never executes anything" },
 	{ "modules", "loads kernel modules (modprobe): a profile never executes anything" },
 	{ "systemd", "changes systemd's configuration (CPUAffinity): not a kernel tunable" },
-	{ "irqbalance", "changes irqbalance's configuration: not a kernel tunable" },
 	{ "service", "starts or stops services: not a kernel tunable" },
 	{ "mounts", "remounts file systems (barriers): not a kernel tunable" },
 	{ "video", "radeon power management: no perftune key" },
@@ -245,6 +244,8 @@ static bool sched_knob(struct perftune_profile *p, struct pt_punit *u, struct pt
 {
 	if (!strncmp(o->name, "sched_", 6) || !strncmp(o->name, "numa_balancing_", 15))
 		return true;
+	if (pt_isolate_option(o->name)) /* isolated_cores: IRQs and workqueues (isolate.c) */
+		return true;
 	pt_pitem_skip(p, u, o,
 		      "process scheduling policy, affinity, cgroups or IRQ affinity: not a "
 		      "kernel tunable");
@@ -259,6 +260,8 @@ static int sched_option(struct perftune_profile *p, struct pt_punit *u, struct p
 	bool numa = !strncmp(n, "numa_balancing_", 15);
 	char key[PERFTUNE_KEY_MAX];
 
+	if (pt_isolate_option(n))
+		return pt_map_isolate(p, u, o, v);
 	snprintf(path, sizeof(path), "proc/sys/kernel/%s", n);
 	snprintf(dbg, sizeof(dbg),
 		 numa ? "sys/kernel/debug/sched/numa_balancing/%s" : "sys/kernel/debug/sched/%s",
@@ -308,6 +311,10 @@ int pt_map_unit(struct perftune_profile *p, struct pt_punit *u, struct pt_devset
 		return pt_map_disk(p, u, &taken[0]);
 	if (!strcmp(t, "cpu"))
 		return pt_map_cpu(p, u, &taken[1], flags);
+	if (!strcmp(t, "irq"))
+		return pt_map_irq(p, u, &taken[PT_DEVTYPES - 1]);
+	if (!strcmp(t, "irqbalance"))
+		return pt_map_irqbalance(p, u);
 	for (size_t i = 0; i < ARRAY_SIZE(devtypes); i++)
 		if (!strcmp(t, devtypes[i]))
 			return pt_map_devattr(p, u, &taken[2 + i]);

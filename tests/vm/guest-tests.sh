@@ -47,6 +47,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
 # CPU power on the real drivers: cpu_tests, cpu_snapshot (issue 19)
 # shellcheck source=guest-cpu-tests.sh source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/guest-cpu-tests.sh"
+# IRQ affinity and cpu-partitioning: irq_tests (issue 20)
+# shellcheck source=guest-irq-tests.sh source-path=SCRIPTDIR
+source "$(dirname "${BASH_SOURCE[0]}")/guest-irq-tests.sh"
 
 # too_many N: more 2 MiB pages than node N has memory (a few more than its
 # whole MemTotal, so that the doomed allocation attempts stay few under TCG).
@@ -523,6 +526,7 @@ run_test "crash: hold killed -9 after commit, restore --orphans" test_crash_afte
 run_test "crash: hold killed -9 mid-commit, restore --orphans" test_crash_mid_commit
 run_test "crash: holds killed -9 at timed points, restore --orphans" test_crash_timed_kills
 cpu_tests
+irq_tests
 run_test "the guest is back where it started" test_back_to_start
 
 echo "$PASSED passed, $FAILED failed"
