@@ -245,7 +245,7 @@ int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags)
  * it back, restore does the same: with the file kept open read-write that is
  * one open per call instead of one per access, and most of the cost of a
  * sysctl or sysfs change is its opens.  Only regular files below sys/ and
- * proc/ that open read-write are kept, never dev/ (opening
+ * proc/sys/ that open read-write are kept, never dev/ (opening
  * /dev/cpu_dma_latency is a PM QoS request of its own).  A kept file that
  * disappears (iosched/ goes with its scheduler) answers ENODEV or ENOENT: it
  * is dropped and the path opened again.
@@ -349,7 +349,8 @@ static struct pt_fcache *cache_of(struct perftune_ctx *ctx, const char *path)
 {
 	struct pt_fcache *fc = attr_of(ctx)->fcache;
 
-	if (!fc || !fc->depth || (strncmp(path, "sys/", 4) && strncmp(path, "proc/", 5)))
+	/* not the rest of proc/: its seq_files refuse pwrite (seq_open() clears FMODE_PWRITE) */
+	if (!fc || !fc->depth || (strncmp(path, "sys/", 4) && strncmp(path, "proc/sys/", 9)))
 		return NULL;
 	return fc;
 }

@@ -414,6 +414,10 @@ struct pt_xnames {
 	char noattr[128];	       /* udev: why it has no attribute to write, or "" */
 	enum pt_order order;	       /* udev: the rules in the order of a commit */
 	char boot[128]; /* kernel command line with the value: "numa_balancing=disable" */
+	/* the value as the kernel file takes it, where that differs from the key's (a CPU list
+	 * written as a hex mask); "" with @file_differs: too long to give, leave the file out */
+	char file_value[256];
+	bool file_differs;
 };
 
 struct pt_family {
@@ -518,6 +522,8 @@ int pt_file_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable *t, c
 /* pt_file_validate() against @raw, the file's contents as read */
 int pt_file_check(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *raw,
 		  const char *in, char *out, size_t size);
+/* 0 if the file of @t can be written, else -EACCES (not root), -EROFS or -ENOENT naming the key */
+int pt_file_writable(struct perftune_ctx *ctx, const struct pt_tunable *t);
 /* the error of a write the kernel refused with @r, naming the key */
 int pt_file_refused(struct perftune_ctx *ctx, const char *key, const char *value, int r);
 int pt_file_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
@@ -548,6 +554,44 @@ void pt_file_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t, 
 /* validate a number in [min, max] */
 int pt_validate_range(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
 		      long long min, long long max, char *out, size_t size);
+
+/* ---- family/cpumask.c: files of CPU masks whose keys take CPU lists (irq, workqueue) ---- */
+enum {
+	PT_CPUMASK_HEX = 1 << 0, /* t->kind: the file holds a hex mask ("f"), not a list ("0-3") */
+	PT_CPUMASK_NARROW = 1 << 1, /* t->kind: the kernel may keep fewer of the CPUs written */
+};
+/* the online CPUs (sys/devices/system/cpu/online) into a PT_CPUS_BYTES mask */
+int pt_cpus_online(struct perftune_ctx *ctx, unsigned char *mask);
+/* @in, a CPU list with an online CPU, into @m (PT_CPUS_BYTES); errors name the key */
+int pt_cpumask_parse(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+		     unsigned char *m);
+/*
+ * Hex mask @in ("0000000f", TuneD's 8-digit groups) as wide as the kernel
+ * shows the mask file @path ("f", "00,0000000f"), so that it reads back as
+ * written; @in as it is where @path is no such file or @in no hex mask.
+ */
+void pt_cpumask_width(struct perftune_ctx *ctx, const char *path, const char *in, char *out,
+		      size_t size);
+int pt_cpumask_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size);
+int pt_cpumask_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+			char *out, size_t size);
+int pt_cpumask_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+		     int *hold_fd);
+int pt_cpumask_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *want,
+		      const char *got);
+int pt_cpumask_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			struct perftune_desc *d);
+/*
+ * The table of a family of CPU-mask files named @nm whose @pfx_resolve(), @pfx_list() and
+ * @pfx_export_names() find and name them, with its validate, write, verify and describe ops
+ * (pt_cpumask_* where nothing is its own); the optional ops follow as designators.
+ */
+#define PT_CPUMASK_FAMILY(nm, pfx, val, wr, ver, desc, ...)                                        \
+	{                                                                                          \
+		.name = nm, .resolve = pfx##_resolve, .list = pfx##_list, .read = pt_cpumask_read, \
+		.validate = val, .write = wr, .verify = ver, .describe = desc,                     \
+		.export_names = pfx##_export_names, __VA_ARGS__                                    \
+	}
 
 /* ---- net/nl.c: generic netlink through a transport (the unit tier installs a fake) ---- */
 struct nlmsghdr;
@@ -661,7 +705,7 @@ struct perftune_check_iter *pt_check_iter(struct pt_iter *it);
 /* ---- families ---- */
 extern const struct pt_family pt_block_family, pt_hugepages_family, pt_thp_family, pt_cpu_family,
 	pt_pmqos_family, pt_numa_family, pt_proc_family, pt_selinux_family, pt_sysctl_family,
-	pt_sysfs_family, pt_module_family, pt_net_family;
+	pt_sysfs_family, pt_module_family, pt_net_family, pt_irq_family, pt_workqueue_family;
 /* the keys of the proc family (family/proc.c): proc.<pid>.numa_nodes, proc.<sel>.cpus */
 extern const struct pt_family pt_proc_numa_family, pt_proc_cpus_family;
 

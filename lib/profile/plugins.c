@@ -203,7 +203,6 @@ static const struct {
 			"key (perftune export --format cmdline writes a fragment)" },
 	{ "script", "runs a program: a profile never executes anything" },
 	{ "systemd", "changes systemd's configuration (CPUAffinity): not a kernel tunable" },
-	{ "irqbalance", "changes irqbalance's configuration: not a kernel tunable" },
 	{ "service", "starts or stops services: not a kernel tunable" },
 	{ "mounts", "remounts file systems (barriers): not a kernel tunable" },
 	{ "video", "radeon power management: no perftune key" },
@@ -240,17 +239,18 @@ static int map_simple(struct perftune_profile *p, struct pt_punit *u)
 	return each_value(p, u, simple_known, simple_option);
 }
 
-/* the options of isolated_cores' thread part (threads.c) */
+/* the options that select the threads isolated_cores moves (threads.c) */
 static bool sched_threads(const char *name)
 {
-	return !strcmp(name, "isolated_cores") || !strcmp(name, "ps_blacklist") ||
-	       !strcmp(name, "ps_whitelist");
+	return !strcmp(name, "ps_blacklist") || !strcmp(name, "ps_whitelist");
 }
 
 static bool sched_knob(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o)
 {
 	if (!strncmp(o->name, "sched_", 6) || !strncmp(o->name, "numa_balancing_", 15) ||
 	    sched_threads(o->name))
+		return true;
+	if (pt_isolate_option(o->name)) /* isolated_cores: IRQs and workqueues (isolate.c) */
 		return true;
 	pt_pitem_skip(p, u, o,
 		      "process scheduling policy, affinity, cgroups or IRQ affinity: not a "
@@ -266,8 +266,8 @@ static int sched_option(struct perftune_profile *p, struct pt_punit *u, struct p
 	bool numa = !strncmp(n, "numa_balancing_", 15);
 	char key[PERFTUNE_KEY_MAX];
 
-	if (!strcmp(n, "isolated_cores"))
-		return pt_map_isolated_threads(p, u, o, v);
+	if (pt_isolate_option(n))
+		return pt_map_isolate(p, u, o, v);
 	if (sched_threads(n)) { /* ps_blacklist, ps_whitelist: read by isolated_cores */
 		if (!pt_popt_find(u->opt, u->n, "isolated_cores"))
 			pt_pitem_skip(p, u, o,
@@ -357,6 +357,10 @@ int pt_map_unit(struct perftune_profile *p, struct pt_punit *u, struct pt_devset
 		return pt_map_disk(p, u, &taken[0]);
 	if (!strcmp(t, "cpu"))
 		return pt_map_cpu(p, u, &taken[1], flags);
+	if (!strcmp(t, "irq"))
+		return pt_map_irq(p, u, &taken[PT_DEVTYPES - 1]);
+	if (!strcmp(t, "irqbalance"))
+		return pt_map_irqbalance(p, u);
 	for (size_t i = 0; i < ARRAY_SIZE(devtypes); i++)
 		if (!strcmp(t, devtypes[i]))
 			return pt_map_devattr(p, u, &taken[2 + i]);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The thread part of TuneD's [scheduler] isolated_cores: every process and
+ * The thread part of TuneD's [scheduler] isolated_cores (isolate.c finds the
+ * CPUs it leaves, @others, and calls this): every process and
  * thread whose comm ps_whitelist finds and ps_blacklist does not (Python's
  * re.search on /proc/<pid>/stat's comm; ';' separates alternatives, "\;" is a
  * ';') keeps its CPUs off the isolated cores: proc.<pid>.cpus=&<the others>,
@@ -116,46 +117,20 @@ static int map_process(struct perftune_profile *p, const struct pt_punit *u,
 }
 
 int pt_map_isolated_threads(struct perftune_profile *p, const struct pt_punit *u,
-			    const struct pt_popt *o, const char *value)
+			    const struct pt_popt *o, const char *others)
 {
-	unsigned char iso[PT_CPUS_BYTES] = { 0 }, on[PT_CPUS_BYTES] = { 0 };
 	struct filter f = { 0 };
 	_cleanup_closedir_ DIR *d = NULL;
-	_cleanup_free_ char *aff = NULL, *onl = NULL;
 	struct dirent *de;
-	char why[256] = "";
 	int r;
 
-	if (pt_cpus_parse(value, iso, why, sizeof(why)) < 0 || pt_cpus_online(p->ctx, on) < 0) {
-		pt_pitem_skip(p, u, o, "isolated_cores: %s", why[0] ? why : "no online CPU list");
-		return 0;
-	}
-	for (long c = 0; c < PT_CPUS_MAX; c++) {
-		if (pt_cpus_has(iso, c) && !pt_cpus_has(on, c)) {
-			onl = pt_cpus_list(on, "", true);
-			pt_pitem_skip(p, u, o,
-				      "isolated_cores %s is not within the online CPUs %s (TuneD "
-				      "refuses it too)",
-				      value, onl ? onl : "?");
-			return 0;
-		}
-		pt_cpus_set(on, c, pt_cpus_has(on, c) && !pt_cpus_has(iso, c));
-	}
-	aff = pt_cpus_list(on, "", true);
-	if (!aff)
-		return -ENOMEM;
-	if (!aff[0]) {
-		pt_pitem_skip(p, u, o, "isolated_cores %s leaves no CPU for the other threads",
-			      value);
-		return 0;
-	}
 	if ((r = joined(p, u, "ps_whitelist", &f.white)) < 0 ||
 	    (r = joined(p, u, "ps_blacklist", &f.black)) < 0)
 		goto out;
 	d = pt_attr_opendir(p->ctx, "proc");
 	while (d && (de = readdir(d)) && r >= 0)
 		if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
-			r = map_process(p, u, o, &f, atoi(de->d_name), aff);
+			r = map_process(p, u, o, &f, atoi(de->d_name), others);
 	if (r == -EINVAL)
 		r = pt_err(p->ctx, r, "%s:%d: [%s] ps_whitelist/ps_blacklist: %s", o->file, o->line,
 			   u->name, f.err ? f.err : "not a regular expression");

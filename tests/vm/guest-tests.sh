@@ -47,6 +47,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
 # CPU power on the real drivers: cpu_tests, cpu_snapshot (issue 19)
 # shellcheck source=guest-cpu-tests.sh source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/guest-cpu-tests.sh"
+# IRQ affinity and cpu-partitioning: irq_tests (issue 20)
+# shellcheck source=guest-irq-tests.sh source-path=SCRIPTDIR
+source "$(dirname "${BASH_SOURCE[0]}")/guest-irq-tests.sh"
 # thread affinity and kernel modules: isolation_tests (issue 20)
 # shellcheck source=guest-isolation-tests.sh source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/guest-isolation-tests.sh"
@@ -527,6 +530,7 @@ run_test "crash: hold killed -9 after commit, restore --orphans" test_crash_afte
 run_test "crash: hold killed -9 mid-commit, restore --orphans" test_crash_mid_commit
 run_test "crash: holds killed -9 at timed points, restore --orphans" test_crash_timed_kills
 cpu_tests
+irq_tests
 isolation_tests
 run_test "the guest is back where it started" test_back_to_start
 
