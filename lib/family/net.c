@@ -217,7 +217,7 @@ static int emit_sect(struct perftune_ctx *ctx, const char *key, const char *dev,
 static int emit_queues(struct perftune_ctx *ctx, const char *key, const char *dev, const char *dir,
 		       const char *q, const char *file, pt_emit_fn emit, void *ud)
 {
-	char p[PATH_MAX], f[PATH_MAX], rest[PERFTUNE_KEY_MAX];
+	char p[PATH_MAX], f[PATH_MAX], rest[PERFTUNE_KEY_MAX], v[PT_VAL];
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
 	size_t dl = strlen(dir);
@@ -239,6 +239,9 @@ static int emit_queues(struct perftune_ctx *ctx, const char *key, const char *de
 		snprintf(f, sizeof(f), "queues/%s/%s", de->d_name, file);
 		if (pt_snprintf(p, sizeof(p), NET_DIR "/%s/%s", dev, f) < 0 ||
 		    !pt_attr_tunable(ctx, p))
+			continue;
+		/* xps_cpus of a single-queue device: the file is there, its read answers ENOENT */
+		if (pt_attr_read_raw(ctx, p, v, sizeof(v)) == -ENOENT)
 			continue;
 		snprintf(rest, sizeof(rest), "%s.%s.%s", dir, de->d_name + dl + 1, file);
 		r = emit_key(ctx, dev, NET_SYSFS, file, f, rest, emit, ud);
