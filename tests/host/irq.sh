@@ -91,7 +91,14 @@ has_cpu() { # has_cpu LIST CPU: the CPU list holds CPU
 	return 1
 }
 mkdir -p "$WORK/iso"
-printf '[scheduler]\nisolated_cores=%s\n[irqbalance]\nbanned_cpus=%s\n' "$last" "$last" >"$WORK/iso/tuned.conf"
+# ps_whitelist keeps the thread side to a process of this test: moving every thread of a
+# shared machine would also narrow whatever they start before the restore
+cp /bin/sleep "$WORK/ptisosleep"
+"$WORK/ptisosleep" 600 &
+iso_pid=$!
+trap 'kill $iso_pid 2>/dev/null; putback' EXIT
+aff0=$(taskset -pc $iso_pid | sed 's/.*: //') init0=$(taskset -pc 1 | sed 's/.*: //')
+printf '[scheduler]\nisolated_cores=%s\nps_whitelist=^ptisosleep$\n[irqbalance]\nbanned_cpus=%s\n' "$last" "$last" >"$WORK/iso/tuned.conf"
 irqs0=$(irqs)
 out=$($P apply --dry-run "$WORK/iso" 2>&1)
 check "dry run: banned_cpus skipped as irqbalance's configuration" grep -q "skipped: \[irqbalance\] banned_cpus: .*not a kernel tunable" <<<"$out"
@@ -107,7 +114,10 @@ check "IRQs moved ($moved)" test "$moved" -gt 0
 off() { if has_cpu "$2" "$last"; then not_ok "$1: $2"; else ok "$1"; fi; }
 off "default mask off CPU $last" "$($P get irq.default.cpus)"
 [ -n "$wq0" ] && off "workqueue mask off CPU $last" "$($P get workqueue.cpus)"
+off "the whitelisted test process is off CPU $last" "$(taskset -pc $iso_pid | sed 's/.*: //')"
+eq "a thread ps_whitelist does not name (pid 1) is not moved" "$(taskset -pc 1 | sed 's/.*: //')" "$init0"
 $P restore iso >/dev/null
+eq "restore: the test process's affinity as found" "$(taskset -pc $iso_pid | sed 's/.*: //')" "$aff0"
 eq "restore: every IRQ as found" "$(irqs)" "$irqs0"
 eq "restore: default mask as found" "$(cat $D)" "$def0"
 [ -n "$wq0" ] && eq "restore: workqueue mask as found" "$(cat $W)" "$wq0"
