@@ -7,6 +7,7 @@
  * stay allowed, but nothing resolves outside.
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -27,6 +28,10 @@ struct pt_attr {
 	struct pt_fcache *fcache; /* kernel files kept open for the length of one call */
 	pt_write_fn write_fn;
 	void *write_data;
+	pt_affinity_fn affinity_fn; /* the unit tier's threads, instead of the syscalls */
+	void *affinity_data;
+	pt_kmod_fn kmod_fn; /* the unit tier's modules, instead of libkmod */
+	void *kmod_data;
 	struct pt_resolver_state resolver; /* resolve.c: openat2 or the user-space walk */
 };
 
@@ -106,6 +111,57 @@ pt_write_fn pt_attr_get_write_fn(struct perftune_ctx *ctx, void **userdata)
 {
 	*userdata = attr_of(ctx)->write_data;
 	return attr_of(ctx)->write_fn;
+}
+
+void pt_attr_set_affinity_fn(struct perftune_ctx *ctx, pt_affinity_fn fn, void *userdata)
+{
+	attr_of(ctx)->affinity_fn = fn;
+	attr_of(ctx)->affinity_data = userdata;
+}
+
+int pt_attr_affinity(struct perftune_ctx *ctx, int tid, unsigned char *mask, bool set)
+{
+	struct pt_attr *a = attr_of(ctx);
+	size_t size = CPU_ALLOC_SIZE(PT_CPUS_MAX);
+	cpu_set_t *cs;
+	int r = 0;
+
+	if (a->affinity_fn)
+		return a->affinity_fn(ctx, tid, mask, set, a->affinity_data);
+	if (!a->host) /* the threads of another root's /proc are not ours to move */
+		return -EOPNOTSUPP;
+	cs = CPU_ALLOC(PT_CPUS_MAX);
+	if (!cs)
+		return -ENOMEM;
+	CPU_ZERO_S(size, cs);
+	for (int c = 0; set && c < PT_CPUS_MAX; c++)
+		if (pt_cpus_has(mask, c))
+			CPU_SET_S((size_t)c, size, cs);
+	if (set ? sched_setaffinity(tid, size, cs) : sched_getaffinity(tid, size, cs))
+		r = -errno;
+	for (int c = 0; !set && r == 0 && c < PT_CPUS_MAX; c++)
+		pt_cpus_set(mask, c, CPU_ISSET_S((size_t)c, size, cs));
+	CPU_FREE(cs);
+	return r;
+}
+
+void pt_attr_set_kmod_fn(struct perftune_ctx *ctx, pt_kmod_fn fn, void *userdata)
+{
+	attr_of(ctx)->kmod_fn = fn;
+	attr_of(ctx)->kmod_data = userdata;
+}
+
+int pt_attr_kmod(struct perftune_ctx *ctx, int op, const char *name, const char *options, char *out,
+		 size_t size)
+{
+	struct pt_attr *a = attr_of(ctx);
+
+	out[0] = '\0';
+	if (a->kmod_fn)
+		return a->kmod_fn(ctx, op, name, options, out, size, a->kmod_data);
+	if (!a->host) /* another root's modules are not this kernel's to load */
+		return -EOPNOTSUPP;
+	return pt_kmod_real(op, name, options, out, size);
 }
 
 void pt_resolve_force(struct perftune_ctx *ctx, bool user)
@@ -189,7 +245,7 @@ int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags)
  * it back, restore does the same: with the file kept open read-write that is
  * one open per call instead of one per access, and most of the cost of a
  * sysctl or sysfs change is its opens.  Only regular files below sys/ and
- * proc/ that open read-write are kept, never dev/ (opening
+ * proc/sys/ that open read-write are kept, never dev/ (opening
  * /dev/cpu_dma_latency is a PM QoS request of its own).  A kept file that
  * disappears (iosched/ goes with its scheduler) answers ENODEV or ENOENT: it
  * is dropped and the path opened again.
@@ -293,7 +349,8 @@ static struct pt_fcache *cache_of(struct perftune_ctx *ctx, const char *path)
 {
 	struct pt_fcache *fc = attr_of(ctx)->fcache;
 
-	if (!fc || !fc->depth || (strncmp(path, "sys/", 4) && strncmp(path, "proc/", 5)))
+	/* not the rest of proc/: its seq_files refuse pwrite (seq_open() clears FMODE_PWRITE) */
+	if (!fc || !fc->depth || (strncmp(path, "sys/", 4) && strncmp(path, "proc/sys/", 9)))
 		return NULL;
 	return fc;
 }

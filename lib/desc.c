@@ -72,6 +72,19 @@ void pt_desc_set_writable(struct perftune_desc *d, bool w, const char *reason)
 	set_str(&d->reason, w ? NULL : reason);
 }
 
+int pt_desc_read_writable(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			  struct perftune_desc *d)
+{
+	char v[PT_VAL];
+	int r = t->fam->read(ctx, t, v, sizeof(v));
+
+	if (r < 0)
+		return r;
+	pt_desc_set_value(d, v);
+	pt_desc_set_writable(d, true, NULL);
+	return 0;
+}
+
 void pt_desc_add_info(struct perftune_desc *d, const char *fmt, ...)
 {
 	char line[1024];

@@ -244,6 +244,31 @@ void pt_attr_write_batch(struct perftune_ctx *ctx, size_t n, const char *const *
 			 const int *fds, const struct iovec *iov, int *res);
 /* The real write(2) path, for simulators that fall through to it. */
 int pt_attr_write_real(struct perftune_ctx *ctx, const char *path, const char *buf, size_t len);
+/*
+ * A thread's CPU affinity, a mask of PT_CPUS_MAX bits: read into @mask, or
+ * set from it (@set).  -ESRCH: no such thread; -EINVAL: the kernel will not
+ * move it (PF_NO_SETAFFINITY) or no CPU of @mask can run it; -EOPNOTSUPP
+ * under a root that is not the host's.  Swappable for the unit tier.
+ */
+typedef int (*pt_affinity_fn)(struct perftune_ctx *ctx, int tid, unsigned char *mask, bool set,
+			      void *userdata);
+void pt_attr_set_affinity_fn(struct perftune_ctx *ctx, pt_affinity_fn fn, void *userdata);
+int pt_attr_affinity(struct perftune_ctx *ctx, int tid, unsigned char *mask, bool set);
+/*
+ * Kernel modules (shared/kmod.c, libkmod): FIND 0 in modules.dep, 1 built in,
+ * -ENOENT; DEPS: the modules a load brings in that are not loaded, in @out;
+ * LOAD with @options (modprobe.d's too; -EPERM with the command in @out when
+ * modprobe.d has an install command for it: nothing is ever executed); UNLOAD
+ * that one module.  Swappable for the unit tier; -EOPNOTSUPP under a root that
+ * is not the host's.
+ */
+enum { PT_KMOD_FIND, PT_KMOD_DEPS, PT_KMOD_LOAD, PT_KMOD_UNLOAD };
+typedef int (*pt_kmod_fn)(struct perftune_ctx *ctx, int op, const char *name, const char *options,
+			  char *out, size_t size, void *userdata);
+void pt_attr_set_kmod_fn(struct perftune_ctx *ctx, pt_kmod_fn fn, void *userdata);
+int pt_attr_kmod(struct perftune_ctx *ctx, int op, const char *name, const char *options, char *out,
+		 size_t size);
+int pt_kmod_real(int op, const char *name, const char *options, char *out, size_t size);
 
 /* ---- shared/util.c ---- */
 bool pt_has_cntrl(const char *s);
@@ -389,6 +414,10 @@ struct pt_xnames {
 	char noattr[128];	       /* udev: why it has no attribute to write, or "" */
 	enum pt_order order;	       /* udev: the rules in the order of a commit */
 	char boot[128]; /* kernel command line with the value: "numa_balancing=disable" */
+	/* the value as the kernel file takes it, where that differs from the key's (a CPU list
+	 * written as a hex mask); "" with @file_differs: too long to give, leave the file out */
+	char file_value[256];
+	bool file_differs;
 };
 
 struct pt_family {
@@ -410,14 +439,20 @@ struct pt_family {
 			    char *out, size_t size, char *cur, size_t cur_size);
 	int (*write)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 		     int *hold_fd);
-	/* compare read-back with the value written: 0, -EIO, -EAGAIN (partial) */
+	/*
+	 * compare read-back with the value written: 0, -EIO, -EAGAIN (partial), or 1:
+	 * in force as asked, and @got (what the commit keeps as written) says more
+	 */
 	int (*verify)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *want,
 		      const char *got);
 	int (*describe)(struct perftune_ctx *ctx, const struct pt_tunable *t,
 			struct perftune_desc *d);
-	/* optional: the original as a string write() restores exactly (PT_FAM_SNAPSHOT) */
-	int (*snapshot)(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf,
-			size_t size);
+	/*
+	 * optional: the original, before @t is set to @value, as a string write()
+	 * restores exactly (PT_FAM_SNAPSHOT)
+	 */
+	int (*snapshot)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+			char *buf, size_t size);
 	/*
 	 * optional: @t set to @value stands for other keys (cpu idle.max_latency_us:
 	 * idle.<state>.disable of the deeper states): stage each of them and return
@@ -487,6 +522,8 @@ int pt_file_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable *t, c
 /* pt_file_validate() against @raw, the file's contents as read */
 int pt_file_check(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *raw,
 		  const char *in, char *out, size_t size);
+/* 0 if the file of @t can be written, else -EACCES (not root), -EROFS or -ENOENT naming the key */
+int pt_file_writable(struct perftune_ctx *ctx, const struct pt_tunable *t);
 /* the error of a write the kernel refused with @r, naming the key */
 int pt_file_refused(struct perftune_ctx *ctx, const char *key, const char *value, int r);
 int pt_file_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
@@ -517,6 +554,44 @@ void pt_file_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t, 
 /* validate a number in [min, max] */
 int pt_validate_range(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
 		      long long min, long long max, char *out, size_t size);
+
+/* ---- family/cpumask.c: files of CPU masks whose keys take CPU lists (irq, workqueue) ---- */
+enum {
+	PT_CPUMASK_HEX = 1 << 0, /* t->kind: the file holds a hex mask ("f"), not a list ("0-3") */
+	PT_CPUMASK_NARROW = 1 << 1, /* t->kind: the kernel may keep fewer of the CPUs written */
+};
+/* the online CPUs (sys/devices/system/cpu/online) into a PT_CPUS_BYTES mask */
+int pt_cpus_online(struct perftune_ctx *ctx, unsigned char *mask);
+/* @in, a CPU list with an online CPU, into @m (PT_CPUS_BYTES); errors name the key */
+int pt_cpumask_parse(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+		     unsigned char *m);
+/*
+ * Hex mask @in ("0000000f", TuneD's 8-digit groups) as wide as the kernel
+ * shows the mask file @path ("f", "00,0000000f"), so that it reads back as
+ * written; @in as it is where @path is no such file or @in no hex mask.
+ */
+void pt_cpumask_width(struct perftune_ctx *ctx, const char *path, const char *in, char *out,
+		      size_t size);
+int pt_cpumask_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size);
+int pt_cpumask_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
+			char *out, size_t size);
+int pt_cpumask_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+		     int *hold_fd);
+int pt_cpumask_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *want,
+		      const char *got);
+int pt_cpumask_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			struct perftune_desc *d);
+/*
+ * The table of a family of CPU-mask files named @nm whose @pfx_resolve(), @pfx_list() and
+ * @pfx_export_names() find and name them, with its validate, write, verify and describe ops
+ * (pt_cpumask_* where nothing is its own); the optional ops follow as designators.
+ */
+#define PT_CPUMASK_FAMILY(nm, pfx, val, wr, ver, desc, ...)                                        \
+	{                                                                                          \
+		.name = nm, .resolve = pfx##_resolve, .list = pfx##_list, .read = pt_cpumask_read, \
+		.validate = val, .write = wr, .verify = ver, .describe = desc,                     \
+		.export_names = pfx##_export_names, __VA_ARGS__                                    \
+	}
 
 /* ---- net/nl.c: generic netlink through a transport (the unit tier installs a fake) ---- */
 struct nlmsghdr;
@@ -582,6 +657,9 @@ void pt_desc_set_range(struct perftune_desc *d, long long min, long long max);
 void pt_desc_set_unit(struct perftune_desc *d, const char *unit);
 void pt_desc_set_writable(struct perftune_desc *d, bool w, const char *reason);
 void pt_desc_add_info(struct perftune_desc *d, const char *fmt, ...) _printf_(2, 3);
+/* the value as @t's family reads it, writable: 0, or read()'s -errno */
+int pt_desc_read_writable(struct perftune_ctx *ctx, const struct pt_tunable *t,
+			  struct perftune_desc *d);
 
 /*
  * The store behind the typed iterators of perftune.h: what each field is
@@ -627,7 +705,30 @@ struct perftune_check_iter *pt_check_iter(struct pt_iter *it);
 /* ---- families ---- */
 extern const struct pt_family pt_block_family, pt_hugepages_family, pt_thp_family, pt_cpu_family,
 	pt_pmqos_family, pt_numa_family, pt_proc_family, pt_selinux_family, pt_sysctl_family,
-	pt_sysfs_family, pt_net_family;
+	pt_sysfs_family, pt_module_family, pt_net_family, pt_irq_family, pt_workqueue_family;
+/* the keys of the proc family (family/proc.c): proc.<pid>.numa_nodes, proc.<sel>.cpus */
+extern const struct pt_family pt_proc_numa_family, pt_proc_cpus_family;
+
+/* ---- family/proc.c: processes by selector ---- */
+#define PT_PF_KTHREAD 0x00200000	/* PF_KTHREAD in /proc/<pid>/stat's flags */
+#define PT_PF_NO_SETAFFINITY 0x04000000 /* the kernel will not move it (per-CPU kthreads) */
+struct pt_pstat {
+	char comm[64]; /* as /proc/<pid>/stat shows it, without the parentheses */
+	char state;
+	unsigned long flags;
+};
+/* /proc/<pid>/stat (@tid > 0: /proc/<pid>/task/<tid>/stat); -ESRCH: gone */
+int pt_proc_stat(struct perftune_ctx *ctx, int pid, int tid, struct pt_pstat *st);
+/*
+ * proc.<pid>.<attr> (a process that the kernel will not move is an error), or a
+ * selector: proc.all, proc.user (no kernel threads), proc.kernel, each with an
+ * optional [ERE] that comm matches (re.search, as TuneD's ps_whitelist), or
+ * proc[ERE]: emit a @fam tunable per process; unmovable ones skipped, logged.
+ */
+int pt_proc_select(struct perftune_ctx *ctx, const struct pt_keyparts *kp,
+		   const struct pt_family *fam, pt_emit_fn emit, void *ud);
+/* a @fam tunable for each process the kernel lets move */
+int pt_proc_each(struct perftune_ctx *ctx, const struct pt_family *fam, pt_emit_fn emit, void *ud);
 
 /* hugepages.c: the boot parameters for @value pages of @kb (0: the default size) */
 void pt_hugepages_boot(struct perftune_ctx *ctx, unsigned long kb, const char *value, char *buf,

@@ -11,9 +11,10 @@
 #include "internal.h"
 
 static const struct pt_family *const families[] = {
-	&pt_block_family,  &pt_cpu_family,   &pt_hugepages_family, &pt_net_family,
-	&pt_numa_family,   &pt_pmqos_family, &pt_proc_family,	   &pt_selinux_family,
-	&pt_sysctl_family, &pt_sysfs_family, &pt_thp_family,
+	&pt_block_family,  &pt_cpu_family,	 &pt_hugepages_family, &pt_irq_family,
+	&pt_module_family, &pt_net_family,	 &pt_numa_family,      &pt_pmqos_family,
+	&pt_proc_family,   &pt_selinux_family,	 &pt_sysctl_family,    &pt_sysfs_family,
+	&pt_thp_family,	   &pt_workqueue_family,
 };
 
 const struct pt_family *pt_family_find(const char *name)
@@ -39,8 +40,8 @@ int pt_resolve(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void 
 	fam = pt_family_find(kp->c[0].s);
 	if (!fam) {
 		r = pt_err(ctx, -EINVAL,
-			   "%s: unknown family '%s' (block, cpu, hugepages, net, numa, pmqos, proc, "
-			   "selinux, sysctl, sysfs, thp)",
+			   "%s: unknown family '%s' (block, cpu, hugepages, irq, module, net, numa, pmqos, "
+			   "proc, selinux, sysctl, sysfs, thp, workqueue)",
 			   pt_key_shown(key, sb, sizeof(sb)), kp->c[0].s);
 		goto out;
 	}

@@ -361,6 +361,8 @@ static int verify(struct perftune_ctx *ctx, struct perftune_tx *tx, struct stage
 		return r;
 	if (s->c.fam->verify) {
 		r = s->c.fam->verify(ctx, t, s->value, got);
+		if (r == 1) /* in force as asked; the read says more (threads it did not name) */
+			return set_str(&s->value, got) < 0 ? oom(ctx, s) : 0;
 		/* a verify that waited for the kernel (cpufreq limits): what it settled on */
 		if (r == 0 && strcmp(got, s->value) && s->c.fam->read(ctx, t, got, sizeof(got)) < 0)
 			return -EIO;
@@ -466,11 +468,9 @@ static int commit_pre(struct perftune_ctx *ctx, struct pt_jinfo *ji, int jfd, st
 		return r;
 	if (s->c.fam->snapshot && strcmp(cur, s->value)) {
 		char snap[PT_VAL];
-		r = s->c.fam->snapshot(ctx, t, snap, sizeof(snap));
-		if (r < 0)
-			return r;
-		if (set_str(&s->old, snap) < 0)
-			return oom(ctx, s);
+		r = s->c.fam->snapshot(ctx, t, s->value, snap, sizeof(snap));
+		if (r < 0 || set_str(&s->old, snap) < 0)
+			return r < 0 ? r : oom(ctx, s);
 	} else if (!s->pre && set_str(&s->old, cur) < 0) {
 		return oom(ctx, s);
 	}

@@ -129,6 +129,7 @@ static int check_args(struct compare *c, int argc, char **argv, int dd)
 			regerror(r, &c->re, err, sizeof(err));
 			return usage_error(&cmd_compare, "--metric '%s': %s", c->metric, err);
 		}
+		c->have_re = true;
 		if (c->re.re_nsub != 1)
 			return usage_error(
 				&cmd_compare,
@@ -414,7 +415,7 @@ static int run_compare(struct perftune_ctx *ctx, int argc, char **argv)
 			printf("plot: %s\n", c.plot);
 	}
 out:
-	if (c.metric && c.re.re_nsub)
+	if (c.have_re)
 		regfree(&c.re);
 	for (int s = 0; s < 2; s++) {
 		free(c.st[s].s);
@@ -434,7 +435,7 @@ const struct cmd cmd_compare = {
 	"compare",
 	run_compare,
 	"compare [--rounds N] [--warmup N] [--metric REGEX] [--higher-is-better] [--json]\n"
-	"                 [--plot FILE] [-v VAR=VALUE]... (--profile P | KEY=VALUE...) -- CMD [ARG...]",
+	"         [--plot FILE] [-v VAR=VALUE]... (--profile P | KEY=VALUE...) -- CMD [ARG...]",
 	"Measure whether a change helps: run CMD N times (default 10) in the machine's\n"
 	"state (baseline) and N times with the change (tuned), interleaved ABBA, after\n"
 	"--warmup unmeasured runs of each (default 1).  The change is applied as a held\n"

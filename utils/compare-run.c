@@ -89,18 +89,21 @@ static void run_label(char *buf, size_t size, unsigned round, unsigned warm, int
 		 state_name[state]);
 }
 
-static void progress(struct compare *c, unsigned round, unsigned done, unsigned total)
+static void progress(struct compare *c, unsigned round, unsigned warm, unsigned done, unsigned total)
 {
 	double el = now_s() - c->started;
 	long eta = done ? lround(el / done * (total - done)) : -1;
+	char what[64], when[32] = "ETA ...";
 
 	if (!c->progress)
 		return;
-	if (eta < 0)
-		fprintf(stderr, "\r\033[Kround %u/%u, ETA ...", round, c->rounds);
+	if (round)
+		snprintf(what, sizeof(what), "round %u/%u", round, c->rounds);
 	else
-		fprintf(stderr, "\r\033[Kround %u/%u, ETA %ld:%02ld", round, c->rounds, eta / 60,
-			eta % 60);
+		snprintf(what, sizeof(what), "warmup %u/%u", warm, c->warmup);
+	if (eta >= 0)
+		snprintf(when, sizeof(when), "ETA %ld:%02ld", eta / 60, eta % 60);
+	fprintf(stderr, "\r\033[K%s, %s", what, when);
 }
 
 /* wait for @pid; a SIGINT/SIGTERM/SIGHUP meanwhile ends it (TERM, then KILL
@@ -260,8 +263,10 @@ static int run_once(struct compare *c, struct one_run *run, const sigset_t *orig
 	}
 	if (run->state == TUNED && apply_change(c, &tx, run) < 0)
 		goto fail;
-	t0 = now_s();
 	pid = fork();
+	/* the clock starts in the parent once fork() returns: the copy of
+	 * perftune's page tables is perftune's cost, not CMD's */
+	t0 = now_s();
 	if (pid == 0)
 		child(c, outfd, orig, parent);
 	if (pid < 0) {
@@ -401,7 +406,7 @@ int compare_run(struct compare *c)
 			round_order(c, round, &rng, order);
 		for (int k = 0; k < 2; k++) {
 			struct one_run run = { .round = round, .warm = i + 1, .state = order[k] };
-			progress(c, round, done, total);
+			progress(c, round, i + 1, done, total);
 			run.sig = pending_signal(c);
 			if (run.sig) {
 				run_label(run.label, sizeof(run.label), round, i + 1, order[k]);

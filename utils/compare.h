@@ -37,6 +37,7 @@ struct compare {
 	char **keys, **cmd;
 	char *exe, *gnuplot; /* resolved paths of CMD and gnuplot */
 	regex_t re;
+	bool have_re; /* re is compiled: regfree() it */
 	char txname[80];
 	/* the experiment */
 	struct perftune_ctx *ctx;

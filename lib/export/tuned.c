@@ -51,8 +51,10 @@ static bool tuned_line(const struct xent *e, const char *section, struct pt_buf 
 	}
 	if (disk_option(e))
 		return false; /* in a disk section */
-	if (!strcmp(section, "sysfs") && e->path && !strncmp(e->path, "sys/", 4)) {
-		pt_buf_printf(b, "/%s=%s\n", e->path, e->value);
+	if (!strcmp(section, "sysfs") && e->path && !strncmp(e->path, "sys/", 4) &&
+	    (!e->nm.file_differs || e->nm.file_value[0])) { /* a CPU list as its file's hex mask */
+		pt_buf_printf(b, "/%s=%s\n", e->path,
+			      e->nm.file_differs ? e->nm.file_value : e->value);
 		return true;
 	}
 	return false;

@@ -28,7 +28,7 @@ int pt_file_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf
 	return r < 0 ? file_errmsg(ctx, t, r, "read") : 0;
 }
 
-static int check_writable(struct perftune_ctx *ctx, const struct pt_tunable *t)
+int pt_file_writable(struct perftune_ctx *ctx, const struct pt_tunable *t)
 {
 	char reason[160];
 	int r = pt_attr_writable(ctx, t->path, reason, sizeof(reason));
@@ -62,7 +62,7 @@ int pt_file_check(struct perftune_ctx *ctx, const struct pt_tunable *t, const ch
 	char cur[PT_VAL], choices[PT_VAL];
 	int r;
 
-	r = check_writable(ctx, t);
+	r = pt_file_writable(ctx, t);
 	if (r < 0)
 		return r;
 	if (pt_snprintf(out, size, "%s", in) < 0)

@@ -85,7 +85,7 @@ static int proc_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, 
 	snprintf(p, sizeof(p), "proc/%ld/status", pid);
 	if (!pt_attr_exists(ctx, p))
 		return pt_err(ctx, -ESRCH, "%s: no process %ld", kp->text, pid);
-	pt_tunable_init(&t, &pt_proc_family, p, "proc.%ld.numa_nodes", pid);
+	pt_tunable_init(&t, &pt_proc_numa_family, p, "proc.%ld.numa_nodes", pid);
 	t.id = (int)pid;
 	return emit(ctx, &t, ud);
 }
@@ -144,7 +144,7 @@ static int proc_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 		if (pt_attr_read_raw(ctx, p, c, sizeof(c)) <= 0)
 			continue;
 		snprintf(p, sizeof(p), "proc/%s/status", de->d_name);
-		pt_tunable_init(&t, &pt_proc_family, p, "proc.%s.numa_nodes", de->d_name);
+		pt_tunable_init(&t, &pt_proc_numa_family, p, "proc.%s.numa_nodes", de->d_name);
 		t.id = atoi(de->d_name);
 		r = emit(ctx, &t, ud);
 	}
@@ -208,8 +208,8 @@ static int proc_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, c
  * The original placement, exact: "@<nodes> <tid>=<cpus> ..." (every thread's
  * own affinity, which may differ; the nodes hold the pages).
  */
-static int proc_snapshot(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf,
-			 size_t size)
+static int proc_snapshot(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+			 char *buf, size_t size)
 {
 	char p[64];
 	_cleanup_closedir_ DIR *d = NULL;
@@ -217,6 +217,7 @@ static int proc_snapshot(struct perftune_ctx *ctx, const struct pt_tunable *t, c
 	size_t o;
 	int r = proc_read(ctx, t, buf + 1, size - 1);
 
+	(void)value;
 	if (r < 0)
 		return r;
 	buf[0] = '@';
@@ -343,13 +344,10 @@ out:
 static int proc_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 			 struct perftune_desc *d)
 {
-	char v[256];
-	int r = proc_read(ctx, t, v, sizeof(v));
+	int r = pt_desc_read_writable(ctx, t, d);
 
 	if (r < 0)
 		return r;
-	pt_desc_set_value(d, v);
-	pt_desc_set_writable(d, true, NULL);
 	pt_desc_add_info(d, "setting moves every thread's CPU affinity to the nodes' CPUs and "
 			    "migrates the process's pages there; restore puts back each thread's "
 			    "own affinity");
@@ -357,7 +355,7 @@ static int proc_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	return 0;
 }
 
-const struct pt_family pt_proc_family =
+const struct pt_family pt_proc_numa_family =
 	PT_FAMILY("proc", proc, PT_FAM_SNAPSHOT, .snapshot = proc_snapshot);
 
 static int numa_place_self_impl(struct perftune_ctx *ctx, const char *nodes, int mempolicy)
@@ -371,7 +369,7 @@ static int numa_place_self_impl(struct perftune_ctx *ctx, const char *nodes, int
 		return -EINVAL;
 	pt_lock(ctx);
 	pt_err_clear(ctx);
-	pt_tunable_init(&t, &pt_proc_family, NULL, "exec --nodes %.64s", nodes);
+	pt_tunable_init(&t, &pt_proc_numa_family, NULL, "exec --nodes %.64s", nodes);
 	if (mempolicy < PERFTUNE_MEM_LOCAL || mempolicy > PERFTUNE_MEM_INTERLEAVE) {
 		r = pt_err(ctx, -EINVAL,
 			   "memory policy %d is not one of local, bind, preferred, "

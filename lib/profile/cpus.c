@@ -1,23 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The CPUs of this machine, for the profile functions and the [cpu] plugin:
- * the online ones, and TuneD's calc_isolated_cores (lists: shared/cpulist.c).
+ * TuneD's calc_isolated_cores (lists: shared/cpulist.c; the online CPUs: family/cpumask.c).
  */
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include "profile-internal.h"
-
-int pt_cpus_online(struct perftune_ctx *ctx, unsigned char *m)
-{
-	char buf[4096];
-	int r = pt_attr_read_raw(ctx, "sys/devices/system/cpu/online", buf, sizeof(buf));
-
-	if (r < 0)
-		return r;
-	pt_trim(buf);
-	return pt_cpus_parse(buf, m, NULL, 0);
-}
 
 struct cpu_pkg {
 	long cpu;

@@ -126,6 +126,7 @@ static const char *type_dir(const char *type)
 		{ "audio", "sys/module" },
 		{ "scsi_host", "sys/class/scsi_host" },
 		{ "cpu", "sys/devices/system/cpu" },
+		{ "irq", "proc/irq" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
 		if (!strcmp(dirs[i][0], type))
@@ -162,6 +163,30 @@ static int udev_matches(struct perftune_profile *p, struct pt_punit *u, const ch
 	return m;
 }
 
+/*
+ * The [irq] plugin's devices, as TuneD names them: "irq<n>" for /proc/irq/<n>,
+ * "DEFAULT" for default_smp_affinity; @name itself for other plugins (NULL: no device).
+ */
+static const char *irq_device(const char *type, const char *name, char *buf, size_t size)
+{
+	if (strcmp(type, "irq"))
+		return name;
+	if (!strcmp(name, "default_smp_affinity"))
+		return "DEFAULT";
+	if (!name[0] || strspn(name, "0123456789") != strlen(name))
+		return NULL;
+	snprintf(buf, size, "irq%s", name);
+	return buf;
+}
+
+/* the file of device @n below its plugin's directory (irq24: 24, DEFAULT: default_smp_affinity) */
+static const char *device_file(const char *type, const char *n)
+{
+	if (strcmp(type, "irq"))
+		return n;
+	return !strcmp(n, "DEFAULT") ? "default_smp_affinity" : n + 3 * !strncmp(n, "irq", 3);
+}
+
 static int name_cmp(const void *a, const void *b)
 {
 	return strverscmp((const char *)a, (const char *)b);
@@ -178,8 +203,9 @@ static int select_devices(struct perftune_profile *p, struct pt_punit *u, const 
 	int r = 0;
 
 	while (d && (de = readdir(d)) && r >= 0) {
-		const char *n = de->d_name;
-		if (n[0] == '.' || devset_has(taken, n) ||
+		char dev[128];
+		const char *n = irq_device(u->type, de->d_name, dev, sizeof(dev));
+		if (!n || n[0] == '.' || devset_has(taken, n) ||
 		    !candidate(p->ctx, u->type, dir, n, explicit))
 			continue;
 		if (!strcmp(u->type, "cpu") &&
@@ -222,7 +248,7 @@ int pt_unit_devices(struct perftune_profile *p, struct pt_punit *u, struct pt_de
 	}
 	for (char *n = strtok_r(dup, " \t\n,", &save); n; n = strtok_r(NULL, " \t\n,", &save)) {
 		char path[PATH_MAX];
-		snprintf(path, sizeof(path), "%s/%s", type_dir(u->type), n);
+		snprintf(path, sizeof(path), "%s/%s", type_dir(u->type), device_file(u->type, n));
 		if (n[0] != '!' && !pt_glob(n) && !pt_attr_exists(p->ctx, path))
 			pt_pitem_skip(p, u, NULL, "devices=%s: no device '%s' on this machine",
 				      *rules, n);

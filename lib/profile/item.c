@@ -185,49 +185,6 @@ int pt_pmap_cond(struct perftune_profile *p, const struct pt_punit *u, const str
 		       : -ENOMEM;
 }
 
-static bool hexmask(const char *s)
-{
-	return *s && strspn(s, "0123456789abcdefABCDEF,") == strlen(s);
-}
-
-/*
- * TuneD writes CPU masks as 8-digit groups ("00000001"); the kernel prints
- * them as wide as nr_cpu_ids needs ("1", "00,00000001").  Write the width the
- * file reads back in, so that the read-back compares.
- */
-static void cpumask_width(struct perftune_ctx *ctx, const char *path, const char *in, char *out,
-			  size_t size)
-{
-	char cur[512], digits[512] = "";
-	size_t nd = 0, width = 0, o = 0;
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-
-	snprintf(out, size, "%s", in);
-	if ((!strstr(base, "mask") && !strstr(base, "cpumap") && !strstr(base, "affinity") &&
-	     !strstr(base, "_cpus")) ||
-	    !hexmask(in) || pt_attr_read(ctx, path, cur, sizeof(cur)) < 0 || !hexmask(cur))
-		return;
-	for (const char *c = in; *c && nd + 1 < sizeof(digits); c++)
-		if (*c != ',')
-			digits[nd++] = *c;
-	for (const char *c = cur; *c; c++)
-		width += *c != ',';
-	size_t lead = 0;
-	while (nd - lead > width && digits[lead] == '0')
-		lead++;
-	memmove(digits, digits + lead, nd - lead + 1);
-	nd -= lead;
-	if (nd > width || size < width + width / 8 + 1)
-		return; /* more CPUs than this machine has: leave it to the kernel */
-	for (size_t i = 0; i < width; i++) { /* right-align, commas where the kernel has them */
-		size_t from_right = width - i;
-		out[o++] = i + nd >= width ? digits[i + nd - width] : '0';
-		if (from_right > 1 && (from_right - 1) % 8 == 0)
-			out[o++] = ',';
-	}
-	out[o] = '\0';
-}
-
 /* @path is relative to the root ("sys/..."): the sysfs[] key confines it */
 int pt_pmap_sysfs(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
 		  const char *path, const char *in)
@@ -240,7 +197,7 @@ int pt_pmap_sysfs(struct perftune_profile *p, const struct pt_punit *u, const st
 			      strlen(in), sizeof(value) - 1);
 		return 0;
 	}
-	cpumask_width(p->ctx, path, in, value, sizeof(value));
+	pt_cpumask_width(p->ctx, path, in, value, sizeof(value));
 
 	if (pt_snprintf(key, sizeof(key), "sysfs[/%s]", path) < 0) {
 		pt_pitem_skip(p, u, o, "/%s: path too long", path);

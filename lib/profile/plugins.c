@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The plugins without devices: sysctl, sysfs, vm, selinux, scheduler, and the
- * plugins whose options never map (boot loader, scripts, modules, services):
+ * The plugins without devices: sysctl, sysfs, vm, selinux, scheduler, modules,
+ * and the plugins whose options never map (boot loader, scripts, services):
  * they are skips that say what the option would have done.  Nothing is executed.
  */
 #include <errno.h>
@@ -202,9 +202,7 @@ static const struct {
 	{ "bootloader", "changes the kernel command line or initrd for the next boot: no runtime "
 			"key (perftune export --format cmdline writes a fragment)" },
 	{ "script", "runs a program: a profile never executes anything" },
-	{ "modules", "loads kernel modules (modprobe): a profile never executes anything" },
 	{ "systemd", "changes systemd's configuration (CPUAffinity): not a kernel tunable" },
-	{ "irqbalance", "changes irqbalance's configuration: not a kernel tunable" },
 	{ "service", "starts or stops services: not a kernel tunable" },
 	{ "mounts", "remounts file systems (barriers): not a kernel tunable" },
 	{ "video", "radeon power management: no perftune key" },
@@ -241,9 +239,18 @@ static int map_simple(struct perftune_profile *p, struct pt_punit *u)
 	return each_value(p, u, simple_known, simple_option);
 }
 
+/* the options that select the threads isolated_cores moves (threads.c) */
+static bool sched_threads(const char *name)
+{
+	return !strcmp(name, "ps_blacklist") || !strcmp(name, "ps_whitelist");
+}
+
 static bool sched_knob(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o)
 {
-	if (!strncmp(o->name, "sched_", 6) || !strncmp(o->name, "numa_balancing_", 15))
+	if (!strncmp(o->name, "sched_", 6) || !strncmp(o->name, "numa_balancing_", 15) ||
+	    sched_threads(o->name))
+		return true;
+	if (pt_isolate_option(o->name)) /* isolated_cores: IRQs and workqueues (isolate.c) */
 		return true;
 	pt_pitem_skip(p, u, o,
 		      "process scheduling policy, affinity, cgroups or IRQ affinity: not a "
@@ -259,6 +266,15 @@ static int sched_option(struct perftune_profile *p, struct pt_punit *u, struct p
 	bool numa = !strncmp(n, "numa_balancing_", 15);
 	char key[PERFTUNE_KEY_MAX];
 
+	if (pt_isolate_option(n))
+		return pt_map_isolate(p, u, o, v);
+	if (sched_threads(n)) { /* ps_blacklist, ps_whitelist: read by isolated_cores */
+		if (!pt_popt_find(u->opt, u->n, "isolated_cores"))
+			pt_pitem_skip(p, u, o,
+				      "selects the threads isolated_cores moves: this profile sets no "
+				      "isolated_cores");
+		return 0;
+	}
 	snprintf(path, sizeof(path), "proc/sys/kernel/%s", n);
 	snprintf(dbg, sizeof(dbg),
 		 numa ? "sys/kernel/debug/sched/numa_balancing/%s" : "sys/kernel/debug/sched/%s",
@@ -279,6 +295,37 @@ static int sched_option(struct perftune_profile *p, struct pt_punit *u, struct p
 static int map_scheduler(struct perftune_profile *p, struct pt_punit *u)
 {
 	return each_value(p, u, sched_knob, sched_option);
+}
+
+/*
+ * TuneD's [modules]: "name=+r [options]" loads the module now (through libkmod:
+ * module.<name>.loaded); without +r TuneD only writes modprobe.d for its next load.
+ */
+static int module_option(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o, char *v)
+{
+	char key[PERFTUNE_KEY_MAX], val[PT_VAL];
+	const char *opts = v + strspn(v, " \t");
+
+	if (strncmp(opts, "+r", 2)) {
+		pt_pitem_skip(p, u, o,
+			      "writes modprobe.d options for the module's next load (TuneD loads "
+			      "it only with +r): perftune writes no configuration");
+		return 0;
+	}
+	opts += 2 + strspn(opts + 2, " \t");
+	opts += *opts == ',';
+	opts += strspn(opts, " \t");
+	if (pt_snprintf(key, sizeof(key), "module.%s.loaded", o->name) < 0 ||
+	    pt_snprintf(val, sizeof(val), "1%s%s", *opts ? " " : "", opts) < 0) {
+		pt_pitem_skip(p, u, o, "module name or options too long");
+		return 0;
+	}
+	return pt_pmap_key(p, u, o, key, val, false, NULL);
+}
+
+static int map_modules(struct perftune_profile *p, struct pt_punit *u)
+{
+	return each_value(p, u, NULL, module_option);
 }
 
 static const char *const devtypes[] = { "net", "usb", "audio", "scsi_host" };
@@ -304,10 +351,16 @@ int pt_map_unit(struct perftune_profile *p, struct pt_punit *u, struct pt_devset
 		return map_simple(p, u);
 	if (!strcmp(t, "scheduler"))
 		return map_scheduler(p, u);
+	if (!strcmp(t, "modules"))
+		return map_modules(p, u);
 	if (!strcmp(t, "disk"))
 		return pt_map_disk(p, u, &taken[0]);
 	if (!strcmp(t, "cpu"))
 		return pt_map_cpu(p, u, &taken[1], flags);
+	if (!strcmp(t, "irq"))
+		return pt_map_irq(p, u, &taken[PT_DEVTYPES - 1]);
+	if (!strcmp(t, "irqbalance"))
+		return pt_map_irqbalance(p, u);
 	for (size_t i = 0; i < ARRAY_SIZE(devtypes); i++)
 		if (!strcmp(t, devtypes[i]))
 			return pt_map_devattr(p, u, &taken[2 + i]);

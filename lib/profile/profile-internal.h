@@ -155,7 +155,6 @@ int pt_pmap_sysfs(struct perftune_profile *p, const struct pt_punit *u, const st
 		  const char *path, const char *value);
 
 /* ---- cpus.c: the CPUs of this machine (lists and masks: shared/cpulist.c) ---- */
-int pt_cpus_online(struct perftune_ctx *ctx, unsigned char *mask);
 /* calc_isolated_cores: every CPU but the first @reserve of each package, as TuneD lists them */
 char *pt_cpus_isolated(struct perftune_ctx *ctx, long reserve);
 
@@ -226,8 +225,20 @@ int pt_map_disk(struct perftune_profile *p, struct pt_punit *u, struct pt_devset
 int pt_map_cpu(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken,
 	       unsigned flags);
 
+/* ---- isolate.c: the IRQ side of CPU isolation: [scheduler] isolated_cores, [irq], [irqbalance] ---- */
+bool pt_isolate_option(const char *name); /* a [scheduler] option isolate.c maps */
+/* isolated_cores (with default_irq_smp_affinity, irq_process) of @u; @v: @o's expanded value */
+int pt_map_isolate(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o, char *v);
+int pt_map_irq(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken);
+int pt_map_irqbalance(struct perftune_profile *p, struct pt_punit *u);
+
+/* ---- threads.c: isolated_cores' thread part ([scheduler]) ---- */
+/* proc.<pid>.cpus=&@others of each process ps_whitelist/ps_blacklist take (isolate.c calls it) */
+int pt_map_isolated_threads(struct perftune_profile *p, const struct pt_punit *u,
+			    const struct pt_popt *o, const char *others);
+
 /* ---- plugins.c: a unit to its plugin; the plugins without devices ---- */
-#define PT_DEVTYPES 6 /* disk, cpu, net, usb, audio, scsi_host: devices are per plugin */
+#define PT_DEVTYPES 7 /* disk, cpu, net, usb, audio, scsi_host, irq: devices are per plugin */
 int pt_map_unit(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken,
 		unsigned flags);
 

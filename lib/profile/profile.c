@@ -167,6 +167,12 @@ static int profile_stage_impl(struct perftune_profile *p, struct perftune_tx *tx
 		if (x->flags & (PT_ITEM_SKIPPED | PT_ITEM_UNCHANGED))
 			continue;
 		r = perftune_tx_set(tx, x->key, x->value);
+		if (r == -ENODEV && !strncmp(x->key, "proc.", 5)) { /* exited since it was mapped */
+			pt_log(p->ctx, PERFTUNE_LOG_INFO, "%s: %s", x->option,
+			       perftune_ctx_last_error(p->ctx));
+			r = 0;
+			continue;
+		}
 		if (r < 0)
 			pt_err_prefix(p->ctx, r, "%s: %s (%s)", p->name, x->option, x->origin);
 		else

@@ -196,6 +196,13 @@ static int daemon_claims(const struct pt_tunable *t, const char *comm, int pid, 
 					  v);
 		return 0;
 	}
+	if (!strcmp(comm, "irqbalance")) /* it writes the smp_affinity of the IRQs it balances */
+		return fnmatch("irq.*.cpus", t->key, 0) || !strcmp(t->key, "irq.default.cpus")
+			       ? 0
+			       : add_daemon(t, comm, pid,
+					    "running: moves IRQs by its own configuration, onto "
+					    "every CPU not in IRQBALANCE_BANNED_CPUS",
+					    v);
 	if (strcmp(comm, "power-profiles-") && strcmp(comm, "power-profiles-daemon"))
 		return 0; /* comm is cut at 15 characters */
 	for (size_t i = 0; i < ARRAY_SIZE(ppd_keys); i++)

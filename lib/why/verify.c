@@ -103,7 +103,7 @@ static int check_tunable(struct checks *c, const struct pt_tunable *t, const cha
 	pt_err_clear(ctx);
 	r = t->fam->verify ? t->fam->verify(ctx, t, want, cur) : -EIO;
 	snprintf(reason, sizeof(reason), "%s", pt_errmsg(ctx));
-	if (r == 0 || pt_value_same(cur, want)) {
+	if (r == 0 || r == 1 || pt_value_same(cur, want)) {
 		status = PERFTUNE_CHECK_IN_FORCE;
 		reason[0] = '\0';
 	} else if (r == -EAGAIN && our_write(ctx, t, cur)) { /* fewer huge pages than asked */

@@ -139,12 +139,26 @@ check "text report: per-state lines, change, p-value, verdict" \
 check "random order: the first run is a baseline run" \
 	[ "$(sed -n 1p "$TMP/t.log")" = "=== round 1 (baseline run) ===" ]
 mkdir -p "$TMP/prof/thp-on"
+# shellcheck disable=SC2016 # ${thp} is the profile's variable, not the shell's
 printf '[main]\nsummary=THP on\n[vm]\ntransparent_hugepages=${thp}\n[variables]\nthp=never\n' >"$TMP/prof/thp-on/tuned.conf"
 # shellcheck disable=SC2046
 PERFTUNE_PROFILE_PATH=$TMP/prof P compare --json --rounds 5 --profile thp-on -v thp=always \
 	--metric "$M" --log "$TMP/t.log" -- $(work 0.5 0.02 p1) >"$TMP/p.json" 2>"$TMP/err"
 eq "--profile with -v VAR=VALUE: better" "$(json "$TMP/p.json" 'd["verdict"]' 2>&1)" better
 check "--profile left the machine as found" untouched
+
+# --- the progress line: on a terminal only ----------------------------------
+if command -v script >/dev/null; then
+	# shellcheck disable=SC2046
+	script -qec "$(printf '%q ' "$PERFTUNE" --root "$TMP/root" --journal-dir "$J" compare --rounds 3 \
+		--metric "$M" --log "$TMP/t.log" thp.enabled=always -- $(work 0.8 0.05 tty))" /dev/null \
+		>"$TMP/tty.out" 2>&1 </dev/null
+	check "progress on a terminal: warmup, round i/N and an ETA" \
+		grep -q "warmup 1/1, ETA .*round 3/3, ETA [0-9]*:[0-9][0-9]" <(tr '\r' '\n' <"$TMP/tty.out" | tr -d '\n')
+	check "no progress line when stderr is not a terminal" bash -c "! grep -q ETA '$TMP/t.out'"
+else
+	not_ok "script(1) (util-linux) is needed for the terminal test"
+fi
 
 # --- CMD failing: abort, restore, exit 1, naming the round -------------------
 rc=0

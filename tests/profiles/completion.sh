@@ -56,6 +56,10 @@ check "describe block.sda.sch" block.sda.scheduler
 check "set thp.en" thp.enabled=
 check "list --w" --writable
 check "describe sysctl.kernel.os" sysctl.kernel.ostype
+check "set irq.a" irq.all.cpus=
+check "get irq.2" irq.24.cpus irq.27.cpus
+check_not "set irq.2" irq.27.cpus= # the kernel will not move it: read-only
+check "set workqueue." workqueue.cpus= workqueue.writeback.cpus=
 check_not "set sysctl.kernel.os" sysctl.kernel.ostype= # read-only: listed, not offered to set
 check "list-profiles --" --json
 check "exec --n" --nodes

@@ -495,11 +495,62 @@ START_TEST(plugins_map_or_skip_with_reason)
 	ck_assert_ptr_nonnull(strstr(skipped(p, "[script] script"), "never executes"));
 	ck_assert_ptr_nonnull(strstr(skipped(p, "[bootloader] cmdline"), "command line"));
 	ck_assert_ptr_nonnull(strstr(skipped(p, "[scheduler] sched_min_granularity_ns"), "neither"));
-	ck_assert_ptr_nonnull(strstr(skipped(p, "[scheduler] isolated_cores"), "not a kernel"));
+	/* isolated_cores: the IRQs (but the managed one), the default mask, the workqueues */
+	ck_assert_str_eq(item(p, "irq.all.cpus", NULL), "intersect:0,2-3");
+	ck_assert_str_eq(item(p, "irq.default.cpus", NULL), "0,2-3"); /* f, intersected */
+	ck_assert_str_eq(item(p, "workqueue.cpus", NULL), "0,2-3");
+	ck_assert_str_eq(item(p, "irq.27.cpus", &fl), "intersect:0,2-3");
+	ck_assert_uint_eq(fl, PERFTUNE_PROFILE_ITEM_SKIPPED); /* managed: the kernel keeps it */
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[scheduler] isolated_cores"), "will not move"));
 	ck_assert_ptr_nonnull(strstr(skipped(p, "[mystery] foo"), "unknown plugin type"));
 	ck_assert_ptr_nonnull(strstr(skipped(p, "[sysfs] /etc/passwd"), "under /sys"));
 	/* a symlink out of /sys is no file of /sys */
 	ck_assert_ptr_nonnull(skipped(p, "[sysfs] /sys/kernel/mm/escape"));
+	perftune_profile_free(p);
+}
+END_TEST
+
+START_TEST(irq_plugins_and_isolated_cores_options)
+{
+	struct perftune_profile *p;
+	unsigned fl = 0;
+
+	/* TuneD's [irq]: irq<n> devices and DEFAULT, the first unit wins a device */
+	put("irqs", "[irq_special]\ntype=irq\ndevices=irq24\naffinity=2\n"
+		    "[irq]\naffinity=0-1\nmode=intersect\n"
+		    "[irqbalance]\nbanned_cpus=3\n"
+		    "[scheduler]\nisolated_cores=3\ndefault_irq_smp_affinity=1\n"
+		    "[sched2]\ntype=scheduler\nreplace=1\ndefault_irq_smp_affinity=ignore\n");
+	p = load("irqs", NULL);
+	ck_assert_str_eq(item(p, "irq.24.cpus", NULL), "2");
+	ck_assert_str_eq(item(p, "irq.25.cpus", NULL), "1"); /* on CPU 1: kept there */
+	ck_assert_str_eq(item(p, "irq.0.cpus", NULL), "0-1");
+	/* managed: skipped by [irq] and by isolated_cores (the last item) */
+	ck_assert_str_eq(item(p, "irq.27.cpus", &fl), "intersect:0-2");
+	ck_assert_uint_eq(fl, PERFTUNE_PROFILE_ITEM_SKIPPED);
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[irqbalance] banned_cpus"), "not a kernel tunable"));
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[sched2] default_irq_smp_affinity"),
+				     "with isolated_cores"));
+	ck_assert_str_eq(item(p, "irq.all.cpus", NULL), "intersect:0-2");
+	ck_assert_str_eq(item(p, "irq.default.cpus", NULL), "1"); /* default_irq_smp_affinity */
+	ck_assert_str_eq(item(p, "workqueue.cpus", NULL), "0-2");
+	perftune_profile_free(p);
+	/* before 6.12 (the managed IRQ's file reads writable): the kernel's EIO tells */
+	ck_assert_int_eq(system("chmod 0644 \"$UMOCKDEV_DIR/proc/irq/27/smp_affinity_list\""), 0);
+	put("iso0", "[scheduler]\nisolated_cores=3\n");
+	p = load("iso0", NULL);
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[scheduler] isolated_cores"), "(nvme0q1)"));
+	ck_assert_str_eq(item(p, "irq.all.cpus", NULL), "intersect:0-2");
+	perftune_profile_free(p);
+	/* CPUs that are not online: TuneD changes nothing; irq_process=false: no IRQ */
+	put("iso", "[scheduler]\nisolated_cores=5\n[s2]\ntype=scheduler\nisolated_cores=1\n"
+		   "irq_process=false\n[irq]\ntype=irq\naffinity=x\nmode=sometimes\n");
+	p = load("iso", NULL);
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[scheduler] isolated_cores"), "CPU 5 is not online"));
+	ck_assert_ptr_null(item(p, "irq.all.cpus", NULL));
+	ck_assert_str_eq(item(p, "workqueue.cpus", NULL), "0,2-3");
+	ck_assert_ptr_nonnull(skipped(p, "[irq] affinity"));
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[irq] mode"), "set or intersect"));
 	perftune_profile_free(p);
 }
 END_TEST
@@ -967,6 +1018,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, unit_conditions_priority_and_disabled);
 	tcase_add_test(tc, conditional_and_sector_values);
 	tcase_add_test(tc, plugins_map_or_skip_with_reason);
+	tcase_add_test(tc, irq_plugins_and_isolated_cores_options);
 	tcase_add_test(tc, rotational_selects_disks_by_their_attribute);
 	tcase_add_test(tc, strict_turns_a_skip_into_an_error_and_stages_nothing);
 	tcase_add_test(tc, apply_then_restore_gives_back_every_file);

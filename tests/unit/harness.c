@@ -87,6 +87,30 @@ static void switch_iosched(const char *qdir, const char *sched)
 static int sim_write_locked(struct perftune_ctx *ctx, const char *path, const char *buf,
 			    size_t len, void *ud);
 
+/*
+ * An IRQ's affinity: EIO for a managed one (the fixture marks it), else the
+ * list, and the effective affinity (one CPU of it, as x86 delivers).
+ */
+static int sim_irq(const char *full, const char *val)
+{
+	char dir[PATH_MAX], f[PATH_MAX + 32], out[PT_VAL];
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(full, '/') - full), full);
+	snprintf(f, sizeof(f), "%s/managed", dir);
+	if (stat(f, &st) == 0)
+		return -EIO;
+	snprintf(out, sizeof(out), "%s\n", val);
+	if (spill(full, out, strlen(out)) < 0)
+		return -EIO;
+	snprintf(f, sizeof(f), "%s/effective_affinity_list", dir);
+	snprintf(out, sizeof(out), "%.*s\n", (int)strspn(val, "0123456789"), val);
+	chmod(f, 0644);
+	spill(f, out, strlen(out));
+	chmod(f, 0444);
+	return 0;
+}
+
 /* A kernel write is atomic to a process that dies: so is the simulated one. */
 static int sim_write(struct perftune_ctx *ctx, const char *path, const char *buf, size_t len,
 		     void *ud)
@@ -130,6 +154,12 @@ static int sim_write_locked(struct perftune_ctx *ctx, const char *path, const ch
 		return -ENOENT;
 	if (strstr(path, "/dm-0/queue/"))
 		return 0; /* bio-based: the kernel takes the write and ignores it */
+	if (!strncmp(path, "proc/irq/", 9) && strstr(path, "/smp_affinity_list"))
+		return sim_irq(full, val);
+	if (strstr(path, "default_smp_affinity") || strstr(path, "/cpumask")) {
+		snprintf(out, sizeof(out), "%s\n", val); /* a hex mask, "1" or "f" */
+		return spill(full, out, strlen(out));
+	}
 	if (strchr(raw, '[')) { /* a selection file: move the brackets */
 		char choices[PT_VAL], *save = NULL;
 		size_t o = 0;

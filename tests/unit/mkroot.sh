@@ -195,3 +195,25 @@ w proc/sys/net/ipv4/conf/eth0.100/rp_filter 1
 w proc/sys/net/ipv4/conf/eth0/rp_filter 2
 w "proc/sys/net/ipv4/conf/wg#1/rp_filter" 1 # a name outside the key alphabet: [wg#1]
 w proc/sys/kernel/random/boot_id "00000000-0000-0000-0000-000000000001"
+
+# IRQs (/proc/irq): movable ones with handlers, a managed one the kernel will not move (its
+# file read-only, as since 6.12; "managed" tells the simulated kernel to answer EIO)
+w proc/irq/default_smp_affinity f
+irq() { # irq N HANDLER AFFINITY EFFECTIVE
+	w "proc/irq/$1/smp_affinity_list" "$3"
+	w "proc/irq/$1/effective_affinity_list" "$4"
+	chmod 0444 "proc/irq/$1/effective_affinity_list"
+	mkdir -p "proc/irq/$1/$2"
+}
+irq 0 timer 0-3 0
+irq 24 eth0-TxRx-0 0-3 0
+irq 25 eth0-TxRx-1 1 1
+irq 26 nvme0q0 0-3 0
+irq 27 nvme0q1 0 0
+chmod 0444 proc/irq/27/smp_affinity_list
+: >proc/irq/27/managed
+irq 28 virtio2-input.0 0-3 0
+irq 29 eth10 0-3 0
+# workqueues: the unbound mask, and one workqueue visible in sysfs
+w sys/devices/virtual/workqueue/cpumask f
+w sys/devices/virtual/workqueue/writeback/cpumask f

@@ -90,7 +90,10 @@ static const struct {
 	{ "numa.nodes", -ENOENT, "numa.balancing" },
 	{ "proc.abc.numa_nodes", -EINVAL, "not a process id" },
 	{ "proc.0.numa_nodes", -EINVAL, "not a process id" },
-	{ "proc.1.cpus", -EINVAL, "proc.<pid>.numa_nodes" },
+	{ "proc.1.nice", -EINVAL, "proc.<pid>.numa_nodes or proc.<pid>.cpus" },
+	{ "proc.0.cpus", -EINVAL, "not a process id" },
+	{ "proc.user[(].cpus", -EINVAL, "not an extended regular expression" },
+	{ "proc.some.cpus", -EINVAL, "all, user or kernel" },
 	{ "selinux.enforce", -EROFS, "only selinux.avc.cache_threshold" },
 	{ "selinux.avc.cache_stats", -EROFS, "only selinux.avc.cache_threshold" },
 };

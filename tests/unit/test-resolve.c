@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,7 +249,8 @@ END_TEST
 struct flipper {
 	volatile bool stop;
 	const char *a, *b; /* exchanged again and again */
-	long flips;
+	volatile long flips;
+	volatile int err; /* renameat2's errno when exchanging is impossible here */
 };
 
 static void *flip(void *arg)
@@ -258,9 +260,12 @@ static void *flip(void *arg)
 
 	snprintf(a, sizeof(a), "%s/%s", root, fl->a);
 	snprintf(b, sizeof(b), "%s/%s", root, fl->b);
-	while (!fl->stop)
+	while (!fl->stop) {
 		if (renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) == 0)
 			fl->flips++;
+		else if (errno != EINTR && errno != EBUSY)
+			fl->err = errno;
+	}
 	return NULL;
 }
 
@@ -282,6 +287,10 @@ static void swap_race(bool user, const char *target)
 	link_(target, "sys/flip_alt");
 	ctx = ctx_on(root, user);
 	ck_assert_int_eq(pthread_create(&th, NULL, flip, &fl), 0);
+	/* on a loaded machine the flipper may start late: race only once it runs */
+	while (fl.flips == 0 && fl.err == 0)
+		sched_yield();
+	ck_assert_msg(fl.err == 0, "renameat2(RENAME_EXCHANGE): %s", strerror(fl.err));
 	for (int i = 0; i < 4000; i++) {
 		int r = open_read(ctx, "sys/flip/attr", O_RDONLY, buf, sizeof(buf));
 		if (r == 0) {

@@ -227,6 +227,13 @@ START_TEST(daemons_from_proc)
 	got = why("block.sda.read_ahead_kb", NULL);
 	ck_assert_str_eq(got, "");
 	free(got);
+	put("proc/814/comm", "irqbalance\n"); /* it moves IRQs back, not the default mask */
+	got = why("irq.24.cpus", NULL);
+	ck_assert_str_eq(got, "daemon irqbalance (pid 814) -\n");
+	free(got);
+	got = why("irq.default.cpus", NULL);
+	ck_assert_str_eq(got, "");
+	free(got);
 }
 END_TEST
 

@@ -47,6 +47,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
 # CPU power on the real drivers: cpu_tests, cpu_snapshot (issue 19)
 # shellcheck source=guest-cpu-tests.sh source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/guest-cpu-tests.sh"
+# IRQ affinity and cpu-partitioning: irq_tests (issue 20)
+# shellcheck source=guest-irq-tests.sh source-path=SCRIPTDIR
+source "$(dirname "${BASH_SOURCE[0]}")/guest-irq-tests.sh"
+# thread affinity and kernel modules: isolation_tests (issue 20)
+# shellcheck source=guest-isolation-tests.sh source-path=SCRIPTDIR
+source "$(dirname "${BASH_SOURCE[0]}")/guest-isolation-tests.sh"
 
 # too_many N: more 2 MiB pages than node N has memory (a few more than its
 # whole MemTotal, so that the doomed allocation attempts stay few under TCG).
@@ -72,6 +78,7 @@ snapshot() {
 	done
 	echo "pmqos=$(pmqos_now)"
 	cpu_snapshot
+	echo "modules=$(ls /sys/module | tr '\n' ' ')"
 }
 
 # ------------------------------------------------------------------ tests
@@ -79,7 +86,7 @@ snapshot() {
 test_list_families() {
 	local fam missing=()
 	pt_ok list
-	for fam in block cpu hugepages numa pmqos proc selinux sysctl thp; do
+	for fam in block cpu hugepages module numa pmqos proc selinux sysctl thp; do
 		grep -q "^$fam\." "$WORK/out" || missing+=("$fam.")
 	done
 	# the guest's own devices and NUMA nodes are listed too
@@ -523,6 +530,8 @@ run_test "crash: hold killed -9 after commit, restore --orphans" test_crash_afte
 run_test "crash: hold killed -9 mid-commit, restore --orphans" test_crash_mid_commit
 run_test "crash: holds killed -9 at timed points, restore --orphans" test_crash_timed_kills
 cpu_tests
+irq_tests
+isolation_tests
 run_test "the guest is back where it started" test_back_to_start
 
 echo "$PASSED passed, $FAILED failed"

@@ -137,9 +137,8 @@ def run_compare(argv: List[str]) -> CompareResult:
     proc = subprocess.run(
         argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False
     )
-    msg = " ".join(
-        ln.removeprefix("perftune: ") for ln in proc.stderr.splitlines() if ln.startswith("perftune")
-    )
+    ours = [ln for ln in proc.stderr.splitlines() if ln.startswith("perftune: ")]
+    msg = "; ".join(ln.removeprefix("perftune: ") for ln in ours)  # not the usage text
     if proc.returncode == 2:
         raise error_from_errno(errno.EINVAL, msg or "perftune compare: bad arguments")
     if proc.returncode != 0:
