@@ -62,6 +62,7 @@ static int one_pair(struct perftune_profile *p, struct pt_punit *u, struct pt_po
 		    const struct pt_devset *devs)
 {
 	char param[64], key[PERFTUNE_KEY_MAX], dev[160];
+	bool sized = !strcmp(section, "ring") || !strcmp(section, "channels");
 	int r = 0;
 
 	param_name(section, name, param, sizeof(param));
@@ -74,7 +75,9 @@ static int one_pair(struct perftune_profile *p, struct pt_punit *u, struct pt_po
 		    pt_snprintf(key, sizeof(key), "net%s%s.%s.%s", dev[0] == '[' ? "" : ".", dev,
 				section, param) < 0)
 			continue;
-		r = pt_pmap_key(p, u, o, key, value, false, NULL);
+		/* ring and channel counts past what the device has: skipped, as TuneD's
+		 * ethtool call fails there and the profile goes on */
+		r = pt_pmap_key(p, u, o, key, value, sized, NULL);
 	}
 	return r < 0 ? r : 0;
 }

@@ -151,6 +151,20 @@ static size_t reference(const char *s)
 }
 
 /*
+ * ${f:check_net_queue_count:${name}} asks whether the user set ${name}
+ * (TuneD's realtime profiles leave netdev_queue_count commented out): there
+ * an undefined variable is the question, not a mistake, and the function
+ * answers with the online CPU count as TuneD's does.
+ */
+static bool asks_if_set(const char *in, const char *ref, size_t n)
+{
+	static const char call[] = "${f:check_net_queue_count:";
+	size_t cl = sizeof(call) - 1;
+
+	return (size_t)(ref - in) >= cl && !strncmp(ref - cl, call, cl) && ref[n] == '}';
+}
+
+/*
  * Pass 1: ${name} -> value, "\${name}" -> "${name}".  Values were expanded
  * when they were defined, so one pass, linear in its output; -E2BIG past
  * PT_PROFILE_VALUE_MAX.
@@ -177,7 +191,7 @@ static int expand_static(struct perftune_profile *p, const char *in, struct pt_b
 				pt_buf_printf(why, "${%s} is not evaluated: %s", v->name, v->why);
 		} else {
 			pt_buf_add(&b, s, n);
-			if (strict && !why->len)
+			if (strict && !why->len && !asks_if_set(in, s, n))
 				pt_buf_printf(why, "variable ${%.*s} is not defined", (int)(n - 3),
 					      s + 2);
 		}

@@ -406,6 +406,36 @@ START_TEST(functions_give_tuned_values_or_say_why_not)
 }
 END_TEST
 
+/*
+ * An option naming an unset variable is skipped, but for the argument of
+ * check_net_queue_count: TuneD's realtime profiles leave netdev_queue_count
+ * commented out, and the function answers the online CPU count there.
+ */
+START_TEST(unset_variable_skips_but_asks_the_queue_count)
+{
+	const char *option = "[sysfs] /sys/kernel/text";
+	struct perftune_profile *p;
+	char path[PATH_MAX];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/sys/kernel/text", f.root);
+	fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fclose(fp);
+	put("queues", "[sysfs]\n/sys/kernel/text=${f:check_net_queue_count:${netdev_queue_count}}\n");
+	p = load("queues", NULL);
+	ck_assert_str_eq(item(p, "sysfs[/sys/kernel/text]", NULL), "4"); /* CPUs 0-3 online */
+	perftune_profile_free(p);
+	put("unset", "[sysfs]\n/sys/kernel/text=${f:cpulist_pack:${netdev_queue_count}}\n");
+	p = load("unset", NULL);
+	ck_assert_ptr_null(item(p, "sysfs[/sys/kernel/text]", NULL));
+	ck_assert_msg(skipped(p, option) &&
+			      strstr(skipped(p, option), "variable ${netdev_queue_count} is not defined"),
+		      "reason: %s", skipped(p, option) ? skipped(p, option) : "(none)");
+	perftune_profile_free(p);
+}
+END_TEST
+
 /* ---- units: conditions, devices, plugins ---- */
 
 START_TEST(devices_globs_exclusions_first_unit_wins)
@@ -1012,6 +1042,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, variables_functions_and_overrides);
 	tcase_add_test(tc, variables_file_include_is_confined);
 	tcase_add_test(tc, loader_reads_what_tuned_reads);
+	tcase_add_test(tc, unset_variable_skips_but_asks_the_queue_count);
 	tcase_add_loop_test(tc, functions_give_tuned_values_or_say_why_not, 0,
 			    (int)(sizeof(funcs) / sizeof(funcs[0])));
 	tcase_add_test(tc, devices_globs_exclusions_first_unit_wins);
