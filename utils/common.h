@@ -21,7 +21,7 @@ extern const struct cmd cmd_list, cmd_get, cmd_describe, cmd_set, cmd_restore, c
 extern const struct cmd cmd_apply, cmd_list_profiles, cmd_export,
 	cmd_exec;			     /* cmd-profile.c, cmd-export.c */
 extern const struct cmd cmd_verify, cmd_why; /* cmd-why.c */
-extern const struct cmd cmd_compare;		     /* cmd-compare.c */
+extern const struct cmd cmd_compare;	     /* cmd-compare.c */
 extern const char *program;
 
 /* print "perftune: <msg>" to stderr and return EXIT_USAGE */

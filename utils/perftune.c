@@ -13,9 +13,9 @@
 	"/etc/perftune/profiles:" PERFTUNE_PROFILES_DIR ":/etc/tuned:/usr/lib/tuned"
 
 static const struct cmd *const cmds[] = {
-	&cmd_list,  &cmd_get,		&cmd_describe, &cmd_set,  &cmd_restore, &cmd_status,
-	&cmd_apply, &cmd_list_profiles, &cmd_export,   &cmd_exec, &cmd_verify,	&cmd_why,
-	&cmd_compare,
+	&cmd_list,   &cmd_get,	 &cmd_describe,	     &cmd_set,	  &cmd_restore,
+	&cmd_status, &cmd_apply, &cmd_list_profiles, &cmd_export, &cmd_exec,
+	&cmd_verify, &cmd_why,	 &cmd_compare,
 };
 
 static void help(FILE *f)
