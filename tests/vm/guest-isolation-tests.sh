@@ -113,13 +113,7 @@ isolation_tests() {
 # run alone: the guest-tests.sh preamble's helpers, then only these tests
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
 	set -euo pipefail
-	PT=${1:-${PERFTUNE_BUILD_DIR:-}/utils/perftune}
-	[[ $PT == /* ]] || PT=${PERFTUNE_BUILD_DIR:-.}/$PT
-	JOURNAL_DIR=${PERFTUNE_JOURNAL_DIR:-/run/perftune}
-	WORK=$(mktemp -d /run/vm-tests.XXXXXX)
 	# shellcheck source=guest-lib.sh source-path=SCRIPTDIR
 	source "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
-	isolation_tests
-	echo "$PASSED passed, $FAILED failed"
-	((FAILED == 0))
+	run_alone "${1:-}" isolation_tests
 fi

@@ -120,3 +120,17 @@ run_test() {
 	fi
 	sed 's/^/#   /' "$WORK/log"
 }
+
+# run_alone PERFTUNE FUNCTION...: a guest script run by itself (run-vm SCRIPT
+# PERFTUNE) rather than sourced by guest-tests.sh: set what the helpers expect,
+# run each FUNCTION (a group of run_test calls) and fail unless all passed.
+run_alone() {
+	PT=${1:-${PERFTUNE_BUILD_DIR:-}/utils/perftune}
+	[[ $PT == /* ]] || PT=${PERFTUNE_BUILD_DIR:-.}/$PT
+	JOURNAL_DIR=${PERFTUNE_JOURNAL_DIR:-/run/perftune}
+	WORK=$(mktemp -d /run/vm-tests.XXXXXX)
+	shift
+	for fn; do "$fn"; done
+	echo "$PASSED passed, $FAILED failed"
+	((FAILED == 0))
+}
