@@ -381,3 +381,16 @@ void fx_strategy(int st)
 		setenv("PERFTUNE_NO_IO_URING", "1", 1);
 	ck_assert_int_eq(pt_batch_strategy(2), st);
 }
+
+int fx_set_one(struct fx *f, const char *name, const char *key, const char *value)
+{
+	struct perftune_tx *tx = NULL;
+	int r = perftune_tx_new(f->ctx, name, 0, &tx);
+
+	ck_assert_int_eq(r, 0);
+	r = perftune_tx_set(tx, key, value);
+	if (r >= 0)
+		r = perftune_tx_commit(tx);
+	perftune_tx_unref(tx);
+	return r;
+}

@@ -39,6 +39,8 @@ int fx_journals(struct fx *f); /* number of *.journal files */
  * ring); threads through PERFTUNE_NO_IO_URING, as a user would.
  */
 void fx_strategy(int st);
+/* one KEY=VALUE in a transaction NAME, committed: perftune_tx_set's or commit's result */
+int fx_set_one(struct fx *f, const char *name, const char *key, const char *value);
 
 /* Snapshot of every file under the root except run/: compare later. */
 struct snap;

@@ -136,15 +136,7 @@ static char *get(const char *key)
 
 static int set(const char *name, const char *key, const char *value)
 {
-	struct perftune_tx *tx = NULL;
-	int r = perftune_tx_new(f.ctx, name, 0, &tx);
-
-	ck_assert_int_eq(r, 0);
-	r = perftune_tx_set(tx, key, value);
-	if (r >= 0)
-		r = perftune_tx_commit(tx);
-	perftune_tx_unref(tx);
-	return r;
+	return fx_set_one(&f, name, key, value);
 }
 
 START_TEST(read_shows_one_list_or_each_threads_own)
