@@ -394,3 +394,13 @@ int fx_set_one(struct fx *f, const char *name, const char *key, const char *valu
 	perftune_tx_unref(tx);
 	return r;
 }
+
+void fx_get_is(struct fx *f, const char *key, const char *want)
+{
+	char *v = NULL;
+	int r = perftune_get(f->ctx, key, &v);
+
+	ck_assert_msg(r == 0, "%s: %s", key, perftune_ctx_last_error(f->ctx));
+	ck_assert_str_eq(v, want);
+	free(v);
+}

@@ -40,6 +40,8 @@ int fx_journals(struct fx *f); /* number of *.journal files */
  */
 void fx_strategy(int st);
 /* one KEY=VALUE in a transaction NAME, committed: perftune_tx_set's or commit's result */
+/* perftune_get(KEY) succeeds and reads WANT */
+void fx_get_is(struct fx *f, const char *key, const char *want);
 int fx_set_one(struct fx *f, const char *name, const char *key, const char *value);
 
 /* Snapshot of every file under the root except run/: compare later. */

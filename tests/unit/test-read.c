@@ -44,12 +44,7 @@ static const char *const values[][2] = {
 
 START_TEST(get_reads_normalized_value)
 {
-	char *v = NULL;
-	int r = perftune_get(f.ctx, values[_i][0], &v);
-
-	ck_assert_msg(r == 0, "%s: %s", values[_i][0], perftune_ctx_last_error(f.ctx));
-	ck_assert_str_eq(v, values[_i][1]);
-	free(v);
+	fx_get_is(&f, values[_i][0], values[_i][1]);
 }
 END_TEST
 
