@@ -278,7 +278,7 @@ static int get_reply(const struct nlmsghdr *nlh, void *data)
 int pt_eth_get(struct perftune_ctx *ctx, const char *dev, int sec, struct pt_eth_sect *s, char *ext,
 	       size_t extsize)
 {
-	char buf[512];
+	char buf[512] = { 0 }; /* no stray stack bytes in what goes to the kernel */
 	struct get g = { .sec = sec, .s = s };
 	int r;
 
@@ -297,7 +297,7 @@ int pt_eth_set(struct perftune_ctx *ctx, const char *dev, int sec, const char *p
 	       unsigned long long val, char *ext, size_t extsize)
 {
 	const struct section *sc = &sections[sec];
-	char buf[512];
+	char buf[512] = { 0 }; /* no stray stack bytes in what goes to the kernel */
 	struct nlmsghdr *nlh = request(buf, sec, true, dev, ETHTOOL_FLAG_OMIT_REPLY);
 
 	if (sec == PT_ETH_FEATURES) { /* a verbose bitset with a mask: the bits listed */

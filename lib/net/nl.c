@@ -123,7 +123,7 @@ static int family_reply(const struct nlmsghdr *nlh, void *data)
 static int family_id(const struct pt_nl_transport *tp, void *data, const char *name, char *ext,
 		     size_t extsize)
 {
-	char buf[256];
+	char buf[256] = { 0 };
 	struct nlmsghdr *nlh = pt_nl_request(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1);
 	int id = 0, r;
 

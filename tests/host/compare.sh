@@ -3,8 +3,9 @@
 # Host tier, perftune compare on the real kernel: a workload that faults in
 # 256 MB without madvise(), with thp.enabled=always against the machine's
 # value (madvise or never: 65536 page faults become ~128, a large, certain
-# speed-up) is reported "better" with a CI that excludes 0; the machine is as
-# found afterwards; and kill -9 of perftune in a tuned run leaves a journal
+# effect) is reported "better" with a CI that excludes 0 by --metric on the
+# faults it counts (its wall time is measured and printed, not asserted); the
+# machine is as found afterwards; and kill -9 of perftune in a tuned run leaves a journal
 # that status shows orphaned and restore --orphans gives back.
 . "$(dirname "$0")/lib.sh"
 # the workload: meson passes FAULT; run by hand (or by .ci/sanitize's valgrind
@@ -20,13 +21,13 @@ json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)"
 # the change: THP on for every fault; if it is on already, off (then it is slower)
 if [ "$thp0" = always ]; then tuned=never want=worse; else tuned=always want=better; fi
 
-# wall time: 20 rounds (a few seconds; a loaded machine makes single runs noisy)
-$P compare --json --rounds 20 --log "$WORK/wall.log" thp.enabled=$tuned -- "$FAULT" >"$WORK/wall.json"
+# wall time: the experiment runs on the real kernel and reports both states in
+# full; its verdict is printed, not asserted (a timing: on a loaded machine one
+# run of 0.2 s varies by more than THP saves; tests/bench is where times go)
+$P compare --json --rounds 10 --log "$WORK/wall.log" thp.enabled=$tuned -- "$FAULT" >"$WORK/wall.json"
 eq "wall time: the experiment ran" "$?" 0
-eq "thp.enabled=$tuned against $thp0: $want" "$(json "$WORK/wall.json" 'd["verdict"]')" $want
-if [ $want = better ]; then ci='d["ci95"][1] < 0'; else ci='d["ci95"][0] > 0'; fi
-eq "the CI excludes 0" "$(json "$WORK/wall.json" "$ci")" True
-echo "# $(json "$WORK/wall.json" '"median %.4f s -> %.4f s, change %+.1f%%, CI %+.1f%% .. %+.1f%%, p %.2g" % (d["baseline"]["median"], d["tuned"]["median"], d["change_pct"], d["ci95"][0], d["ci95"][1], d["p_value"])')"
+eq "wall time: 10 samples of each state" "$(json "$WORK/wall.json" 'len(d["baseline"]["samples"]), len(d["tuned"]["samples"])')" "10 10"
+echo "# wall time: $(json "$WORK/wall.json" '"%s: median %.4f s -> %.4f s, change %+.1f%%, CI %+.1f%% .. %+.1f%%, p %.2g" % (d["verdict"], d["baseline"]["median"], d["tuned"]["median"], d["change_pct"], d["ci95"][0], d["ci95"][1], d["p_value"])')"
 eq "machine as found after the experiment" "$(sel $E)" "$thp0"
 check "no journal left" bash -c "! ls '$PERFTUNE_JOURNAL_DIR'/*.journal 2>/dev/null"
 
@@ -34,11 +35,15 @@ check "no journal left" bash -c "! ls '$PERFTUNE_JOURNAL_DIR'/*.journal 2>/dev/n
 $P compare --json --rounds 4 --metric 'faults: ([0-9]+)' --log "$WORK/faults.log" \
 	thp.enabled=$tuned -- "$FAULT" >"$WORK/faults.json"
 eq "faults: the experiment ran" "$?" 0
-eq "page faults: $want" "$(json "$WORK/faults.json" 'd["verdict"]')" $want
+eq "thp.enabled=$tuned against $thp0, page faults: $want" "$(json "$WORK/faults.json" 'd["verdict"]')" $want
+if [ $want = better ]; then ci='d["ci95"][1] < 0'; else ci='d["ci95"][0] > 0'; fi
+eq "page faults: the CI excludes 0" "$(json "$WORK/faults.json" "$ci")" True
 echo "# page faults: $(json "$WORK/faults.json" '"%d -> %d" % (d["baseline"]["median"], d["tuned"]["median"])')"
-if [ $want = better ]; then few='d["tuned"]["median"] * 10 < d["baseline"]["median"]'
-else few='d["baseline"]["median"] * 10 < d["tuned"]["median"]'; fi
-eq "page faults: at least 10 times fewer with THP on" "$(json "$WORK/faults.json" "$few")" True
+# 65536 4 KiB faults against some 128 2 MiB ones; an ASan build of the workload
+# also faults in its shadow memory (73728 -> 8320 seen), so 4 times, not 500
+if [ $want = better ]; then few='d["tuned"]["median"] * 4 < d["baseline"]["median"]'
+else few='d["baseline"]["median"] * 4 < d["tuned"]["median"]'; fi
+eq "page faults: at least 4 times fewer with THP on" "$(json "$WORK/faults.json" "$few")" True
 eq "machine as found after the second experiment" "$(sel $E)" "$thp0"
 
 # kill -9 of perftune while a tuned run is on

@@ -20,7 +20,8 @@ SAVED=$WORK/idle.saved
 for f in /sys/devices/system/cpu/cpu*/cpuidle/state*/disable; do
 	printf '%s %s\n' "$f" "$(cat "$f")"
 done >"$SAVED"
-put_back() { while read -r f v; do echo "$v" >"$f" 2>/dev/null; done <"$SAVED"; }
+# (after finish, which checked the machine and removed $WORK, nothing is left to put back)
+put_back() { [ -f "$SAVED" ] || return 0; while read -r f v; do echo "$v" >"$f" 2>/dev/null; done <"$SAVED"; }
 idle_state() { cat /sys/devices/system/cpu/cpu*/cpuidle/state*/disable | tr -d '\n'; }
 trap 'put_back' EXIT
 IDLE0=$(idle_state)
