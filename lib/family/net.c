@@ -494,6 +494,8 @@ static int net_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 		v = 1;
 	else if (strcmp(value, "off") && pt_parse_ll(value, &v) < 0)
 		return pt_err(ctx, -EINVAL, "%s: '%s' is not a number", t->key, value);
+	/* as attr.c logs a file's write: -vv shows each kernel write of a commit */
+	pt_log(ctx, PERFTUNE_LOG_DEBUG, "write %s (ethtool netlink) <- %s", t->key, value);
 	r = pt_eth_set(ctx, dev_of(t), t->kind, t->aux, (unsigned long long)v, ext, sizeof(ext));
 	if (r == -ENODEV || r == -EOPNOTSUPP)
 		return eth_err(ctx, t->key, dev_of(t), t->kind, r, ext);

@@ -156,6 +156,28 @@ START_TEST(write_that_does_not_take_fails_the_read_back)
 }
 END_TEST
 
+static char logged[4096];
+static void keep_log(struct perftune_ctx *ctx, int prio, const char *msg, void *ud)
+{
+	(void)ctx, (void)prio, (void)ud;
+	snprintf(logged + strlen(logged), sizeof(logged) - strlen(logged), "%s\n", msg);
+}
+
+/* -vv shows an ethtool write as it shows a file's (the VM's crash tests kill at one) */
+START_TEST(debug_log_shows_each_netlink_write)
+{
+	logged[0] = '\0';
+	perftune_ctx_set_log_fn(f.ctx, keep_log, PERFTUNE_LOG_DEBUG, NULL);
+	ck_assert_int_eq(set1("net.eth0.ring.rx", "512"), 1);
+	ck_assert_int_eq(set1("net.eth0.txqueuelen", "700"), 1);
+	perftune_ctx_set_log_fn(f.ctx, NULL, 0, NULL);
+	ck_assert_msg(strstr(logged, "write net.eth0.ring.rx (ethtool netlink) <- 512\n"), "%s",
+		      logged);
+	ck_assert_msg(strstr(logged, "write sys/class/net/eth0/tx_queue_len <- 700\n"), "%s",
+		      logged);
+}
+END_TEST
+
 /* a mixed commit on two devices: ethtool settings, sysfs files, a queue that channels make */
 static const char *const keys[][2] = {
 	{ "net.eth0.ring.rx", "1024" },	   { "net.eth0.channels.combined", "3" },
@@ -373,6 +395,7 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, unsupported_is_not_here_with_the_reason);
 	tcase_add_test(tc, kernel_refusal_carries_its_extack_text);
 	tcase_add_test(tc, write_that_does_not_take_fails_the_read_back);
+	tcase_add_test(tc, debug_log_shows_each_netlink_write);
 	tcase_add_test(tc, channels_go_before_the_queue_masks_they_make_and_come_back_first);
 	tcase_add_loop_test(tc, commit_fault_at_every_operation_gives_everything_back, 0, 3 * 8);
 	tcase_add_loop_test(tc, commit_killed_at_every_netlink_set_is_restored_by_the_next, 0,

@@ -17,6 +17,9 @@
 #   lin        dm-linear (bio-based) over the 2nd and 3rd scsi_debug disks,
 #              ext4, mounted on /mnt/lin
 #   mpatha     dm-multipath (request-based) over the 4th scsi_debug disk
+#   NICs       an e1000e and a virtio-net NIC (1 queue pair), each alone on
+#              a qemu hub (they reach nothing), up, without addresses;
+#              NET_E1000E and NET_VIRTIO name them
 #   SELinux    enabled (security=selinux), no policy loaded, selinuxfs on
 #              /sys/fs/selinux, /etc/selinux/config present (libselinux's
 #              is_selinux_enabled() needs both)
@@ -73,6 +76,30 @@ setup_modules() {
 	load dm_multipath
 	load dm_round_robin
 	load ext4
+	load e1000e
+	load virtio_net
+}
+
+# net_dev DRIVER: the interface the driver bound (no udev: ethN names).
+net_dev() {
+	local d
+	for d in /sys/class/net/*; do
+		[[ $(readlink "$d/device/driver" 2>/dev/null) == */"$1" ]] && echo "${d##*/}"
+	done
+	return 0
+}
+
+setup_nics() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		NET_E1000E=$(net_dev e1000e) NET_VIRTIO=$(net_dev virtio_net)
+		[[ -n $NET_E1000E && -n $NET_VIRTIO ]] && break
+		sleep 0.1
+	done
+	[[ -n $NET_E1000E ]] || die "no e1000e network interface"
+	[[ -n $NET_VIRTIO ]] || die "no virtio-net network interface"
+	ip link set "$NET_E1000E" up || die "cannot bring $NET_E1000E up"
+	ip link set "$NET_VIRTIO" up || die "cannot bring $NET_VIRTIO up"
 }
 
 scsi_debug_disks() {
@@ -172,6 +199,8 @@ write_devices_env() {
 		MPATH_DM=$MPATH_DM
 		MPATH_SLAVES="${MPATH_SLAVES[*]}"
 		NUMA_NODES=$nodes
+		NET_E1000E=$NET_E1000E
+		NET_VIRTIO=$NET_VIRTIO
 	EOF
 }
 
@@ -237,6 +266,7 @@ if [[ ${VM_INIT:-shell} == systemd ]]; then
 else
 	setup_modules
 	setup_disks
+	setup_nics
 	setup_selinux
 	write_devices_env
 fi

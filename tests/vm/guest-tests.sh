@@ -4,9 +4,9 @@
 # The VM test tier (doc/design.md, section 5): the perftune CLI against a real kernel
 # that has what the build host lacks — 2 NUMA nodes, SELinux, scsi_debug with
 # 4 submit queues, null_blk, NVMe, bio-based dm-linear, request-based
-# dm-multipath — and crash recovery with a real kill -9.  Runs inside the
-# guest that run-vm boots (the devices are described in /run/vm-devices.env,
-# written by guest-boot.sh):
+# dm-multipath, an e1000e and a virtio-net NIC — and crash recovery with a
+# real kill -9.  Runs inside the guest that run-vm boots (the devices are
+# described in /run/vm-devices.env, written by guest-boot.sh):
 #
 #   tests/vm/run-vm --build-dir BUILD --source-dir SRC tests/vm/guest-tests.sh [PERFTUNE]
 #
@@ -53,6 +53,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/guest-irq-tests.sh"
 # thread affinity and kernel modules: isolation_tests (issue 20)
 # shellcheck source=guest-isolation-tests.sh source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/guest-isolation-tests.sh"
+# network devices on e1000e and virtio-net: net_tests, net_snapshot (issue 21)
+# shellcheck source=guest-net-tests.sh source-path=SCRIPTDIR
+source "$(dirname "${BASH_SOURCE[0]}")/guest-net-tests.sh"
 
 # too_many N: more 2 MiB pages than node N has memory (a few more than its
 # whole MemTotal, so that the doomed allocation attempts stay few under TCG).
@@ -78,6 +81,7 @@ snapshot() {
 	done
 	echo "pmqos=$(pmqos_now)"
 	cpu_snapshot
+	net_snapshot
 	echo "modules=$(ls /sys/module | tr '\n' ' ')"
 }
 
@@ -532,6 +536,7 @@ run_test "crash: holds killed -9 at timed points, restore --orphans" test_crash_
 cpu_tests
 irq_tests
 isolation_tests
+net_tests
 run_test "the guest is back where it started" test_back_to_start
 
 echo "$PASSED passed, $FAILED failed"
