@@ -125,12 +125,23 @@ dry() { # dry KEY=VALUE...
 }
 mapfile -t sets < <(awk -F'\t' '$2 == "rw" && $1 !~ /^pmqos\./ {print $1 "=" $3}' "$W/items")
 mapfile -t holds < <(awk -F'\t' '$2 == "rw" && $1 ~ /^pmqos\./ {print $1 "=" $3}' "$W/items")
+# keys of processes that ended since the listing (the listing's own perftune
+# among them) leave the batch, and again for each one that ends meanwhile: a
+# batch that fails for another reason is tried key by key (one CLI run each,
+# minutes in the VM), never for a process gone
+live() { local kv out=(); for kv in "${sets[@]}"; do gone "$kv" || out+=("$kv"); done; sets=("${out[@]}"); }
 : >"$W/set.bad"
-if [ ${#sets[@]} -gt 0 ] && ! dry "${sets[@]}"; then
+live
+tries=0
+while [ ${#sets[@]} -gt 0 ] && ! dry "${sets[@]}"; do
+	k=$(sed -n 's/^perftune: \([^:]*\): .*/\1/p' "$W/e" | head -1)
+	tries=$((tries + 1))
+	if [ $tries -le 20 ] && [ -n "$k" ] && gone "$k"; then live; continue; fi
 	for kv in "${sets[@]}"; do
 		dry "$kv" || gone "$kv" || echo "$kv: $(head -1 "$W/e")" >>"$W/set.bad"
 	done
-fi
+	break
+done
 for kv in "${holds[@]}"; do
 	dry "$kv" || echo "$kv: $(head -1 "$W/e")" >>"$W/set.bad"
 done
