@@ -92,16 +92,22 @@ test_irq_cpu_partitioning() {
 }
 
 # the parity figure: options skipped per TuneD profile (isolated_cores=3 where asked)
+# the profiles of latency-critical middleware: isolated_cores and ps_blacklist
+# are applied (a precise skip per IRQ the kernel will not move is allowed), and
+# the count of skipped options per profile is printed for the parity figure
 test_irq_parity_figure() {
-	local d n c
-	for d in /usr/lib/tuned/*/; do
-		n=${d%/}
-		n=${n##*/}
-		if [[ ! -e $d/tuned.conf ]]; then continue; fi
-		"$PT" apply --dry-run -v isolated_cores=3 "$n" >"$WORK/out" 2>&1 || true
+	local n c
+	for n in cpu-partitioning cpu-partitioning-powersave realtime realtime-virtual-guest \
+		realtime-virtual-host; do
+		[[ -e /usr/lib/tuned/$n/tuned.conf ]] || fail "TuneD's $n is not installed"
+		"$PT" apply --dry-run -v isolated_cores=3 "$n" >"$WORK/out" 2>&1 ||
+			fail "$n: dry run exit $?: $(tail -3 "$WORK/out")"
 		c=$(grep -c '^skipped:' "$WORK/out" || true)
 		printf '    %-28s %3d skipped\n' "$n" "$c"
 		grep '^skipped: \[\(scheduler\|irq\|irqbalance\)\]' "$WORK/out" | sed 's/^/      /' || true
+		if grep -E '^skipped: \[scheduler\] (isolated_cores|ps_blacklist|ps_whitelist):' "$WORK/out"; then
+			fail "$n: [scheduler] isolation options skipped whole"
+		fi
 	done
 }
 
@@ -109,7 +115,7 @@ irq_tests() {
 	run_test "irq: one movable IRQ to CPU 3 and back" test_irq_move_one
 	run_test "irq: NVMe's managed IRQs refused by number, skipped by a selector" test_irq_managed_nvme
 	run_test "irq: cpu-partitioning isolated_cores=3 applied and restored" test_irq_cpu_partitioning
-	run_test "irq: options skipped per TuneD profile (parity figure)" test_irq_parity_figure
+	run_test "irq: isolation profiles apply isolated_cores and ps_blacklist (parity figure)" test_irq_parity_figure
 }
 
 # run alone: the guest-tests.sh preamble's helpers, then only these tests
