@@ -297,16 +297,10 @@ net_tests() {
 # run alone: the guest-tests.sh preamble's helpers, then only these tests
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
 	set -euo pipefail
-	PT=${1:-${PERFTUNE_BUILD_DIR:-}/utils/perftune}
-	[[ $PT == /* ]] || PT=${PERFTUNE_BUILD_DIR:-.}/$PT
-	JOURNAL_DIR=${PERFTUNE_JOURNAL_DIR:-/run/perftune}
-	WORK=$(mktemp -d /run/vm-tests.XXXXXX)
 	# shellcheck source=/dev/null
 	source /run/vm-devices.env
 	# shellcheck source=guest-lib.sh source-path=SCRIPTDIR
 	source "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
 	echo "# NICs: $NET_E1000E (e1000e), $NET_VIRTIO (virtio-net)"
-	net_tests
-	echo "$PASSED passed, $FAILED failed"
-	((FAILED == 0))
+	run_alone "${1:-}" net_tests
 fi
