@@ -267,7 +267,13 @@ struct perftune_tx *perftune_tx_unref(struct perftune_tx *tx);
 /**
  * perftune_tx_set() - validate @value for @key and stage it.  Nothing is written.
  * Aliases are mapped (scheduler "deadline" -> "mq-deadline"); a glob stages every
- * tunable it matches.  On error nothing is staged by this call.
+ * tunable it matches.  On error nothing is staged by this call.  A file that a
+ * key of the same transaction makes may be staged before that key, in any
+ * order: a device's iosched.* parameter before the scheduler that brings it,
+ * a net queue's rx.<q>.rps_cpus before the channels.* that make queue <q>.
+ * Its value is validated after that switch; if no such key is staged by the
+ * commit, perftune_tx_commit() fails with this key's -ENOENT message before
+ * writing anything.
  * Return: number of tunables staged (>= 1; 0 only for cpu.<cpus>.idle.max_latency_us
  *         when no idle state is deeper than the limit: nothing to disable), -EINVAL,
  *         -ENOENT, -ENODEV, -EACCES, -EROFS, -EOPNOTSUPP, -EALREADY (the tx was
@@ -284,7 +290,9 @@ int perftune_tx_set(struct perftune_tx *tx, const char *key, const char *value);
  * (returning 0): an installer may run twice, or on a machine already tuned.
  * Return: number of tunables written (0 if all were already at their values),
  *         -EIO (read-back differs), -EAGAIN (partial huge pages without
- *         ALLOW_PARTIAL), any write errno, -EALREADY.
+ *         ALLOW_PARTIAL), -ENOENT (a staged key's file that no scheduler or
+ *         channels key of the transaction makes: nothing written), any write
+ *         errno, -EALREADY.
  */
 int perftune_tx_commit(struct perftune_tx *tx);
 

@@ -24,6 +24,8 @@ struct stage {
 	char *input;	  /* as given, when an alias was mapped; or NULL */
 	unsigned flags;	  /* PT_ITEM_* */
 	bool deferred;	  /* iosched parameter of a scheduler staged in the same tx */
+	char *awaits;	  /* its file is missing and no scheduler/channels key of its group
+			   * is staged (yet): the error the commit gives if none is */
 	bool attempted;	  /* a write was tried: give it back on failure */
 	bool journaled;	  /* the journal had the key before this commit */
 	bool pre;	  /* old was read before its scheduler switched: journal that */
@@ -111,6 +113,7 @@ static void stage_free(struct stage *s)
 	free(s->value);
 	free(s->old);
 	free(s->input);
+	free(s->awaits);
 }
 
 static int stage_init(struct stage *s, const struct pt_tunable *t)
@@ -187,12 +190,27 @@ static bool sched_staged(struct perftune_tx *tx, struct pending *p, const char *
 	return false;
 }
 
+/* a scheduler or channels key of @group is staged: its dependents wait no more */
+static void sched_arrives(struct pending *p, const char *group)
+{
+	struct stage *lists[2] = { p->tx->s, p->s };
+	size_t ns[2] = { p->tx->n, p->n };
+
+	for (int l = 0; l < 2; l++)
+		for (size_t i = 0; i < ns[l]; i++)
+			if (lists[l][i].awaits && !strcmp(lists[l][i].c.group, group)) {
+				free(lists[l][i].awaits);
+				lists[l][i].awaits = NULL;
+			}
+}
+
 static int stage_one(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 		     void *ud)
 {
 	struct pending *p = ud;
 	struct stage *s, *n = realloc(p->s, (p->n + 1) * sizeof(*p->s));
 	char out[PT_VAL], cur[PT_VAL];
+	_cleanup_free_ char *awaits = NULL;
 	bool deferred = false, have_cur = false;
 	int r;
 
@@ -210,9 +228,18 @@ static int stage_one(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 	} else {
 		r = t->fam->validate(ctx, t, value, out, sizeof(out));
 	}
-	if (r == -ENOENT && t->order == PT_ORDER_RESET && t->group[0] &&
-	    sched_staged(p->tx, p, t->group)) {
-		/* its scheduler switches first: validate after the switch */
+	if (r == -ENOENT && t->order == PT_ORDER_RESET && t->group[0]) {
+		/*
+		 * Its scheduler (channels) switches first and makes the file:
+		 * validate after the switch.  Staged before that key, in any
+		 * order: it waits for it, and the commit fails with this error
+		 * if it never comes.
+		 */
+		if (!sched_staged(p->tx, p, t->group)) {
+			awaits = strdup(pt_errmsg(ctx));
+			if (!awaits)
+				return -ENOMEM;
+		}
 		snprintf(out, sizeof(out), "%s", value);
 		deferred = true;
 		pt_err_clear(ctx);
@@ -220,6 +247,8 @@ static int stage_one(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 	}
 	if (r < 0)
 		return r;
+	if (t->order == PT_ORDER_SCHED)
+		sched_arrives(p, t->group);
 	if (!have_cur && t->fam->read(ctx, t, cur, sizeof(cur)) < 0)
 		cur[0] = '\0';
 	pt_err_clear(ctx);
@@ -236,6 +265,8 @@ static int stage_one(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 		return r;
 	}
 	s->deferred = deferred;
+	s->awaits = awaits;
+	awaits = NULL;
 	p->n++;
 	return 0;
 }
@@ -751,6 +782,11 @@ static int tx_commit_impl(struct perftune_tx *tx)
 	r = tx_enter(tx, NULL, &prev);
 	if (r < 0)
 		goto out;
+	for (size_t i = 0; i < tx->n; i++)
+		if (tx->s[i].awaits) { /* nothing made its file: the error of its staging */
+			r = pt_err(ctx, -ENOENT, "%s", tx->s[i].awaits);
+			goto out;
+		}
 	if (tx->n) /* an empty transaction has no array: qsort(NULL, 0) is undefined */
 		qsort(tx->s, tx->n, sizeof(*tx->s), order_cmp);
 	if (tx->flags & PERFTUNE_TX_DRY_RUN) {

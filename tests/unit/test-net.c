@@ -236,6 +236,41 @@ START_TEST(channels_go_before_the_queue_masks_they_make_and_come_back_first)
 }
 END_TEST
 
+/*
+ * The mask of a queue that the channels make, staged before the channels key
+ * (any order a caller or a profile gives): it waits for it.  Without one, the
+ * commit (and a dry run) fails with the missing file's error, before writing.
+ */
+START_TEST(queue_mask_staged_before_its_channels_waits_for_them)
+{
+	struct snap *before = snap_take(f.root);
+	struct fnl_dev d0 = k->dev[0];
+	struct perftune_tx *tx;
+	unsigned flags[] = { 0, PERFTUNE_TX_DRY_RUN };
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "order", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "net.eth0.rx.2.rps_cpus", "3"), 1);
+	ck_assert_int_eq(perftune_tx_set(tx, "net.eth0.channels.combined", "3"), 1);
+	ck_assert_msg(perftune_tx_commit(tx) == 2, "%s", perftune_ctx_last_error(f.ctx));
+	perftune_tx_unref(tx);
+	ck_assert_str_eq(fx_read(&f, "sys/class/net/eth0/queues/rx-2/rps_cpus"), "3");
+	ck_assert_uint_eq(k->dev[0].chan[3], 3);
+	ck_assert_int_eq(perftune_restore(f.ctx, "order", 0), 1);
+	ck_assert_msg(!memcmp(&d0, &k->dev[0], sizeof(d0)), "eth0 not restored");
+	for (size_t i = 0; i < ARRAY_SIZE(flags); i++) {
+		ck_assert_int_eq(perftune_tx_new(f.ctx, "alone", flags[i], &tx), 0);
+		ck_assert_int_eq(perftune_tx_set(tx, "net.eth0.rx.2.rps_cpus", "3"), 1);
+		ck_assert_int_eq(perftune_tx_set(tx, "net.eth0.txqueuelen", "900"), 1);
+		assert_err(perftune_tx_commit(tx), -ENOENT,
+			   "net.eth0.rx.2.rps_cpus: not present on this kernel");
+		perftune_tx_unref(tx);
+	}
+	assert_all_back(before, (struct fnl_dev[]){ d0, k->dev[1] });
+	ck_assert_int_eq(fx_journals(&f), 0);
+	snap_free(before);
+}
+END_TEST
+
 /* _i: the strategy (serial, waves, threads) and the netlink SET or file write to fail */
 START_TEST(commit_fault_at_every_operation_gives_everything_back)
 {
@@ -397,6 +432,7 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, write_that_does_not_take_fails_the_read_back);
 	tcase_add_test(tc, debug_log_shows_each_netlink_write);
 	tcase_add_test(tc, channels_go_before_the_queue_masks_they_make_and_come_back_first);
+	tcase_add_test(tc, queue_mask_staged_before_its_channels_waits_for_them);
 	tcase_add_loop_test(tc, commit_fault_at_every_operation_gives_everything_back, 0, 3 * 8);
 	tcase_add_loop_test(tc, commit_killed_at_every_netlink_set_is_restored_by_the_next, 0,
 			    3 * 5);

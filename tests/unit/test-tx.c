@@ -356,11 +356,19 @@ START_TEST(iosched_param_of_new_scheduler_is_applied_after_it)
 {
 	struct perftune_tx *tx;
 
+	/* bfq's parameter without bfq: the commit fails with the missing file, writing nothing */
 	ck_assert_int_eq(perftune_tx_new(f.ctx, "io", 0, &tx), 0);
-	/* staged before its scheduler: the commit still switches the scheduler first */
-	ck_assert_int_eq(perftune_tx_set(tx, "block.sda.iosched.low_latency", "0"), -ENOENT);
-	ck_assert_int_eq(perftune_tx_set(tx, "block.sda.scheduler", "bfq"), 1);
 	ck_assert_int_eq(perftune_tx_set(tx, "block.sda.iosched.low_latency", "0"), 1);
+	ck_assert_int_eq(perftune_tx_commit(tx), -ENOENT);
+	ck_assert_msg(strstr(perftune_ctx_last_error(f.ctx),
+			     "block.sda.iosched.low_latency: not a parameter of sda's scheduler"),
+		      "%s", perftune_ctx_last_error(f.ctx));
+	perftune_tx_unref(tx);
+	ck_assert_int_eq(fx_journals(&f), 0);
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "io", 0, &tx), 0);
+	/* staged before its scheduler: it waits for it; the commit switches the scheduler first */
+	ck_assert_int_eq(perftune_tx_set(tx, "block.sda.iosched.low_latency", "0"), 1);
+	ck_assert_int_eq(perftune_tx_set(tx, "block.sda.scheduler", "bfq"), 1);
 	ck_assert_int_eq(perftune_tx_commit(tx), 2);
 	perftune_tx_unref(tx);
 	ck_assert_str_eq(fx_read(&f, Q("0/block/sda", "iosched/low_latency")), "0");
