@@ -9,19 +9,22 @@
 # boot); run alone it runs only these:
 #   tests/vm/run-vm --build-dir build --source-dir . tests/vm/guest-isolation-tests.sh build/utils/perftune
 
-# every thread's mask: "pid/tid mask" lines, sorted for join(1)
+# every thread's mask: "pid/tid mask" lines, sorted for join(1).  A thread
+# that exits between the glob and the read is left out: under pipefail its
+# awk's failure would end the caller (with the ERR trap's message going into
+# the caller's output file, not the test log).
 thread_masks() {
 	local t k
 	for t in /proc/[0-9]*/task/[0-9]*; do
 		k=${t#/proc/}
-		awk -v t="${k%%/*}/${t##*/}" '/^Cpus_allowed_list/ { print t, $2 }' "$t/status" 2>/dev/null
+		awk -v t="${k%%/*}/${t##*/}" '/^Cpus_allowed_list/ { print t, $2 }' "$t/status" 2>/dev/null || true
 	done | LC_ALL=C sort
 }
 
 # PF_NO_SETAFFINITY (0x04000000) in the 9th field of a thread's stat
 unmovable() {
 	local flags
-	flags=$(sed 's/.*) //' "$1/stat" 2>/dev/null | awk '{ print $7 }')
+	flags=$(sed 's/.*) //' "$1/stat" 2>/dev/null | awk '{ print $7 }') || return 1 # exited
 	if [[ -n $flags ]] && (((flags & 0x04000000) != 0)); then return 0; fi
 	return 1
 }
