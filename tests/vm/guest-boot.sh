@@ -20,6 +20,9 @@
 #   NICs       an e1000e and a virtio-net NIC (1 queue pair), each alone on
 #              a qemu hub (they reach nothing), up, without addresses;
 #              NET_E1000E and NET_VIRTIO name them
+#   netdevsim  a simulated NIC with 4 queue pairs (netdevsim device 1, one
+#              port; the module is built by run-vm), up, without addresses;
+#              NET_NSIM names it
 #   SELinux    enabled (security=selinux), no policy loaded, selinuxfs on
 #              /sys/fs/selinux, /etc/selinux/config present (libselinux's
 #              is_selinux_enabled() needs both)
@@ -78,6 +81,7 @@ setup_modules() {
 	load ext4
 	load e1000e
 	load virtio_net
+	load netdevsim
 }
 
 # net_dev DRIVER: the interface the driver bound (no udev: ethN names).
@@ -90,7 +94,7 @@ net_dev() {
 }
 
 setup_nics() {
-	local i
+	local i n
 	for ((i = 0; i < 100; i++)); do
 		NET_E1000E=$(net_dev e1000e) NET_VIRTIO=$(net_dev virtio_net)
 		[[ -n $NET_E1000E && -n $NET_VIRTIO ]] && break
@@ -100,6 +104,17 @@ setup_nics() {
 	[[ -n $NET_VIRTIO ]] || die "no virtio-net network interface"
 	ip link set "$NET_E1000E" up || die "cannot bring $NET_E1000E up"
 	ip link set "$NET_VIRTIO" up || die "cannot bring $NET_VIRTIO up"
+	# netdevsim: "ID PORTS QUEUES" makes device ID with its ports' netdevs
+	echo "1 1 4" >/sys/bus/netdevsim/new_device || die "cannot create a netdevsim device"
+	for ((i = 0; i < 100; i++)); do
+		for n in /sys/bus/netdevsim/devices/netdevsim1/net/*; do
+			[[ -e $n ]] && NET_NSIM=${n##*/}
+		done
+		[[ -n ${NET_NSIM:-} ]] && break
+		sleep 0.1
+	done
+	[[ -n ${NET_NSIM:-} ]] || die "no netdevsim network interface"
+	ip link set "$NET_NSIM" up || die "cannot bring $NET_NSIM up"
 }
 
 scsi_debug_disks() {
@@ -201,6 +216,7 @@ write_devices_env() {
 		NUMA_NODES=$nodes
 		NET_E1000E=$NET_E1000E
 		NET_VIRTIO=$NET_VIRTIO
+		NET_NSIM=$NET_NSIM
 	EOF
 }
 

@@ -3,7 +3,11 @@
 #
 # Network devices on real drivers (issue 21): the guest's e1000e NIC
 # (NET_E1000E) and virtio-net NIC (NET_VIRTIO, one queue pair), each alone on
-# a qemu hub (see run-vm), whose drivers validate what ethtool asks.  Every
+# a qemu hub (see run-vm), whose drivers validate what ethtool asks, and a
+# netdevsim NIC (NET_NSIM, 4 queue pairs), the kernel's simulated device: every
+# ethtool operation (rings with mini and jumbo, channels that make and remove
+# real queues, all coalescing parameters, pause, features) under the kernel's
+# own validation.  Every
 # net key family set through perftune, read back with ethtool (the host's,
 # through the guest's root) and perftune get, restored; refusals by perftune
 # (past the driver's maximum), by the driver and by the kernel (extack); a
@@ -17,7 +21,7 @@
 # sysfs show it.
 net_snapshot() {
 	local d q
-	for d in "$NET_E1000E" "$NET_VIRTIO"; do
+	for d in "$NET_E1000E" "$NET_VIRTIO" "$NET_NSIM"; do
 		echo "== $d"
 		ethtool -g "$d" 2>&1 || true
 		ethtool -c "$d" 2>&1 || true
@@ -284,6 +288,106 @@ test_net_renamed() {
 	net_back "the NICs are not as before"
 }
 
+# nsim_field OPT FIELD: ethtool_current on the netdevsim NIC, first word
+nsim_field() { ethtool_current "$1" "$NET_NSIM" "$2" | awk '{ print $1 }'; }
+
+test_net_nsim_keys() {
+	local N=$NET_NSIM k v
+	eq "$N driver" "$(basename "$(readlink "/sys/class/net/$N/device/driver")")" netdevsim
+	net_snapshot >"$WORK/net.before"
+	eq "$N channels" "$(nsim_field -l Combined:)" 4
+	# every net key family on one device, in one transaction
+	local -A want=(
+		[ring.rx]=1024 [ring.tx]=2048 [ring.rx_mini]=64 [ring.rx_jumbo]=128
+		[channels.combined]=2
+		[coalesce.rx_usecs]=50 [coalesce.rx_frames]=16 [coalesce.tx_usecs]=40
+		[coalesce.adaptive_rx]=on
+		[features.hw-tc-offload]=on [features.rx-gro]=off
+		[pause.rx]=on [pause.tx]=on
+		[txqueuelen]=2500 [gro_flush_timeout]=30000 [napi_defer_hard_irqs]=3
+		[rx.0.rps_cpus]=6 [rx.1.rps_cpus]=9 [tx.1.xps_cpus]=4
+	)
+	local args=()
+	for k in "${!want[@]}"; do args+=("net.$N.$k=${want[$k]}"); done
+	pt_ok set --name vm-nsim "${args[@]}"
+	for k in "${!want[@]}"; do
+		pt_ok get "net.$N.$k"
+		eq "perftune get net.$N.$k" "$OUT" "${want[$k]}"
+	done
+	# the kernel's view, through ethtool and sysfs
+	eq "ring rx (ethtool -g)" "$(nsim_field -g RX:)" 1024
+	eq "ring tx (ethtool -g)" "$(nsim_field -g TX:)" 2048
+	eq "ring rx mini (ethtool -g)" "$(nsim_field -g 'RX Mini:')" 64
+	eq "ring rx jumbo (ethtool -g)" "$(nsim_field -g 'RX Jumbo:')" 128
+	eq "channels (ethtool -l)" "$(nsim_field -l Combined:)" 2
+	eq "queues after 2 channels" "$(cd "/sys/class/net/$N/queues" && echo rx-*)" "rx-0 rx-1"
+	eq "rx-usecs (ethtool -c)" "$(nsim_field -c rx-usecs:)" 50
+	eq "rx-frames (ethtool -c)" "$(nsim_field -c rx-frames:)" 16
+	eq "tx-usecs (ethtool -c)" "$(nsim_field -c tx-usecs:)" 40
+	eq "adaptive rx (ethtool -c)" "$(nsim_field -c 'Adaptive RX:')" on
+	eq "hw-tc-offload (ethtool -k)" "$(nsim_field -k hw-tc-offload:)" on
+	eq "gro (ethtool -k)" "$(nsim_field -k generic-receive-offload:)" off
+	eq "pause rx (ethtool -a)" "$(nsim_field -a RX:)" on
+	eq "pause tx (ethtool -a)" "$(nsim_field -a TX:)" on
+	eq "txqueuelen (ip link)" "$(ip -o link show "$N" | sed -n 's/.* qlen \([0-9]*\).*/\1/p')" 2500
+	eq "rx-1 rps_cpus" "$(<"/sys/class/net/$N/queues/rx-1/rps_cpus")" 9
+	eq "tx-1 xps_cpus" "$(<"/sys/class/net/$N/queues/tx-1/xps_cpus")" 4
+	pt_ok restore vm-nsim
+	eq "channels after restore (ethtool -l)" "$(nsim_field -l Combined:)" 4
+	net_back "netdevsim is not as before"
+}
+
+# channels before the queue masks they make: rx-3 and tx-3 exist only once the
+# channel count is raised in the same transaction; restore gives channels back
+# first (rx-3 goes with them, its mask needs no write)
+test_net_nsim_channels_order() {
+	local N=$NET_NSIM
+	net_snapshot >"$WORK/net.before"
+	pt_ok set --name vm-ch2 "net.$N.channels.combined=2"
+	[[ ! -e /sys/class/net/$N/queues/rx-3 ]] || fail "rx-3 is still there with 2 channels"
+	pt_ok -vv set --name vm-ch4 "net.$N.rx.3.rps_cpus=a" "net.$N.tx.3.xps_cpus=8" \
+		"net.$N.channels.combined=4"
+	grep -n "perftune: write " <<<"$ERR" | sed 's/^/    /'
+	local ch rx3
+	ch=$(grep -n "write net.$N.channels.combined (ethtool netlink) <- 4" <<<"$ERR" | cut -d: -f1)
+	rx3=$(grep -n "write sys/class/net/$N/queues/rx-3/rps_cpus <- a" <<<"$ERR" | cut -d: -f1)
+	[[ -n $ch && -n $rx3 ]] || fail "no channel or rx-3 write logged"
+	((ch < rx3)) || fail "the rx-3 mask was written before the channels that make rx-3"
+	eq "channels (ethtool -l)" "$(nsim_field -l Combined:)" 4
+	eq "rx-3 rps_cpus" "$(<"/sys/class/net/$N/queues/rx-3/rps_cpus")" a
+	eq "tx-3 xps_cpus" "$(<"/sys/class/net/$N/queues/tx-3/xps_cpus")" 8
+	pt_ok restore vm-ch4
+	eq "channels after restoring vm-ch4" "$(nsim_field -l Combined:)" 2
+	pt_ok restore vm-ch2
+	eq "rx-3 rps_cpus, made anew" "$(<"/sys/class/net/$N/queues/rx-3/rps_cpus")" 0
+	net_back "netdevsim is not as before"
+}
+
+test_net_nsim_refusals() {
+	local N=$NET_NSIM dr
+	net_snapshot >"$WORK/net.before"
+	# past the maximum netdevsim reports (4096): refused before anything is written
+	pt_fails set --name vm-nsim-big "net.$N.txqueuelen=1234" "net.$N.ring.rx=4097"
+	grep -q "net.$N.ring.rx" <<<"$ERR" || fail "the message does not name net.$N.ring.rx"
+	grep -q 4096 <<<"$ERR" || fail "the message does not give the maximum 4096"
+	pt_fails set --name vm-nsim-ch5 "net.$N.channels.combined=5"
+	grep -q "net.$N.channels.combined" <<<"$ERR" || fail "the message does not name the key"
+	grep -qE '(^|[^0-9])4([^0-9]|$)' <<<"${ERR//net.$N./}" || fail "the message does not give the maximum 4"
+	# netdevsim refuses pause autonegotiation (it has no link settings): the
+	# channels, ring and coalescing written before it are given back
+	dr=$(</proc/sys/vm/dirty_ratio)
+	pt -vv set --name vm-nsim-late "sysctl.vm.dirty_ratio=$((dr + 5))" \
+		"net.$N.channels.combined=3" "net.$N.ring.rx=512" "net.$N.coalesce.rx_usecs=7" \
+		"net.$N.features.rx-gro=off" "net.$N.pause.autoneg=on" "net.$N.rx.2.rps_cpus=3"
+	eq "exit status" "$RC" 1
+	grep -q "net.$N.pause.autoneg" <<<"$ERR" || fail "the message does not name net.$N.pause.autoneg"
+	grep -qF "write net.$N.channels.combined (ethtool netlink) <- 3" <<<"$ERR" ||
+		fail "the channels were not written before the refusal"
+	echo "    kernel writes before the failure: $(awk '/error:/ { exit } /perftune: write / { n++ } END { print n + 0 }' <<<"$ERR")"
+	eq "vm.dirty_ratio" "$(</proc/sys/vm/dirty_ratio)" "$dr"
+	net_back "a refused transaction changed netdevsim"
+}
+
 net_tests() {
 	run_test "net: e1000e ring, coalesce, features, pause, txqueuelen, RPS, GRO/NAPI set, read back, restored" test_net_e1000e_keys
 	run_test "net: past the driver's maximum, refused by the driver, by the kernel (extack): nothing changed" test_net_refusals
@@ -292,6 +396,9 @@ net_tests() {
 	run_test "net: TuneD network-latency and network-throughput applied and restored" test_net_tuned_profiles
 	run_test "net: a [net] profile on e1000e and virtio-net applied and restored" test_net_profile_section
 	run_test "net: a NIC renamed before its restore is reported, the rest restored" test_net_renamed
+	run_test "net: netdevsim, every key family (ring, channels, coalesce, pause, features, sysfs, RPS/XPS) set, read back, restored" test_net_nsim_keys
+	run_test "net: netdevsim, channels before the queue masks they make, and back first" test_net_nsim_channels_order
+	run_test "net: netdevsim, past its maximum refused; a late driver refusal gives back every setting" test_net_nsim_refusals
 }
 
 # run alone: the guest-tests.sh preamble's helpers, then only these tests
@@ -301,6 +408,6 @@ if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
 	source /run/vm-devices.env
 	# shellcheck source=guest-lib.sh source-path=SCRIPTDIR
 	source "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
-	echo "# NICs: $NET_E1000E (e1000e), $NET_VIRTIO (virtio-net)"
+	echo "# NICs: $NET_E1000E (e1000e), $NET_VIRTIO (virtio-net), $NET_NSIM (netdevsim)"
 	run_alone "${1:-}" net_tests
 fi
