@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Host tier: network devices (issue 21) on veth pairs in a network namespace
 # this test creates and deletes (no address, no traffic, nothing outside it):
-# channels, features, txqueuelen and an RPS mask set through the ethtool
+# channels, features, txqueuelen, an RPS mask, GRO flush, NAPI deferral and
+# an XPS mask (a veth with two TX queues) set through the ethtool
 # netlink family and sysfs, read back with ethtool and ip, restored; a commit
 # that fails late gives back what it wrote; a device removed or renamed
 # before its restore is reported and the rest restored.
@@ -23,19 +24,23 @@ if ! $N ip link add va type veth peer name vb 2>/dev/null; then
 	exit 77
 fi
 $N ip link add vc type veth peer name vd
+# two TX queues: XPS needs a multiqueue device
+$N ip link add vx numtxqueues 2 numrxqueues 2 type veth peer name vy
 PN="$N $P"
 state() { # what ethtool and ip report of a device
 	$N ethtool -k "$1" | sort
 	$N ethtool -l "$1"
 	$N sh -c "cat /sys/class/net/$1/tx_queue_len /sys/class/net/$1/queues/rx-*/rps_cpus"
+	$N sh -c "cat /sys/class/net/$1/gro_flush_timeout /sys/class/net/$1/napi_defer_hard_irqs"
+	$N sh -c "cat /sys/class/net/$1/queues/tx-*/xps_cpus 2>/dev/null || true"
 }
-VA0=$(state va) VC0=$(state vc)
+VA0=$(state va) VC0=$(state vc) VX0=$(state vx)
 
 # the namespace's devices, and only those
 out=$($PN list net)
 check "list shows the namespace's veth" grep -q '^net.va.channels.rx = 1$' <<<"$out"
 check "list shows a feature" grep -q '^net.va.features.rx-gro = ' <<<"$out"
-check "list shows no device outside the namespace" bash -c "! grep -qv '^net\.\(lo\|va\|vb\|vc\|vd\)\.' <<<'$out'"
+check "list shows no device outside the namespace" bash -c "! grep -qv '^net\.\(lo\|va\|vb\|vc\|vd\|vx\|vy\)\.' <<<'$out'"
 eq "get through netlink" "$($PN get net.va.channels.tx)" 1
 
 # not here: veth has no ring parameters
@@ -56,6 +61,18 @@ check "status lists the transaction" bash -c "$PN status | grep -q 'net.va.chann
 $PN restore nic >/dev/null
 eq "restore: exit 0" "$?" 0
 eq "restored: as ethtool and ip saw it before" "$(state va)" "$VA0"
+
+# the rest of the sysfs keys: GRO flush, NAPI deferral, an XPS mask
+$PN set --name nic2 net.vx.gro_flush_timeout=20000 net.vx.napi_defer_hard_irqs=2 \
+	net.vx.tx.1.xps_cpus=1 >/dev/null
+eq "set gro_flush_timeout, napi_defer_hard_irqs, xps_cpus: exit 0" "$?" 0
+eq "gro_flush_timeout: sysfs" "$($N cat /sys/class/net/vx/gro_flush_timeout)" 20000
+eq "napi_defer_hard_irqs: sysfs" "$($N cat /sys/class/net/vx/napi_defer_hard_irqs)" 2
+eq "xps_cpus of tx-1: sysfs" "$($N cat /sys/class/net/vx/queues/tx-1/xps_cpus)" 1
+eq "xps_cpus by get" "$($PN get net.vx.tx.1.xps_cpus)" 1
+$PN restore nic2 >/dev/null
+eq "restore nic2: exit 0" "$?" 0
+eq "restored: vx as before" "$(state vx)" "$VX0"
 
 # export --format udev: the sysfs settings as rules, the ethtool ones said to be left out
 $PN set --name exp net.va.txqueuelen=600 net.va.rx.0.rps_cpus=1 net.va.channels.rx=2 >/dev/null
