@@ -382,6 +382,7 @@ static int aff_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 	int r = aff_parse(value, &want);
 
 	(void)hold_fd;
+	pt_log(ctx, PERFTUNE_LOG_DEBUG, "write %s (sched_setaffinity) <- %s", t->key, value);
 	if (r == -EINVAL && !strcmp(value, "@")) /* an original that moved nothing */
 		r = 0;
 	if (r >= 0 && (r = tset_load(ctx, t->id, &cur)) == -ESRCH) {

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Host tier, IRQ affinity and the workqueue mask on the real kernel: one movable IRQ
 # moved, read back and restored; an IRQ the kernel will not move refused by number and
-# skipped by a selector; a transaction of IRQ, mask and sysctl keys that fails at its
-# last write gives every value back.  A trap puts the IRQ back whatever happens.
+# skipped by a selector; a transaction of IRQ, mask, thread affinity (a process of
+# the test's own) and sysctl keys that fails at its last write gives every value
+# and each thread's own mask back.  A trap puts the IRQ back whatever happens.
 . "$(dirname "$0")/lib.sh"
 
 online=$(cat /sys/devices/system/cpu/online)
@@ -69,17 +70,41 @@ else
 	echo "# no IRQ with a read-only smp_affinity_list here: unmovable cases not run"
 fi
 
-# IRQ, default mask, workqueue mask and sysctls in one transaction whose last write fails:
-# dirty_ratio 101 passes staging (a number) and the kernel refuses it (0-100)
-keys=(irq.$N.cpus=$target irq.default.cpus=$first sysctl.vm.swappiness=$((swap0 == 7 ? 8 : 7)))
+# IRQ, default mask, workqueue mask, a process's threads and sysctls in one
+# transaction whose last write fails: dirty_ratio 101 passes staging (a number)
+# and the kernel refuses it (0-100).  The process is ours: a main thread on
+# every CPU and a second thread that pinned itself to the first CPU.
+FIRST=$first python3 -c '
+import os, threading, time
+def pinned():
+    os.sched_setaffinity(0, {int(os.environ["FIRST"])})
+    print(threading.get_native_id(), flush=True)
+    time.sleep(600)
+threading.Thread(target=pinned, daemon=True).start(); time.sleep(600)' >"$WORK/tid" &
+TP=$!
+trap 'kill $TP 2>/dev/null; putback' EXIT
+for _ in $(seq 100); do [ -s "$WORK/tid" ] && break; sleep 0.1; done
+TT=$(cat "$WORK/tid")
+mask() { awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$TP/task/$1/status"; }
+m0=$(mask $TP) t0=$(mask "$TT")
+eq "the test process's pinned thread is on CPU $first" "$t0" "$first"
+last=${online##*[-,]}
+keys=(irq.$N.cpus=$target irq.default.cpus=$first proc.$TP.cpus=$last
+	sysctl.vm.swappiness=$((swap0 == 7 ? 8 : 7)))
 [ -n "$wq0" ] && keys+=(workqueue.cpus=$first)
-out=$($P set --name late "${keys[@]}" sysctl.vm.dirty_ratio=101 2>&1); rc=$?
+out=$($P -vv set --name late "${keys[@]}" sysctl.vm.dirty_ratio=101 2>&1); rc=$?
 eq "a late kernel refusal exits 1" "$rc" 1
 check "it names sysctl.vm.dirty_ratio and the rollback" grep -q "sysctl.vm.dirty_ratio.*rolled back" <<<"$out"
+check "the threads were moved before the refusal" grep -q "write proc.$TP.cpus (sched_setaffinity)" <<<"$(sed '/error:/q' <<<"$out")"
 eq "late failure: IRQ $N given back" "$(cat $F)" "$cur"
 eq "late failure: default mask given back" "$(cat $D)" "$def0"
 eq "late failure: swappiness given back" "$(cat /proc/sys/vm/swappiness)" "$swap0"
 [ -n "$wq0" ] && eq "late failure: workqueue mask given back" "$(cat $W)" "$wq0"
+eq "late failure: the main thread's mask given back" "$(mask $TP)" "$m0"
+eq "late failure: the pinned thread's own mask given back" "$(mask "$TT")" "$t0"
+kill $TP 2>/dev/null
+wait $TP 2>/dev/null
+trap putback EXIT
 check "no journal left" bash -c "! ls $PERFTUNE_JOURNAL_DIR/*.journal 2>/dev/null"
 # TuneD's [scheduler] isolated_cores: every movable IRQ, the default mask and the workqueues
 # off the last CPU as one transaction; restore gives every one of them back
