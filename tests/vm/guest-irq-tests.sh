@@ -18,15 +18,6 @@ irq_snapshot() {
 	return 0
 }
 
-# has_cpu LIST CPU: the CPU list holds CPU
-has_cpu() {
-	local IFS=, item
-	for item in $1; do
-		if ((${item%-*} <= $2 && ${item#*-} >= $2)); then return 0; fi
-	done
-	return 1
-}
-
 # movable: the IRQs whose smp_affinity_list the kernel takes back as it is
 movable() {
 	local f
@@ -73,9 +64,12 @@ test_irq_cpu_partitioning() {
 	[[ -e /usr/lib/tuned/cpu-partitioning/tuned.conf ]] || fail "TuneD's profiles are not installed"
 	mkdir -p /etc/tuned
 	echo "isolated_cores=3" >/etc/tuned/cpu-partitioning-variables.conf
+	start_pmd_app
 	snapshot >"$WORK/before"
 	irq_snapshot >"$WORK/irq-before"
+	thread_masks >"$WORK/masks.before"
 	pt_ok apply --name vm-cpart cpu-partitioning
+	threads_off_cpu3 "$WORK/masks.before"
 	for d in $(movable); do
 		if has_cpu "$(<"$d/smp_affinity_list")" 3; then bad="$bad ${d##*/}"; fi
 	done
@@ -87,6 +81,8 @@ test_irq_cpu_partitioning() {
 	irq_snapshot >"$WORK/irq-after"
 	diff "$WORK/before" "$WORK/after" || fail "values differ after the restore"
 	diff "$WORK/irq-before" "$WORK/irq-after" || fail "IRQ state differs after the restore"
+	masks_back "$WORK/masks.before"
+	stop_pmd_app
 	rm -f /etc/tuned/cpu-partitioning-variables.conf
 	no_transactions
 }
