@@ -62,6 +62,19 @@ static int split_args(char *s, char **argv, int max)
 	return n;
 }
 
+/* the first "${name}" in @s (a variable left as written: undefined), or NULL */
+static const char *undefined_ref(const char *s)
+{
+	for (const char *c = strstr(s, "${"); c; c = strstr(c + 2, "${")) {
+		size_t n = 0;
+		while (pt_is_word(c + 2 + n, 1))
+			n++;
+		if (n && c[2 + n] == '}')
+			return c;
+	}
+	return NULL;
+}
+
 /* Evaluate the function text @s[0..n) ("${f:...", without the '}'). */
 static int call(struct perftune_profile *p, const struct pt_popt *o, const char *s, size_t n,
 		char **out, struct pt_buf *why)
@@ -92,8 +105,17 @@ static int call(struct perftune_profile *p, const struct pt_popt *o, const char 
 			return 0;
 		}
 	r = pt_func_call(p, o, argv[1], argc - 2, argv + 2, out, &reason);
-	if (reason && !why->len)
-		pt_buf_printf(why, "%s", reason);
+	if (reason && !why->len) {
+		/* refused because an argument holds a variable nobody defined: say that */
+		const char *ref = NULL;
+		for (int i = 2; i < argc && !ref; i++)
+			ref = undefined_ref(argv[i]);
+		if (ref)
+			pt_buf_printf(why, "variable %.*s is not defined (an argument of %s)",
+				      (int)(strchr(ref, '}') - ref + 1), ref, argv[1]);
+		else
+			pt_buf_printf(why, "%s", reason);
+	}
 	free(reason);
 	return r;
 }

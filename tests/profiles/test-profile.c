@@ -433,6 +433,18 @@ START_TEST(unset_variable_skips_but_asks_the_queue_count)
 			      strstr(skipped(p, option), "variable ${netdev_queue_count} is not defined"),
 		      "reason: %s", skipped(p, option) ? skipped(p, option) : "(none)");
 	perftune_profile_free(p);
+	/* cpu-partitioning's no_balance_cores_expanded: the [variables] entry
+	 * names the variable, not the '_' that int() would take */
+	put("unsetvar", "[variables]\nx=${f:cpulist_unpack:${no_balance_cores}}\n"
+			"[sysctl]\nvm.swappiness=60\n");
+	p = load("unsetvar", NULL);
+	ck_assert_msg(skipped(p, "[variables] x") &&
+			      strstr(skipped(p, "[variables] x"),
+				     "variable ${no_balance_cores} is not defined (an argument of "
+				     "cpulist_unpack)"),
+		      "reason: %s",
+		      skipped(p, "[variables] x") ? skipped(p, "[variables] x") : "(none)");
+	perftune_profile_free(p);
 }
 END_TEST
 
