@@ -202,7 +202,9 @@ static const struct {
 	{ "bootloader", "changes the kernel command line or initrd for the next boot: no runtime "
 			"key (perftune export --format cmdline writes a fragment)" },
 	{ "script", "runs a program: a profile never executes anything" },
-	{ "systemd", "changes systemd's configuration (CPUAffinity): not a kernel tunable" },
+	{ "systemd", "writes CPUAffinity= into /etc/systemd/system.conf, which PID 1 reads at "
+		     "the next boot: not a kernel tunable (the processes running now move with "
+		     "[scheduler] isolated_cores)" },
 	{ "service", "starts or stops services: not a kernel tunable" },
 	{ "mounts", "remounts file systems (barriers): not a kernel tunable" },
 	{ "video", "radeon power management: no perftune key" },
