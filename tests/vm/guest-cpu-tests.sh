@@ -7,7 +7,8 @@
 # (state disable) run under perftune.  Sourced by guest-tests.sh (one boot);
 # run alone it runs only these:
 #   tests/vm/run-vm --build-dir build --source-dir . tests/vm/guest-cpu-tests.sh build/utils/perftune
-# EPP and intel_pstate/amd-pstate have no emulation: the fake tree tests them.
+# EPP (which only intel_pstate and amd-pstate offer) has no emulation: the
+# fake tree tests it.
 
 C=/sys/devices/system/cpu
 
@@ -130,6 +131,15 @@ test_cpu_idle_by_name_and_latency() {
 	eq "max_latency_us reads" "$OUT" 0
 	pt_ok restore vm-lat
 	eq "C2 back to disabled (its original)" "$(<$C/cpu0/cpuidle/state2/disable)" 1
+	cpu_back "$WORK/cpu-before"
+	# PM QoS resume latency of one CPU (the limit the cpuidle governor
+	# honours for it), and "n/a" (no idle state at all) on another
+	pt_ok set --name vm-resume cpu.2.resume_latency_us=20 cpu.3.resume_latency_us=n/a
+	eq "cpu2 pm_qos_resume_latency_us" "$(<$C/cpu2/power/pm_qos_resume_latency_us)" 20
+	eq "cpu3 pm_qos_resume_latency_us" "$(<$C/cpu3/power/pm_qos_resume_latency_us)" n/a
+	pt_ok get cpu.2.resume_latency_us
+	eq "get reads it back" "$OUT" 20
+	pt_ok restore vm-resume
 	cpu_back "$WORK/cpu-before"
 }
 
