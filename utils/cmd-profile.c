@@ -35,33 +35,6 @@ static void items_text(struct perftune_profile *p)
 	perftune_profile_item_iter_free(it);
 }
 
-static void changes_json(struct perftune_tx *tx, bool dry)
-{
-	struct perftune_change_iter *it;
-	const struct perftune_change *e;
-	bool first = true;
-
-	fputs("\"changes\": [", stdout);
-	if (perftune_tx_changes(tx, &it) >= 0) {
-		while ((e = perftune_change_iter_next(it))) {
-			unsigned fl = perftune_change_flags(e);
-			bool f = true;
-			if (!dry && !(fl & (PERFTUNE_CHANGE_WRITTEN | PERFTUNE_CHANGE_UNCHANGED)))
-				continue;
-			printf("%s\n    {", first ? "" : ",");
-			json_kv(stdout, &f, "key", perftune_change_key(e));
-			json_kv(stdout, &f, "old", perftune_change_old_value(e));
-			json_kv(stdout, &f, "new", perftune_change_new_value(e));
-			json_kb(stdout, &f, "unchanged", fl & PERFTUNE_CHANGE_UNCHANGED);
-			json_kv(stdout, &f, "note", perftune_change_note(e));
-			fputs("}", stdout);
-			first = false;
-		}
-		perftune_change_iter_free(it);
-	}
-	fputs(first ? "]" : "\n  ]", stdout);
-}
-
 static void items_json(struct perftune_profile *p, unsigned want, const char *name)
 {
 	struct perftune_profile_item_iter *it;
@@ -108,7 +81,7 @@ static void report(struct perftune_ctx *ctx, struct perftune_profile *p, struct 
 	json_kv(stdout, &f, "transaction", perftune_tx_name(tx));
 	json_kb(stdout, &f, "dry_run", dry);
 	fputs(",\n  ", stdout);
-	changes_json(tx, dry);
+	print_changes_json(tx, dry);
 	items_json(p, PERFTUNE_PROFILE_ITEM_SKIPPED, "skipped");
 	items_json(p, PERFTUNE_PROFILE_ITEM_UNCHANGED, "kept");
 	fputs(",\n  ", stdout);

@@ -15,11 +15,13 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 		{ "hold", no_argument, NULL, 'H' },
 		{ "dry-run", no_argument, NULL, 'd' },
 		{ "allow-partial", no_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *name = "default";
 	unsigned flags = 0;
+	bool json = false;
 	struct perftune_tx *tx;
 	sigset_t set;
 	int o, r, ret = 0;
@@ -38,6 +40,9 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 			break;
 		case 'p':
 			flags |= PERFTUNE_TX_ALLOW_PARTIAL;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 'h':
 			print_cmd_help(&cmd_set, stdout);
@@ -69,8 +74,21 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 	ret = commit_tx(ctx, tx, flags & PERFTUNE_TX_HOLD, &set);
 	if (ret)
 		goto out;
-	print_changes(tx, flags & PERFTUNE_TX_DRY_RUN);
-	print_conflicts(ctx, tx, flags & PERFTUNE_TX_DRY_RUN, NULL);
+	if (json) {
+		bool f = true;
+		fputs("{", stdout);
+		json_kv(stdout, &f, "transaction", perftune_tx_name(tx));
+		json_kb(stdout, &f, "dry_run", flags & PERFTUNE_TX_DRY_RUN);
+		fputs(",\n  ", stdout);
+		print_changes_json(tx, flags & PERFTUNE_TX_DRY_RUN);
+		fputs(",\n  ", stdout);
+		print_conflicts(ctx, tx, flags & PERFTUNE_TX_DRY_RUN, stdout);
+		puts("\n}");
+		fflush(stdout);
+	} else {
+		print_changes(tx, flags & PERFTUNE_TX_DRY_RUN);
+		print_conflicts(ctx, tx, flags & PERFTUNE_TX_DRY_RUN, NULL);
+	}
 	if (flags & PERFTUNE_TX_HOLD && !(flags & PERFTUNE_TX_DRY_RUN))
 		ret = hold_until_signal(ctx, tx, &set);
 out:
@@ -81,7 +99,7 @@ out:
 const struct cmd cmd_set = {
 	"set",
 	run_set,
-	"set [--name NAME] [--hold] [--dry-run] [--allow-partial] KEY=VALUE...",
+	"set [--name NAME] [--hold] [--dry-run] [--allow-partial] [--json] KEY=VALUE...",
 	"Change tunables as one transaction (default name 'default'): each original\n"
 	"is journaled before the write, each write is read back, and any failure\n"
 	"restores everything already written. Prints 'key: old -> new'.\n"
@@ -89,7 +107,9 @@ const struct cmd cmd_set = {
 	"  --hold           stay in the foreground holding the values (PM QoS needs it);\n"
 	"                   SIGTERM, SIGINT or SIGHUP restores them\n"
 	"  --dry-run        validate and print the changes, write nothing\n"
-	"  --allow-partial  accept fewer huge pages than asked (reports what was allocated)",
+	"  --allow-partial  accept fewer huge pages than asked (reports what was allocated)\n"
+	"  --json           one object: transaction, dry_run, changes (key, old, new,\n"
+	"                   unchanged, note) and warnings (sources that put a key back)",
 };
 
 static int run_restore(struct perftune_ctx *ctx, int argc, char **argv)

@@ -131,6 +131,34 @@ void print_changes(struct perftune_tx *tx, bool dry)
 	perftune_change_iter_free(it);
 }
 
+/* "changes": [...] of @tx, as print_changes() prints them */
+void print_changes_json(struct perftune_tx *tx, bool dry)
+{
+	struct perftune_change_iter *it;
+	const struct perftune_change *e;
+	bool first = true;
+
+	fputs("\"changes\": [", stdout);
+	if (perftune_tx_changes(tx, &it) >= 0) {
+		while ((e = perftune_change_iter_next(it))) {
+			unsigned fl = perftune_change_flags(e);
+			bool f = true;
+			if (!dry && !(fl & (PERFTUNE_CHANGE_WRITTEN | PERFTUNE_CHANGE_UNCHANGED)))
+				continue;
+			printf("%s\n    {", first ? "" : ",");
+			json_kv(stdout, &f, "key", perftune_change_key(e));
+			json_kv(stdout, &f, "old", perftune_change_old_value(e));
+			json_kv(stdout, &f, "new", perftune_change_new_value(e));
+			json_kb(stdout, &f, "unchanged", fl & PERFTUNE_CHANGE_UNCHANGED);
+			json_kv(stdout, &f, "note", perftune_change_note(e));
+			fputs("}", stdout);
+			first = false;
+		}
+		perftune_change_iter_free(it);
+	}
+	fputs(first ? "]" : "\n  ]", stdout);
+}
+
 int commit_tx(struct perftune_ctx *ctx, struct perftune_tx *tx, bool hold, sigset_t *set)
 {
 	int r;

@@ -31,6 +31,8 @@ int lib_error(struct perftune_ctx *ctx, int r, const char *what);
 void print_cmd_help(const struct cmd *c, FILE *f);
 /* "key: old -> new (note)" for each staged key (all of them with @dry, else those written) */
 void print_changes(struct perftune_tx *tx, bool dry);
+/* the same as "changes": [...] (JSON, no braces around it) */
+void print_changes_json(struct perftune_tx *tx, bool dry);
 /* Commit @tx; with @hold, SIGTERM/SIGINT/SIGHUP (@set) are blocked first so that
  * one arriving mid-commit is taken by hold_until_signal.  0, or EXIT_FAIL with the message. */
 int commit_tx(struct perftune_ctx *ctx, struct perftune_tx *tx, bool hold, sigset_t *set);

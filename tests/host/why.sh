@@ -40,6 +40,13 @@ err=$($P apply --name hv "$WORK/prof/hosttest" 2>&1 >/dev/null)
 eq "apply exits 0" "$?" 0
 check "apply warns that the sysctl.d file puts the key back" \
 	grep -q "warning: sysctl.vm.swappiness: sysctl.d $CONF:1 puts back $boot" <<<"$err"
+out=$($P set --dry-run --json sysctl.vm.swappiness=$mine 2>/dev/null)
+eq "set --dry-run --json exits 0" "$?" 0
+check "set --json lists the warning: the sysctl.d file, its line and value" \
+	python3 -c 'import json, sys
+w = json.loads(sys.argv[1])["warnings"]
+sys.exit(not any(x["key"] == "sysctl.vm.swappiness" and x["kind"] == "sysctl.d"
+                 and x["location"] == sys.argv[2] + ":1" and x["value"] == sys.argv[3] for x in w))' "$out" "$CONF" "$boot"
 out=$($P verify hv); rc=$?
 eq "verify of the transaction after apply exits 0" "$rc" 0
 check "verify: in force" grep -q "^in force     sysctl.vm.swappiness = $mine" <<<"$out"
