@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * udev rules that set a block device's queue attribute (ATTR{queue/...}="x")
- * when the device is added: the *.rules files of /etc/udev/rules.d,
+ * udev rules that set a device's attribute when it is added: a block
+ * device's queue attribute (ATTR{queue/...}="x"), a network device's
+ * (ATTR{tx_queue_len}, ATTR{queues/rx-0/rps_cpus}); the family names the
+ * subsystem, device and attribute (export_names).  The rules are the *.rules files of /etc/udev/rules.d,
  * /run/udev/rules.d, /usr/local/lib/udev/rules.d, /usr/lib/udev/rules.d
  * (and /lib/udev/rules.d), masked by name and ordered as udevd reads them,
  * a later assignment winning.  libudev reads devices, not rules: the rules
@@ -25,9 +27,9 @@ static const char *const rules_dirs[] = {
 };
 
 struct dev {
-	const char *name;
-	struct udev_device *ud; /* the running machine's, or NULL */
-	char *uevent, *db;	/* below another root */
+	const char *name, *subsys; /* "sda", "block"; "eth0", "net" */
+	struct udev_device *ud;	   /* the running machine's, or NULL */
+	char *uevent, *db;	   /* below another root */
 };
 
 /* a property from libudev, or the uevent file and the udev database below the root */
@@ -53,22 +55,25 @@ static bool dev_prop(struct dev *d, const char *name, char *out, size_t size)
 	return false;
 }
 
-static void dev_open(struct perftune_ctx *ctx, struct dev *d, const char *name)
+static void dev_open(struct perftune_ctx *ctx, struct dev *d, const char *subsys, const char *name)
 {
+	bool net = !strcmp(subsys, "net");
 	char path[PATH_MAX], raw[256], rel[64];
 
 	d->name = name;
+	d->subsys = subsys;
 	if (pt_root_is_host(ctx)) {
-		d->ud = udev_device_new_from_subsystem_sysname(pt_udev(ctx), "block", name);
+		d->ud = udev_device_new_from_subsystem_sysname(pt_udev(ctx), subsys, name);
 		return;
 	}
-	snprintf(path, sizeof(path), "sys/class/block/%s/uevent", name);
+	snprintf(path, sizeof(path), "sys/class/%s/%s/uevent", subsys, name);
 	if (pt_attr_read_raw(ctx, path, raw, sizeof(raw)) >= 0)
 		d->uevent = strdup(raw);
-	snprintf(path, sizeof(path), "sys/class/block/%s/dev", name);
+	/* udev's database: "b8:0" for a block device, "n3" for a network interface */
+	snprintf(path, sizeof(path), "sys/class/%s/%s/%s", subsys, name, net ? "ifindex" : "dev");
 	if (pt_attr_read_raw(ctx, path, raw, sizeof(raw)) >= 0) {
 		pt_trim(raw);
-		snprintf(rel, sizeof(rel), "run/udev/data/b%s", raw);
+		snprintf(rel, sizeof(rel), "run/udev/data/%c%s", net ? 'n' : 'b', raw);
 		pt_conf_read(ctx, rel, &d->db);
 	}
 }
@@ -147,7 +152,7 @@ static int match(struct perftune_ctx *ctx, struct dev *d, const char *key, const
 	if (!strcmp(key, "KERNEL"))
 		return pattern(val, d->name);
 	if (!strcmp(key, "SUBSYSTEM"))
-		return pattern(val, "block");
+		return pattern(val, d->subsys);
 	if (!strcmp(key, "ACTION"))
 		return pattern(val, "add") || pattern(val, "change");
 	if (!strcmp(key, "DEVTYPE"))
@@ -159,7 +164,7 @@ static int match(struct perftune_ctx *ctx, struct dev *d, const char *key, const
 		return pattern(val, got);
 	}
 	if (!strncmp(key, "ATTR{", 5) && key[strlen(key) - 1] == '}') {
-		snprintf(path, sizeof(path), "sys/class/block/%s/%.*s", d->name,
+		snprintf(path, sizeof(path), "sys/class/%s/%s/%.*s", d->subsys, d->name,
 			 (int)strlen(key) - 6, key + 5);
 		if (pt_attr_read_raw(ctx, path, got, sizeof(got)) >= 0)
 			pt_trim(got);
@@ -262,7 +267,7 @@ int pt_why_udev(struct perftune_ctx *ctx, const struct pt_tunable *t, const stru
 	r = pt_conf_files(ctx, rules_dirs, ".rules", &files);
 	if (r < 0)
 		return r;
-	dev_open(ctx, &d, x->dev);
+	dev_open(ctx, &d, x->subsys[0] ? x->subsys : "block", x->dev);
 	for (size_t i = 0; files[i] && r >= 0; i++)
 		r = scan_file(ctx, t, &d, x->attr, files[i], v);
 	dev_close(&d);

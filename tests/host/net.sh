@@ -17,7 +17,8 @@ if ! ip netns add $NS 2>/dev/null; then
 	rm -rf "$WORK"
 	exit 77
 fi
-trap 'ip netns del $NS 2>/dev/null' EXIT
+RULE=/etc/udev/rules.d/99-perftune-test-$$.rules
+trap 'ip netns del $NS 2>/dev/null; rm -f $RULE' EXIT
 N="ip netns exec $NS"
 if ! $N ip link add va type veth peer name vb 2>/dev/null; then
 	echo "SKIP: no veth in this kernel"
@@ -73,6 +74,16 @@ eq "xps_cpus by get" "$($PN get net.vx.tx.1.xps_cpus)" 1
 $PN restore nic2 >/dev/null
 eq "restore nic2: exit 0" "$?" 0
 eq "restored: vx as before" "$(state vx)" "$VX0"
+
+# why: a udev rule of ours that sets the namespace's veth's queue length (removed at exit;
+# no udevd sees the namespace's devices)
+mkdir -p /etc/udev/rules.d
+printf '# perftune host test\nSUBSYSTEM=="net", KERNEL=="vb", ATTR{tx_queue_len}="1"\nSUBSYSTEM=="net", KERNEL=="va", ATTR{tx_queue_len}="777"\n' >"$RULE"
+out=$($PN why net.va.txqueuelen 2>&1)
+eq "why net.va.txqueuelen exits 0" "$?" 0
+check "why names the udev rule that sets it (file:line, value)" grep -q "udev.*$RULE:3.*777" <<<"$out"
+check "why does not name the rule of another device" bash -c "! grep -q '$RULE:2' <<<'$out'"
+rm -f "$RULE"
 
 # export --format udev: the sysfs settings as rules, the ethtool ones said to be left out
 $PN set --name exp net.va.txqueuelen=600 net.va.rx.0.rps_cpus=1 net.va.channels.rx=2 >/dev/null

@@ -195,6 +195,33 @@ START_TEST(udev_rules_matched_against_the_device)
 }
 END_TEST
 
+/* a network device's attribute: SUBSYSTEM=="net", ENV{} from the udev database (n<ifindex>) */
+START_TEST(udev_rules_of_a_network_device)
+{
+	char *got;
+
+	put("sys/devices/virtual/net/eth9/ifindex", "9\n");
+	put("sys/devices/virtual/net/eth9/tx_queue_len", "1000\n");
+	put("sys/devices/virtual/net/eth9/uevent", "INTERFACE=eth9\nIFINDEX=9\n");
+	put("sys/devices/virtual/net/eth9/queues/rx-0/rps_cpus", "0\n");
+	link_at("../../devices/virtual/net/eth9", "sys/class/net/eth9");
+	put("run/udev/data/n9", "E:ID_NET_DRIVER=virtio_net\n");
+	put("etc/udev/rules.d/70-nic.rules",
+	    "SUBSYSTEM==\"block\", KERNEL==\"eth9\", ATTR{tx_queue_len}=\"1\"\n"
+	    "SUBSYSTEM==\"net\", ACTION==\"add\", ENV{ID_NET_DRIVER}==\"virtio_net\", "
+	    "ATTR{tx_queue_len}=\"5000\"\n"
+	    "SUBSYSTEM==\"net\", KERNEL==\"eth*\", ATTR{queues/rx-0/rps_cpus}=\"3\"\n"
+	    "SUBSYSTEM==\"net\", ENV{ID_NET_DRIVER}==\"e1000e\", ATTR{tx_queue_len}=\"7\"\n");
+	got = why("net.eth9.txqueuelen", NULL);
+	/* not the block rule, not the e1000e one */
+	ck_assert_str_eq(got, "udev /etc/udev/rules.d/70-nic.rules:2 5000 wins differs\n");
+	free(got);
+	got = why("net.eth9.rx.0.rps_cpus", NULL);
+	ck_assert_str_eq(got, "udev /etc/udev/rules.d/70-nic.rules:3 3 wins differs\n");
+	free(got);
+}
+END_TEST
+
 START_TEST(tuned_profile_includes_and_cmdline)
 {
 	char *got = why("thp.enabled", NULL);
@@ -436,6 +463,7 @@ static Suite *why_suite(void)
 	tcase_add_test(tc, sysctl_d_globs_and_slash_names);
 	tcase_add_test(tc, unreadable_and_malformed_files_are_named_not_fatal);
 	tcase_add_test(tc, udev_rules_matched_against_the_device);
+	tcase_add_test(tc, udev_rules_of_a_network_device);
 	tcase_add_test(tc, tuned_profile_includes_and_cmdline);
 	tcase_add_test(tc, daemons_from_proc);
 	tcase_add_test(tc, our_transactions_are_sources);
