@@ -440,8 +440,10 @@ struct pt_family {
 	int (*write)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 		     int *hold_fd);
 	/*
-	 * compare read-back with the value written: 0, -EIO, -EAGAIN (partial), or 1:
-	 * in force as asked, and @got (what the commit keeps as written) says more
+	 * compare read-back with the value written: 0, -EIO, -EAGAIN (partial), -ERANGE
+	 * (clamped: the kernel took it and holds its own limit instead; a commit takes it
+	 * as partial), or 1: in force as asked, and @got (what the commit keeps as
+	 * written) says more
 	 */
 	int (*verify)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *want,
 		      const char *got);

@@ -479,6 +479,22 @@ static int block_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, 
 }
 
 /* iosched times are kept in jiffies: 250 ms reads back as 252 with HZ=250 */
+/* the device's max_hw_sectors_kb for its max_sectors_kb key, or -1 */
+static long long hw_limit(struct perftune_ctx *ctx, const struct pt_tunable *t)
+{
+	const char *base = strrchr(t->path, '/');
+	char path[PATH_MAX], hw[32];
+	long long h;
+
+	if (!base || strcmp(base, "/max_sectors_kb") ||
+	    pt_snprintf(path, sizeof(path), "%.*s/max_hw_sectors_kb", (int)(base - t->path),
+			t->path) < 0 ||
+	    pt_attr_read(ctx, path, hw, sizeof(hw)) < 0)
+		return -1;
+	pt_trim(hw);
+	return pt_parse_ll(hw, &h) == 0 ? h : -1;
+}
+
 static int block_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *want,
 			const char *got)
 {
@@ -489,6 +505,15 @@ static int block_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, co
 	if (t->kind == ATTR_IOSCHED && pt_parse_ll(want, &w) == 0 && pt_parse_ll(got, &g) == 0 &&
 	    llabs(g - w) <= (w / 20 > 10 ? w / 20 : 10))
 		return 0;
+	/*
+	 * max_sectors_kb past the device's max_hw_sectors_kb: newer kernels take it
+	 * (as the user's limit) and hold the hardware's; older ones refuse it (EINVAL)
+	 */
+	if (pt_parse_ll(want, &w) == 0 && pt_parse_ll(got, &g) == 0 && w > g &&
+	    hw_limit(ctx, t) == g)
+		return pt_err(ctx, -ERANGE,
+			      "%s: the kernel holds at most max_hw_sectors_kb = %lld (asked %s)",
+			      t->key, g, want);
 	return pt_err(ctx, -EIO, "%s: the kernel accepted '%s' but reads back '%s'", t->key, want,
 		      got);
 }

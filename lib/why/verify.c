@@ -106,7 +106,8 @@ static int check_tunable(struct checks *c, const struct pt_tunable *t, const cha
 	if (r == 0 || r == 1 || pt_value_same(cur, want)) {
 		status = PERFTUNE_CHECK_IN_FORCE;
 		reason[0] = '\0';
-	} else if (r == -EAGAIN && our_write(ctx, t, cur)) { /* fewer huge pages than asked */
+	} else if ((r == -EAGAIN && our_write(ctx, t, cur)) || /* fewer huge pages than asked */
+		   r == -ERANGE) { /* the kernel's limit: the value can never be in force */
 		status = PERFTUNE_CHECK_CLAMPED;
 	} else {
 		status = PERFTUNE_CHECK_DIFFERS;

@@ -82,4 +82,24 @@ out=$($P why sysctl.vm.swappiness 2>&1)
 rmdir "/etc/sysctl.d/98-perftune-hosttest-$$.conf"
 check "an unreadable sysctl.d entry is named" grep -q "98-perftune-hosttest-$$.conf: cannot read" <<<"$out"
 check "and the others are still read" grep -q "$CONF:1: $boot" <<<"$out"
+
+# clamped: max_sectors_kb past the loop device's max_hw_sectors_kb
+Q=/sys/block/$A/queue
+hw=$(cat $Q/max_hw_sectors_kb) ms0=$(cat $Q/max_sectors_kb)
+if echo $((hw * 2)) >$Q/max_sectors_kb 2>/dev/null; then
+	echo "# this kernel takes max_sectors_kb=$((hw * 2)) and holds $(cat $Q/max_sectors_kb) (a newer kernel)"
+	echo "$ms0" >$Q/max_sectors_kb
+	out=$($P set --name clamp block.$A.max_sectors_kb=$((hw * 2)) 2>&1)
+	eq "set past the hardware's limit exits 1" "$?" 1
+	check "it names the limit" grep -q "block.$A.max_sectors_kb: the kernel holds at most max_hw_sectors_kb = $hw (asked $((hw * 2)))" <<<"$out"
+	eq "max_sectors_kb as before" "$(cat $Q/max_sectors_kb)" "$ms0"
+	out=$($P verify block.$A.max_sectors_kb=$((hw * 2)))
+	eq "verify of it exits 1" "$?" 1
+	check "verify: clamped, with the limit" grep -q "^clamped      block.$A.max_sectors_kb = $((hw * 2)) (.*at most max_hw_sectors_kb = $hw" <<<"$out"
+else
+	echo "# this kernel refuses max_sectors_kb past max_hw_sectors_kb (an older kernel): nothing is clamped"
+	out=$($P set --name clamp block.$A.max_sectors_kb=$((hw * 2)) 2>&1)
+	eq "set past the hardware's limit exits 1" "$?" 1
+	check "the kernel's refusal is named" grep -q "block.$A.max_sectors_kb: kernel refused" <<<"$out"
+fi
 finish
