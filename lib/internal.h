@@ -442,8 +442,8 @@ struct pt_family {
 	/*
 	 * compare read-back with the value written: 0, -EIO, -EAGAIN (partial), -ERANGE
 	 * (clamped: the kernel took it and holds its own limit instead; a commit takes it
-	 * as partial), or 1: in force as asked, and @got (what the commit keeps as
-	 * written) says more
+	 * as partial with ALLOW_PARTIAL, else fails with -EIO), or 1: in force as asked,
+	 * and @got (what the commit keeps as written) says more
 	 */
 	int (*verify)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *want,
 		      const char *got);

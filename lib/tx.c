@@ -392,8 +392,9 @@ static int verify(struct perftune_ctx *ctx, struct perftune_tx *tx, struct stage
 		return r;
 	if (s->c.fam->verify) {
 		r = s->c.fam->verify(ctx, t, s->value, got);
-		if (r == -ERANGE) /* clamped to the kernel's limit: less than asked, as partial */
-			r = -EAGAIN;
+		if (r == -ERANGE) /* clamped to the kernel's limit: partial where allowed, else
+				     * the read-back differs (EIO, as documented) */
+			r = tx->flags & PERFTUNE_TX_ALLOW_PARTIAL ? -EAGAIN : -EIO;
 		if (r == 1) /* in force as asked; the read says more (threads it did not name) */
 			return set_str(&s->value, got) < 0 ? oom(ctx, s) : 0;
 		/* a verify that waited for the kernel (cpufreq limits): what it settled on */
