@@ -16,10 +16,12 @@ complete_words() { # complete_words WORD... : complete the last word
 	_perftune
 	printf '%s\n' "${COMPREPLY[@]}" | sort
 }
-has() { # has WORD COMPLETION...
-	local w=$1
+has() { # has WORD COMPLETION... (no pipe into grep -q: under pipefail its early exit
+	# can fail printf with SIGPIPE, and the word is then "not offered" though it is)
+	local w=$1 x
 	shift
-	printf '%s\n' "$@" | grep -qxF -- "$w"
+	for x in "$@"; do [ "$x" = "$w" ] && return 0; done
+	return 1
 }
 check() { # check "WORDS" EXPECTED... (each expected must be offered)
 	local words=$1 e
