@@ -478,7 +478,6 @@ static int block_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, 
 	return block_validate_cur(ctx, t, in, out, size, cur, sizeof(cur));
 }
 
-/* iosched times are kept in jiffies: 250 ms reads back as 252 with HZ=250 */
 /* the device's max_hw_sectors_kb for its max_sectors_kb key, or -1 */
 static long long hw_limit(struct perftune_ctx *ctx, const struct pt_tunable *t)
 {
@@ -495,6 +494,7 @@ static long long hw_limit(struct perftune_ctx *ctx, const struct pt_tunable *t)
 	return pt_parse_ll(hw, &h) == 0 ? h : -1;
 }
 
+/* iosched times are kept in jiffies: 250 ms reads back as 252 with HZ=250 */
 static int block_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *want,
 			const char *got)
 {

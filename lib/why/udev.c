@@ -3,11 +3,12 @@
  * udev rules that set a device's attribute when it is added: a block
  * device's queue attribute (ATTR{queue/...}="x"), a network device's
  * (ATTR{tx_queue_len}, ATTR{queues/rx-0/rps_cpus}); the family names the
- * subsystem, device and attribute (export_names).  The rules are the *.rules files of /etc/udev/rules.d,
- * /run/udev/rules.d, /usr/local/lib/udev/rules.d, /usr/lib/udev/rules.d
- * (and /lib/udev/rules.d), masked by name and ordered as udevd reads them,
- * a later assignment winning.  libudev reads devices, not rules: the rules
- * are parsed here, and each rule's matches are checked against the device:
+ * subsystem, device and attribute (export_names).  The rules are the *.rules
+ * files of /etc/udev/rules.d, /run/udev/rules.d, /usr/local/lib/udev/rules.d,
+ * /usr/lib/udev/rules.d (and /lib/udev/rules.d), masked by name and ordered as
+ * udevd reads them, a later assignment winning.  libudev reads devices, not
+ * rules: the rules are parsed here, and each rule's matches are checked
+ * against the device:
  * KERNEL, SUBSYSTEM, ACTION, DEVTYPE, ATTR{} and ENV{} (the device's
  * properties from libudev on the running machine; below another root, from
  * its sys/.../uevent and run/udev/data, the files libudev reads).  A match
