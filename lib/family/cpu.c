@@ -198,12 +198,16 @@ static int emit_cpu(struct perftune_ctx *ctx, int cpu, int kind, const char *sta
 				      key, cpu, state);
 		return r < 0 ? r : emit_idle(ctx, cpu, &in, r, emit, ud);
 	}
-	case C_MAXLAT:
-		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cpuidle", cpu);
-		if (!pt_attr_is_dir(ctx, path))
+	case C_MAXLAT: {
+		/* a CPU without idle states (no cpuidle driver) has nothing to limit */
+		struct idle_names in;
+		idle_names(ctx, cpu, &in);
+		if (in.n == 0)
 			return -ENOENT;
+		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cpuidle", cpu);
 		r = pt_tunable_init(&t, &pt_cpu_family, path, "cpu.%d.idle.max_latency_us", cpu);
 		break;
+	}
 	case C_RESUME:
 		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/power/pm_qos_resume_latency_us", cpu);
 		r = pt_tunable_init(&t, &pt_cpu_family, path, "cpu.%d.resume_latency_us", cpu);
@@ -249,6 +253,31 @@ static int kind_of(const struct pt_keyparts *kp, const char **state)
 	return -1;
 }
 
+/*
+ * No idle states to name: the kernel has no cpuidle driver (current_driver
+ * "none", or no cpuidle at all), so the CPUs idle in the architecture's
+ * default loop, which nothing in sysfs controls.
+ */
+static int no_cpuidle(struct perftune_ctx *ctx, const char *key)
+{
+	char drv[64];
+
+	if (pt_attr_read(ctx, CPU_DIR "/cpuidle/current_driver", drv, sizeof(drv)) < 0)
+		snprintf(drv, sizeof(drv), "%s", "absent");
+	return pt_err(ctx, -EOPNOTSUPP,
+		      "%s: no cpuidle states on this machine (cpuidle driver: %s): idle states "
+		      "cannot be disabled or limited here",
+		      key, drv);
+}
+
+static bool has_idle_states(struct perftune_ctx *ctx, int cpu)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), CPU_DIR "/cpu%d/cpuidle/state0", cpu);
+	return pt_attr_is_dir(ctx, p);
+}
+
 static int cpu_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,
 		       void *ud)
 {
@@ -279,6 +308,8 @@ static int cpu_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, p
 			continue;
 		r = emit_cpu(ctx, i, kind, state, kp->text, emit, ud);
 		if (r == -ENOENT) {
+			if (!all && kind == C_IDLE && !has_idle_states(ctx, i))
+				return no_cpuidle(ctx, kp->text);
 			if (!all && kind == C_IDLE)
 				return pt_err(ctx, -ENOENT, "%s: CPU %d has no idle state '%s'",
 					      kp->text, i, state);
@@ -293,12 +324,11 @@ static int cpu_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, p
 				      "%s: no cpufreq driver on this machine (no "
 				      "/sys/devices/system/cpu/cpuN/cpufreq/%s)",
 				      kp->text, strrchr(freq_attrs[kind].file, '/') + 1);
+		if ((kind == C_IDLE && !has_idle_states(ctx, 0)) || kind == C_MAXLAT)
+			return no_cpuidle(ctx, kp->text);
 		if (kind == C_IDLE)
 			return pt_err(ctx, -ENOENT, "%s: no CPU has an idle state '%s'", kp->text,
 				      state);
-		if (kind == C_MAXLAT)
-			return pt_err(ctx, -EOPNOTSUPP, "%s: no cpuidle states on this machine",
-				      kp->text);
 		return pt_err(ctx, -EOPNOTSUPP, "%s: not supported on this machine", kp->text);
 	}
 	return r;

@@ -303,6 +303,48 @@ START_TEST(missing_families_say_why)
 }
 END_TEST
 
+/* A kernel without a cpuidle driver (current_driver "none"): the idle keys are
+ * refused with the reason, none is listed, and a transaction with one writes
+ * nothing.  The host tier checks the same on the real kernel with the states
+ * hidden; the VM tier has a real driver. */
+START_TEST(no_cpuidle_driver_refuses_idle_keys)
+{
+	static const char *const keys[] = { "cpu.0.idle.max_latency_us", "cpu.all.idle.C6.disable",
+					    "cpu.0.idle.POLL.disable", "cpu.all.idle.max_latency_us" };
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *e;
+	struct perftune_tx *tx;
+	char cmd[2 * PATH_MAX];
+	char *v = NULL;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/sys/devices/system/cpu/cpu*/cpuidle/state*", f.root);
+	ck_assert_int_eq(system(cmd), 0);
+	fx_write(&f, "sys/devices/system/cpu/cpuidle/current_driver", "none");
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		ck_assert_int_eq(perftune_get(f.ctx, keys[i], &v), -EOPNOTSUPP);
+		ck_assert_msg(strstr(perftune_ctx_last_error(f.ctx),
+				     "no cpuidle states on this machine (cpuidle driver: none)") &&
+				      strstr(perftune_ctx_last_error(f.ctx), keys[i]),
+			      "%s: %s", keys[i], perftune_ctx_last_error(f.ctx));
+	}
+	ck_assert_int_eq(perftune_list(f.ctx, "cpu.", &it), 0);
+	while ((e = perftune_tunable_iter_next(it))) {
+		ck_assert_msg(!strstr(perftune_tunable_key(e), ".idle."), "listed %s",
+			      perftune_tunable_key(e));
+		n++;
+	}
+	perftune_tunable_iter_free(it);
+	ck_assert_int_gt(n, 0); /* governor, resume latency... are still there */
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "noidle", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "10"), 1);
+	ck_assert_int_eq(perftune_tx_set(tx, "cpu.all.idle.max_latency_us", "0"), -EOPNOTSUPP);
+	perftune_tx_unref(tx);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+	ck_assert_int_eq(fx_journals(&f), 0);
+}
+END_TEST
+
 static int log_calls;
 static char log_last[512];
 
@@ -350,6 +392,7 @@ static Suite *read_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, get_follows_the_file);
 	tcase_add_test(tc, missing_families_say_why);
+	tcase_add_test(tc, no_cpuidle_driver_refuses_idle_keys);
 	tcase_add_test(tc, describe_of_a_refused_read_is_unreadable_with_the_reason);
 	suite_add_tcase(s, tc);
 	return s;
