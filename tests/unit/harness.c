@@ -6,12 +6,62 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "harness.h"
 
 static char base_root[PATH_MAX]; /* the pristine tree, built once */
+
+/*
+ * Where the fake trees go: $TMPDIR if set, else /tmp.  Each test copies a tree
+ * of ~500 files and removes it; on a disk-backed /tmp that is most of a
+ * test's time, so run as root harness_main() gives the tests a tmpfs of
+ * their own (private_tmpfs()) and points $TMPDIR at it.  (Not /dev/shm:
+ * umockdev takes every path below /dev for its own.)
+ */
+const char *fx_scratch_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && *t ? t : "/tmp";
+}
+
+/*
+ * As root: a private mount namespace with a tmpfs on a new directory below
+ * /tmp, seen by this process and its children only; it goes away with them
+ * (the empty directory is removed at the end of harness_main()).  Anyone
+ * else, or where that fails, keeps /tmp.
+ */
+static void private_tmpfs(void)
+{
+	static char dir[] = "/tmp/perftune-unit-tmpfs-XXXXXX";
+
+	const char *no = getenv("PERFTUNE_TEST_NO_TMPFS");
+
+	if (geteuid() != 0 || (no && *no))
+		return;
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return;
+	if (!mkdtemp(dir))
+		return;
+	if (mount("perftune-unit", dir, "tmpfs", MS_NOSUID | MS_NODEV, "size=2g,mode=0700") < 0) {
+		rmdir(dir);
+		return;
+	}
+	setenv("TMPDIR", dir, 1);
+	setenv("PERFTUNE_TEST_TMPFS", dir, 1);
+}
+
+static void private_tmpfs_end(void)
+{
+	const char *dir = getenv("PERFTUNE_TEST_TMPFS");
+
+	if (dir && umount2(dir, MNT_DETACH) == 0)
+		rmdir(dir);
+}
 
 static void run(const char *const argv[])
 {
@@ -190,11 +240,12 @@ static int sim_write_locked(struct perftune_ctx *ctx, const char *path, const ch
 
 void fx_setup(struct fx *f)
 {
-	char tmpl[] = "/tmp/perftune-unit-XXXXXX";
+	char tmpl[PATH_MAX];
 	const char *cp[] = { "cp", "-a", NULL, NULL, NULL };
 	char src[PATH_MAX + 4];
 
 	memset(f, 0, sizeof(*f));
+	snprintf(tmpl, sizeof(tmpl), "%s/perftune-unit-XXXXXX", fx_scratch_dir());
 	ck_assert_ptr_nonnull(mkdtemp(tmpl));
 	snprintf(f->root, sizeof(f->root), "%s/root", tmpl);
 	snprintf(src, sizeof(src), "%s/.", base_root);
@@ -342,7 +393,9 @@ int harness_main(int argc, char **argv, Suite *(*const *suites)(void), int n)
 	if (!base) {
 		/* build the pristine tree, then re-exec under umockdev so that libnuma's
 		 * constructor, libudev and libcpupower see it instead of the host */
-		char tmpl[] = "/tmp/perftune-base-XXXXXX", cmd[PATH_MAX * 2];
+		char tmpl[PATH_MAX], cmd[PATH_MAX * 2];
+		private_tmpfs();
+		snprintf(tmpl, sizeof(tmpl), "%s/perftune-base-XXXXXX", fx_scratch_dir());
 		if (!mkdtemp(tmpl))
 			return 1;
 		snprintf(cmd, sizeof(cmd), "%s '%s'", MKROOT, tmpl);
@@ -366,6 +419,7 @@ int harness_main(int argc, char **argv, Suite *(*const *suites)(void), int n)
 	snprintf(base_root, sizeof(base_root), "rm -rf '%s'", base);
 	if (system(base_root) != 0)
 		fprintf(stderr, "could not remove %s\n", base);
+	private_tmpfs_end();
 	return failed ? 1 : 0;
 }
 

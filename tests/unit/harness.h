@@ -25,6 +25,8 @@ struct fx {
 	struct sim sim;
 };
 
+/* The directory fake trees are made in ($TMPDIR: a private tmpfs when run as root). */
+const char *fx_scratch_dir(void);
 /* A fresh copy of the fake machine, a context on it, the simulated kernel installed. */
 void fx_setup(struct fx *f);
 void fx_teardown(struct fx *f);
