@@ -187,8 +187,11 @@ char *fz_str(const uint8_t *data, size_t size)
 
 void fz_spill(const char *path, const void *data, size_t len, unsigned mode)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+	int fd;
 
+	/* a new file, not the old one truncated: ext4 flushes a file truncated to 0 on close */
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0 || (len && write(fd, data, len) != (ssize_t)len) || fchmod(fd, mode) < 0)
 		fz_fail("write %s: %s", path, strerror(errno));
 	close(fd);
