@@ -337,6 +337,8 @@ void pt_format_cpulist(const unsigned char *mask, int nbits, char *out, size_t s
 /* masks of PT_CPUS_MAX bits: */
 void pt_cpus_set(unsigned char *m, long i, bool on); /* outside the mask: ignored */
 bool pt_cpus_has(const unsigned char *m, long i);
+/* the first set bit at or after @from among the first @nbits of @m, or @nbits if none */
+int pt_cpus_next(const unsigned char *m, int nbits, int from);
 /* TuneD's cpulist_unpack / hex2cpulist ("0x" optional, commas dropped, ORed in): 0, or
  * -EINVAL with the reason in @why (what TuneD silently empties, and Python's accidents) */
 int pt_cpus_parse(const char *s, unsigned char *mask, char *why, size_t size);

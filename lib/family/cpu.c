@@ -57,9 +57,8 @@ static int parse_cpus(struct perftune_ctx *ctx, const struct pt_keyparts *kp, un
 			return pt_err(ctx, -EINVAL, "%s: '%s' is not a CPU list (all, 3, 0-3,8)",
 				      kp->text, s);
 	}
-	for (int i = 0; i < MAX_CPUS; i++) {
-		if (!(mask[i / 8] & (1u << (i % 8))))
-			continue;
+	for (int i = pt_cpus_next(mask, MAX_CPUS, 0); i < MAX_CPUS;
+	     i = pt_cpus_next(mask, MAX_CPUS, i + 1)) {
 		if (cpu_present(ctx, i)) {
 			n++;
 		} else {
@@ -303,9 +302,8 @@ static int cpu_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, p
 	if (n < 0)
 		return n;
 	all = !strcmp(kp->c[1].s, "all") || !strcmp(kp->c[1].s, "*");
-	for (int i = 0; i < MAX_CPUS && r >= 0; i++) {
-		if (!(mask[i / 8] & (1u << (i % 8))))
-			continue;
+	for (int i = pt_cpus_next(mask, MAX_CPUS, 0); i < MAX_CPUS && r >= 0;
+	     i = pt_cpus_next(mask, MAX_CPUS, i + 1)) {
 		r = emit_cpu(ctx, i, kind, state, kp->text, emit, ud);
 		if (r == -ENOENT) {
 			if (!all && kind == C_IDLE && !has_idle_states(ctx, i))

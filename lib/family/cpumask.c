@@ -112,8 +112,8 @@ int pt_cpumask_parse(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 			      r == -ERANGE ? ": a range runs backwards or past the last CPU" : "");
 	if (pt_cpus_online(ctx, on) < 0)
 		return 0; /* no online list (containers): the kernel judges */
-	for (long i = 0; i < PT_CPUS_MAX && !any; i++)
-		any = pt_cpus_has(m, i) && pt_cpus_has(on, i);
+	for (size_t i = 0; i < PT_CPUS_BYTES && !any; i++)
+		any = m[i] & on[i];
 	if (!any)
 		return pt_err(ctx, -EINVAL, "%s: none of CPUs %s is online", t->key, in);
 	return 0;

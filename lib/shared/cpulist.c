@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
@@ -27,6 +28,31 @@ void pt_cpus_set(unsigned char *m, long i, bool on)
 bool pt_cpus_has(const unsigned char *m, long i)
 {
 	return i >= 0 && i < PT_CPUS_MAX && (m[i / 8] & (1u << (i % 8)));
+}
+
+/*
+ * A mask has PT_CPUS_MAX (8192) bits and a machine a few of them: a walk bit
+ * by bit was most of the time of a profile's mapping (every IRQ's affinity
+ * read, validated and formatted).  Empty 64-bit words and bytes are skipped.
+ */
+int pt_cpus_next(const unsigned char *m, int nbits, int from)
+{
+	int i = from < 0 ? 0 : from;
+
+	while (i < nbits) {
+		uint64_t w = 1;
+		if (i % 64 == 0 && i + 64 <= nbits)
+			memcpy(&w, m + i / 8, sizeof(w));
+		if (!w)
+			i += 64;
+		else if (i % 8 == 0 && !m[i / 8])
+			i += 8;
+		else if (m[i / 8] & (1u << (i % 8)))
+			return i;
+		else
+			i++;
+	}
+	return nbits;
 }
 
 /*
@@ -310,16 +336,13 @@ int pt_cpus_parse(const char *in, unsigned char *m, char *why, size_t size)
 static void put_list(struct pt_buf *b, const unsigned char *m, int nbits, const char *prefix,
 		     bool pack)
 {
-	for (int i = 0; i < nbits; i++) {
-		int j = i;
-		if (!(m[i / 8] & (1u << (i % 8))))
-			continue;
+	for (int i = pt_cpus_next(m, nbits, 0), j; i < nbits; i = pt_cpus_next(m, nbits, j + 1)) {
+		j = i;
 		while (pack && j + 1 < nbits && (m[(j + 1) / 8] & (1u << ((j + 1) % 8))))
 			j++;
 		pt_buf_printf(b, "%s%s%d", b->len ? "," : "", prefix, i);
 		if (j > i)
 			pt_buf_printf(b, "-%d", j);
-		i = j;
 	}
 }
 
@@ -357,9 +380,9 @@ char *pt_cpus_hexstr(const unsigned char *m)
 	struct pt_buf b = { 0 };
 	int top = 0;
 
-	for (int i = 0; i < PT_CPUS_MAX; i++)
-		if (pt_cpus_has(m, i))
-			top = i;
+	for (int i = pt_cpus_next(m, PT_CPUS_MAX, 0); i < PT_CPUS_MAX;
+	     i = pt_cpus_next(m, PT_CPUS_MAX, i + 1))
+		top = i;
 	for (int g = top / 32; g >= 0; g--) {
 		unsigned v = 0;
 		for (int k = 0; k < 32; k++)

@@ -3,12 +3,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <sanitizer/common_interface_defs.h>
 #include "fuzz-common.h"
 
 static char root[PATH_MAX], scratch[PATH_MAX];
@@ -96,6 +100,57 @@ int execle(const char *p, const char *arg, ...)
 	fz_fail("the library tried to run a program (execle %s %s)", p, arg);
 }
 
+/*
+ * One input's limit in CPU time, PERFTUNE_FUZZ_CPU_LIMIT seconds (tests/fuzz/run
+ * sets it), where libFuzzer's -timeout counts wall time: on a loaded machine an
+ * input gets a fraction of a CPU, and a limit in wall time fails inputs that are
+ * not slow.  tests/fuzz/run keeps a longer -timeout for an input that waits.
+ * LLVMFuzzerTestOneInput is wrapped at link time (-Wl,--wrap, meson.build).
+ */
+static struct itimerval cpu_limit;
+
+static void cpu_limit_hit(int sig)
+{
+	static const char msg[] = "fuzz: the input used more CPU time than "
+				  "PERFTUNE_FUZZ_CPU_LIMIT allows\n";
+
+	ssize_t n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+
+	(void)sig, (void)n;
+	__sanitizer_print_stack_trace(); /* where the time went */
+	abort();			 /* libFuzzer writes the input out as a crash */
+}
+
+static void cpu_limit_init(void)
+{
+	const char *s = getenv("PERFTUNE_FUZZ_CPU_LIMIT");
+	struct sigaction sa = { .sa_handler = cpu_limit_hit };
+	char *end;
+	double secs = s ? strtod(s, &end) : 0;
+
+	if (!s || !*s)
+		return;
+	if (*end || !(secs > 0))
+		fz_fail("PERFTUNE_FUZZ_CPU_LIMIT=%s: not a number of seconds above 0", s);
+	cpu_limit.it_value.tv_sec = (time_t)secs;
+	cpu_limit.it_value.tv_usec = (suseconds_t)((secs - (double)(time_t)secs) * 1e6);
+	if (sigaction(SIGPROF, &sa, NULL) < 0)
+		fz_fail("sigaction SIGPROF: %s", strerror(errno));
+}
+
+int __real_LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) __attribute__((weak));
+int __wrap_LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int __wrap_LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct itimerval off;
+	int r;
+
+	setitimer(ITIMER_PROF, &cpu_limit, NULL); /* a zero limit: no timer */
+	r = __real_LLVMFuzzerTestOneInput(data, size);
+	setitimer(ITIMER_PROF, &off, NULL);
+	return r;
+}
+
 void fz_init(void)
 {
 	const char *given = getenv("PERFTUNE_FUZZ_ROOT"), *tmp = getenv("TMPDIR");
@@ -114,8 +169,9 @@ void fz_init(void)
 		if (system(cmd) != 0)
 			fz_fail("%s failed", MKROOT);
 	}
-	own_root = !given;
+	own_root = !(given && *given);
 	atexit(cleanup);
+	cpu_limit_init();
 	guard = true;
 }
 
@@ -187,8 +243,11 @@ char *fz_str(const uint8_t *data, size_t size)
 
 void fz_spill(const char *path, const void *data, size_t len, unsigned mode)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+	int fd;
 
+	/* a new file, not the old one truncated: ext4 flushes a file truncated to 0 on close */
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0 || (len && write(fd, data, len) != (ssize_t)len) || fchmod(fd, mode) < 0)
 		fz_fail("write %s: %s", path, strerror(errno));
 	close(fd);

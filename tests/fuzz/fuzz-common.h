@@ -29,7 +29,7 @@ int fz_writes(void);
 void fz_check_err(struct perftune_ctx *ctx, int r, const char *what);
 /* @data as a NUL-terminated string (stops at the first NUL); free() it. */
 char *fz_str(const uint8_t *data, size_t size);
-/* Create @path with @len bytes of @data and mode @mode; abort on failure. */
+/* @path made anew with @len bytes of @data and mode @mode; abort on failure. */
 void fz_spill(const char *path, const void *data, size_t len, unsigned mode);
 /* rm -rf, in-process (no program may run once the filter is in place). */
 void fz_rmtree(const char *path);

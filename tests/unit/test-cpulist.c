@@ -230,6 +230,75 @@ START_TEST(set_and_has_stay_inside_the_mask)
 }
 END_TEST
 
+/* pt_cpus_next: each set bit in order across byte and 64-bit word edges, none past @nbits */
+static const struct {
+	const char *list; /* the kernel's syntax; "" for none */
+	int nbits;
+	const char *walk; /* the bits visited from 0 on, "," separated */
+	int from, at;	  /* the first bit at or after @from is @at (@nbits: none) */
+} next[] = {
+	{ "", PT_CPUS_MAX, "", 0, PT_CPUS_MAX },
+	{ "0", PT_CPUS_MAX, "0", -5, 0 },
+	{ "7-8,63-64,127,128", PT_CPUS_MAX, "7,8,63,64,127,128", 65, 127 },
+	{ "8191", PT_CPUS_MAX, "8191", 1, 8191 },
+	{ "0,4095,8190-8191", PT_CPUS_MAX, "0,4095,8190,8191", 4096, 8190 },
+	/* only the first @nbits bits, also where @nbits ends inside a byte or a word */
+	{ "3,9,70", 10, "3,9", 4, 9 },
+	{ "3,60,70", 64, "3,60", 61, 64 },
+	{ "5,66,100", 67, "5,66", 6, 66 },
+	{ "63", 63, "", 0, 63 },
+	/* the first bits of a word after an empty one */
+	{ "64,200", PT_CPUS_MAX, "64,200", 65, 200 },
+};
+
+START_TEST(next_visits_every_set_bit_in_order)
+{
+	unsigned char m[PT_CPUS_BYTES] = { 0 };
+	int nbits = next[_i].nbits;
+	char walk[256] = "";
+	size_t n = 0;
+
+	if (next[_i].list[0])
+		ck_assert_int_eq(pt_parse_cpulist(next[_i].list, m, PT_CPUS_MAX), 0);
+	for (int i = pt_cpus_next(m, nbits, 0); i < nbits; i = pt_cpus_next(m, nbits, i + 1)) {
+		ck_assert(pt_cpus_has(m, i));
+		n += (size_t)snprintf(walk + n, sizeof(walk) - n, "%s%d", n ? "," : "", i);
+	}
+	ck_assert_str_eq(walk, next[_i].walk);
+	ck_assert_int_eq(pt_cpus_next(m, nbits, next[_i].from), next[_i].at);
+	ck_assert_int_eq(pt_cpus_next(m, nbits, nbits), nbits);
+}
+END_TEST
+
+/* and on sparse masks of every density, for every @nbits ending in each bit of a word */
+START_TEST(next_agrees_with_a_walk_bit_by_bit)
+{
+	unsigned char m[PT_CPUS_BYTES];
+	unsigned seed = 12345u + (unsigned)_i;
+
+	for (int density = 1; density <= 4096; density *= 8) {
+		for (size_t b = 0; b < sizeof(m); b++) {
+			m[b] = 0;
+			for (int k = 0; k < 8; k++) {
+				seed = seed * 1103515245u + 12345u;
+				if ((seed >> 16) % (unsigned)density == 0)
+					m[b] |= (unsigned char)(1u << k);
+			}
+		}
+		for (int nbits = PT_CPUS_MAX - 64 + _i; nbits <= PT_CPUS_MAX; nbits += 64) {
+			int got = pt_cpus_next(m, nbits, 0);
+			for (int i = 0; i < nbits; i++) {
+				if (!pt_cpus_has(m, i))
+					continue;
+				ck_assert_int_eq(got, i);
+				got = pt_cpus_next(m, nbits, i + 1);
+			}
+			ck_assert_int_eq(got, nbits);
+		}
+	}
+}
+END_TEST
+
 static Suite *cpulist_suite(void)
 {
 	Suite *s = suite_create("cpulist");
@@ -241,6 +310,8 @@ static Suite *cpulist_suite(void)
 	tcase_add_loop_test(tc, tuned_syntax_unpacks_like_tuned, 0, (int)ARRAY_SIZE(tuned));
 	tcase_add_test(tc, lists_hex_groups_and_prefixes);
 	tcase_add_test(tc, set_and_has_stay_inside_the_mask);
+	tcase_add_loop_test(tc, next_visits_every_set_bit_in_order, 0, (int)ARRAY_SIZE(next));
+	tcase_add_loop_test(tc, next_agrees_with_a_walk_bit_by_bit, 0, 64);
 	suite_add_tcase(s, tc);
 	return s;
 }
