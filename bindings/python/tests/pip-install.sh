@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# pip-install.sh SRCDIR PCDIR VERSION — install the binding the way
+# pip-install.sh SRCDIR PCDIR VERSION [METADATA] — install the binding the way
 # a user of the distribution's Python does it offline, and use it:
 #   1. copy SRCDIR (bindings/python, without what an earlier pip left there)
 #      to a temporary directory: the binding on its own, as in a tarball;
@@ -13,13 +13,16 @@
 #      setuptools; setup.py finds libperftune through PKG_CONFIG_PATH=PCDIR;
 #   4. from another directory: import perftune from the venv, its version in
 #      importlib.metadata, a real read (sysctl.vm.swappiness against /proc),
-#      a bad key refused with its reason, pip show and pip list.
+#      a bad key refused with its reason, pip show and pip list;
+#   5. with METADATA (the file meson installs in perftune-VERSION.dist-info):
+#      its fields are those setuptools wrote from the same setup.cfg.
 # Fails (never skips) when that python3 lacks pip or setuptools.
 set -uo pipefail
 
-SRC=$(cd "${1:?usage: pip-install.sh SRCDIR PCDIR VERSION}" && pwd)
+SRC=$(cd "${1:?usage: pip-install.sh SRCDIR PCDIR VERSION [METADATA]}" && pwd)
 PCDIR=$(cd "${2:?PCDIR}" && pwd)
 VERSION=${3:?VERSION}
+METADATA=${4:-}
 PY=${PERFTUNE_SYSTEM_PYTHON:-/usr/bin/python3}
 FAILED=0
 
@@ -113,6 +116,31 @@ if grep -qx "perftune==$VERSION" <<< "$list"; then
 	ok "pip list: perftune==$VERSION"
 else
 	fail "pip list has no perftune==$VERSION: $list"
+fi
+
+if [ -n "$METADATA" ]; then
+	site=$(cd / && run "$V" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
+	if out=$(run "$V" - "$METADATA" "$site/perftune-$VERSION.dist-info/METADATA" 2>&1 <<'PY'
+import email.parser
+import re
+import sys
+
+FIELDS = ("Name", "Version", "Summary", "License", "Classifier", "Requires-Python",
+          "Description-Content-Type", "Provides-Extra", "Requires-Dist")
+meson, pip = (email.parser.Parser().parse(open(p, encoding="utf-8")) for p in sys.argv[1:])
+for f in FIELDS:
+    a, b = meson.get_all(f) or [], pip.get_all(f) or []
+    # newer setuptools write a marker as 'pytest; extra == "test"'
+    a, b = ([re.sub(r"\s*;\s*", "; ", v).replace('"', "'") for v in x] for x in (a, b))
+    assert a == b, f"{f}: meson's METADATA has {a}, setuptools wrote {b}"
+assert meson.get_payload().strip() == pip.get_payload().strip(), "the descriptions differ"
+print(f"{len(FIELDS)} fields and the description as setuptools wrote them")
+PY
+	); then
+		ok "meson's METADATA: $out"
+	else
+		fail "meson's METADATA ($METADATA) differs from setuptools' ($site): $out"
+	fi
 fi
 
 [ "$FAILED" = 0 ] || die "$FAILED check(s) failed"
