@@ -231,6 +231,13 @@ if ls "$SRC"/profiles/* >/dev/null 2>&1; then
 else
 	say "NOTE: no profiles/ yet: profiles not checked"
 fi
+# gnuplot serves compare --plot only: suggested, never pulled into an install
+f=$(ls "$WORK/perftune_${DEBVERSION}_"*.deb)
+if [[ "$(dpkg-deb -f "$f" Suggests)" == *gnuplot* ]] && [[ "$(dpkg-deb -f "$f" Depends Recommends)" != *gnuplot* ]]; then
+	ok "perftune: gnuplot suggested, not recommended"
+else
+	fail "perftune: gnuplot must be in Suggests only: $(dpkg-deb -f "$f" Depends Recommends Suggests)"
+fi
 for d in "${debs[@]}"; do
 	say "--- dpkg -c $(basename "$d")  [$(dpkg-deb -f "$d" Depends)]"
 	dpkg -c "$d" | awk '$1 !~ /^d/ {print "   " $6, $7, $8}'
@@ -515,6 +522,13 @@ if [ -e "$SRC/doc/meson.build" ]; then
 fi
 [ -d "$SRC/completion" ] && rpm_has perftune /usr/share/bash-completion/completions/perftune "the bash completion"
 ls "$SRC"/profiles/* >/dev/null 2>&1 && rpm_has perftune '/usr/share/perftune/profiles/.+' "the profiles"
+f=$(ls "$WORK"/rpm/RPMS/*/perftune-"$VERSION"-*.rpm 2>/dev/null | head -1)
+if [ -n "$f" ] && [[ "$(rpm -qp --suggests "$f" 2>/dev/null)" == *gnuplot* ]] &&
+	[[ "$(rpm -qp --requires "$f" 2>/dev/null; rpm -qp --recommends "$f" 2>/dev/null)" != *gnuplot* ]]; then
+	ok "perftune.rpm: gnuplot suggested, not recommended"
+else
+	fail "perftune.rpm: gnuplot must be in Suggests only (Requires, Recommends: $(rpm -qp --requires "$f"; rpm -qp --recommends "$f"))"
+fi
 lic=$(rpm -qp --qf '%{LICENSE}' "$WORK"/rpm/RPMS/*/libperftune-"$VERSION"-*.rpm 2>/dev/null)
 [[ "$lic" == *GPL-2.0-only* ]] && ok "libperftune.rpm License: $lic" || fail "libperftune.rpm License '$lic' does not say GPL-2.0-only (linked with libcpupower)"
 
