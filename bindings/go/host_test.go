@@ -2,9 +2,9 @@
 
 package perftune_test
 
-// Host tests: the real kernel, on loop devices these tests create and detach.
-// They touch no other device and leave every value as they found it; journals
-// go to a temporary directory.
+// Host tests (root; not with -short): the real kernel, on loop devices these
+// tests create and detach. They touch no other device and leave every value as
+// they found it; journals go to a temporary directory.
 
 import (
 	"errors"
@@ -55,6 +55,9 @@ func selected(s string) string {
 
 func requireRoot(t *testing.T) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("host test: not with -short (it writes the real kernel's loop devices)")
+	}
 	if os.Geteuid() != 0 {
 		t.Skip("host test: needs root to create loop devices and write their queue attributes")
 	}

@@ -2,7 +2,7 @@
 """Build perftune._perftune against an installed libperftune (pkg-config).
 
 SWIG runs on perftune.i into the build directory (never the source tree).
-Metadata is in pyproject.toml; the version is the library's.
+Metadata is in setup.cfg; the version is the library's.
 """
 
 from __future__ import annotations

@@ -8,7 +8,9 @@
 #   2. dpkg-buildpackage -us -uc -b there (no symbols-file drift allowed);
 #   3. lintian: 0 errors;  the .debs contain what they should;
 #   4. install the .debs on this machine (dpkg -i), then check: perftune runs,
-#      python3 imports perftune, a C program builds with
+#      python3 imports perftune, importlib.metadata and pip see its dist-info
+#      (pip show, pip list, a requirement on perftune in a venv made with
+#      --system-site-packages), a C program builds with
 #      `pkg-config --cflags --libs libperftune` against the installed files and
 #      runs, only perftune_* symbols are exported (also from BUILDDIR's
 #      library), the unit file verifies, `--hold` rolls back on SIGTERM;
@@ -58,6 +60,7 @@ for t in dh dh_python3 lintian rpmbuild rpm pkg-config cc nm readelf fakeroot; d
 	PATH=$SAFE_PATH command -v "$t" >/dev/null || missing+=("$t")
 done
 [ ${#missing[@]} -eq 0 ] || skip "packaging: missing tools: ${missing[*]} (see .ci/apt-packages)"
+PATH=$SAFE_PATH python3 -m pip --version >/dev/null 2>&1 || skip "packaging: python3 -m pip does not run (apt-get install python3-pip)"
 if ! unmet=$(cd "$SRC" && dpkg-checkbuilddeps -B -Pnocheck 2>&1); then
 	skip "packaging: build dependencies missing: ${unmet#*: }"
 fi
@@ -76,7 +79,7 @@ for p in "${PKGS[@]}"; do
 done
 for f in /usr/sbin/perftune /usr/include/perftune.h /usr/lib/$MA/libperftune.so.1 \
 	/usr/lib/$MA/pkgconfig/libperftune.pc /usr/share/perftune /lib/systemd/system/perftune@.service \
-	/usr/lib/python3/dist-packages/perftune; do
+	/usr/lib/python3/dist-packages/perftune /usr/lib/python3/dist-packages/perftune-*.dist-info; do
 	[ -e "$f" ] && skip "packaging: $f exists (a 'meson install' to /usr?); not overwriting it"
 done
 
@@ -201,6 +204,7 @@ deb_has perftune 'lib/systemd/system/perftune-metrics\.timer' "the Prometheus me
 deb_has perftune 'lib/systemd/system/perftune-metrics\.service' "the Prometheus metrics service"
 deb_has python3-perftune "usr/lib/python3/dist-packages/perftune/__init__\.py" "the Python package"
 deb_has python3-perftune "usr/lib/python3/dist-packages/perftune/_perftune\..*so" "the SWIG extension"
+deb_has python3-perftune "usr/lib/python3/dist-packages/perftune-$VERSION\.dist-info/METADATA" "the package metadata (dist-info)"
 # built by Debian's python3, not by the decoy first in PATH
 if dpkg -c "$WORK/python3-perftune_${DEBVERSION}_"*.deb | grep -E '\./usr/local/|site-packages|python3\.[0-9]+/dist-packages'; then
 	fail "python3-perftune: files where the decoy python3 installs (above)"
@@ -226,6 +230,13 @@ if ls "$SRC"/profiles/* >/dev/null 2>&1; then
 	deb_has perftune 'usr/share/perftune/profiles/.+' "the profiles"
 else
 	say "NOTE: no profiles/ yet: profiles not checked"
+fi
+# gnuplot serves compare --plot only: suggested, never pulled into an install
+f=$(ls "$WORK/perftune_${DEBVERSION}_"*.deb)
+if [[ "$(dpkg-deb -f "$f" Suggests)" == *gnuplot* ]] && [[ "$(dpkg-deb -f "$f" Depends Recommends)" != *gnuplot* ]]; then
+	ok "perftune: gnuplot suggested, not recommended"
+else
+	fail "perftune: gnuplot must be in Suggests only: $(dpkg-deb -f "$f" Depends Recommends Suggests)"
 fi
 for d in "${debs[@]}"; do
 	say "--- dpkg -c $(basename "$d")  [$(dpkg-deb -f "$d" Depends)]"
@@ -260,6 +271,23 @@ fi
 out=$(cd / && clean_env python3 -c 'import perftune, sys; print(perftune.__file__, perftune._perftune.__file__)' 2>&1)
 [[ "$out" == /usr/lib/python3/dist-packages/perftune/* ]] &&
 	ok "python3 -c 'import perftune': $out" || fail "python3 -c 'import perftune': $out"
+# the dist-info: importlib.metadata, pip, and a pip requirement on perftune
+out=$(cd / && clean_env python3 -c 'import importlib.metadata as m; print(m.version("perftune"))' 2>&1)
+[ "$out" = "$VERSION" ] && ok "importlib.metadata.version('perftune'): $out" ||
+	fail "importlib.metadata.version('perftune'): $out (want $VERSION)"
+out=$(cd / && clean_env python3 -m pip show perftune 2>&1)
+grep -qx "Version: $VERSION" <<< "$out" && grep -qx "Location: /usr/lib/python3/dist-packages" <<< "$out" &&
+	ok "pip show perftune: $(grep -E '^(Version|Location):' <<< "$out" | tr '\n' ' ')" || fail "pip show perftune: $out"
+out=$(cd / && clean_env python3 -m pip list --format=freeze 2>&1)
+grep -qx "perftune==$VERSION" <<< "$out" && ok "pip list: perftune==$VERSION" || fail "pip list has no perftune==$VERSION: $out"
+# a venv on the system's site-packages, without a pip of its own: a requirement
+# on perftune is met by the .deb, offline
+clean_env python3 -m venv --system-site-packages --without-pip "$WORK/venv" ||
+	fail "python3 -m venv --system-site-packages --without-pip"
+out=$(cd / && clean_env PIP_CONFIG_FILE=/dev/null "$WORK/venv/bin/python" -m pip install --no-index "perftune==$VERSION" 2>&1)
+[[ "$out" == *"Requirement already satisfied: perftune==$VERSION in /usr/lib/python3/dist-packages"* ]] &&
+	ok "pip install --no-index perftune==$VERSION in a venv: already satisfied by the .deb" ||
+	fail "pip install --no-index perftune==$VERSION in a venv: $out"
 
 # a C program against the installed header, .pc and library
 mkdir -p "$WORK/c"
@@ -436,7 +464,8 @@ for p in "${PKGS[@]}"; do
 	[ -z "$st" ] || [ "${st:1:1}" = n ] || fail "$p still known to dpkg after purge: '$st'"
 done
 left=$(while read -r f; do [ -e "$f" ] || [ -L "$f" ] && echo "$f"; done < "$WORK/files")
-for d in /usr/share/perftune /usr/lib/python3/dist-packages/perftune /usr/share/doc/libperftune1 \
+for d in /usr/share/perftune /usr/lib/python3/dist-packages/perftune \
+	/usr/lib/python3/dist-packages/perftune-"$VERSION".dist-info /usr/share/doc/libperftune1 \
 	/usr/share/doc/libperftune-dev /usr/share/doc/perftune /usr/share/doc/python3-perftune; do
 	[ -e "$d" ] && left+=$'\n'"$d"
 done
@@ -485,6 +514,7 @@ rpm_has perftune /usr/sbin/perftune "the CLI"
 rpm_has perftune '/usr/lib/systemd/system/perftune@\.service' "the systemd unit"
 rpm_has python3-perftune '/usr/lib/python3/dist-packages/perftune/__init__\.py' "the Python package"
 rpm_has python3-perftune '/usr/lib/python3/dist-packages/perftune/_perftune\..*so' "the SWIG extension"
+rpm_has python3-perftune "/usr/lib/python3/dist-packages/perftune-$VERSION\.dist-info/METADATA" "the package metadata (dist-info)"
 if [ -e "$SRC/doc/meson.build" ]; then
 	rpm_has libperftune-devel '/usr/share/man/man3/libperftune\.3.*' "libperftune(3)"
 	rpm_has perftune '/usr/share/man/man8/perftune\.8.*' "perftune(8)"
@@ -492,6 +522,13 @@ if [ -e "$SRC/doc/meson.build" ]; then
 fi
 [ -d "$SRC/completion" ] && rpm_has perftune /usr/share/bash-completion/completions/perftune "the bash completion"
 ls "$SRC"/profiles/* >/dev/null 2>&1 && rpm_has perftune '/usr/share/perftune/profiles/.+' "the profiles"
+f=$(ls "$WORK"/rpm/RPMS/*/perftune-"$VERSION"-*.rpm 2>/dev/null | head -1)
+if [ -n "$f" ] && [[ "$(rpm -qp --suggests "$f" 2>/dev/null)" == *gnuplot* ]] &&
+	[[ "$(rpm -qp --requires "$f" 2>/dev/null; rpm -qp --recommends "$f" 2>/dev/null)" != *gnuplot* ]]; then
+	ok "perftune.rpm: gnuplot suggested, not recommended"
+else
+	fail "perftune.rpm: gnuplot must be in Suggests only (Requires, Recommends: $(rpm -qp --requires "$f"; rpm -qp --recommends "$f"))"
+fi
 lic=$(rpm -qp --qf '%{LICENSE}' "$WORK"/rpm/RPMS/*/libperftune-"$VERSION"-*.rpm 2>/dev/null)
 [[ "$lic" == *GPL-2.0-only* ]] && ok "libperftune.rpm License: $lic" || fail "libperftune.rpm License '$lic' does not say GPL-2.0-only (linked with libcpupower)"
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""bindings/parity.tsv: every CLI command has a Python (and Go) row, and every
+"""bindings/go/parity.tsv: every CLI command has a Python (and Go) row, and every
 Python call a row names exists (bindings/go/parity_test.go checks the Go side).
 The commands come from the CLI's own ``perftune --help``, not from a copy."""
 
@@ -16,7 +16,8 @@ import pytest
 
 import perftune
 
-TABLE = Path(__file__).resolve().parents[2] / "parity.tsv"
+# in the Go module's directory, whose tests need it when the module is used alone
+TABLE = Path(__file__).resolve().parents[2] / "go" / "parity.tsv"
 CALL = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?(?:\(([a-z_, ]*)\))?$")
 
 
