@@ -30,7 +30,9 @@
  *   -ENAMETOOLONG  key, value, path or a journal record over the limits (a
  *               glob matching more than 4096 devices)
  *   -EOPNOTSUPP the tunable exists in the namespace but not on this machine
- *               (no cpufreq driver, SELinux not enabled, ...)
+ *               (no cpufreq driver, SELinux not enabled, ...), or a library
+ *               its keys need is not installed (libkmod for module keys; the
+ *               message names the key and the library)
  *   -ENOTUNIQ   a key that must name one tunable names several that differ
  *   -EALREADY   the transaction was already committed (or released)
  *   -EAGAIN     fewer huge pages than asked, without ALLOW_PARTIAL

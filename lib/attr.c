@@ -151,6 +151,13 @@ void pt_attr_set_kmod_fn(struct perftune_ctx *ctx, pt_kmod_fn fn, void *userdata
 	attr_of(ctx)->kmod_data = userdata;
 }
 
+int pt_attr_kmod_need(struct perftune_ctx *ctx, const char *key)
+{
+	if (attr_of(ctx)->kmod_fn) /* the unit tier's modules need no libkmod */
+		return 0;
+	return pt_kmod_need(ctx, key);
+}
+
 int pt_attr_kmod(struct perftune_ctx *ctx, int op, const char *name, const char *options, char *out,
 		 size_t size)
 {

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <libudev.h>
 #include "internal.h"
+#include "shared/dlopen.h"
 
 #define DEFAULT_JOURNAL_DIR "/run/perftune"
 
@@ -16,7 +16,7 @@ struct perftune_ctx {
 	int refcount;
 	char *root;
 	char *journal_dir;
-	struct udev *udev;
+	struct udev *udev; /* made on first use: libudev is opened then (pt_udev()) */
 	pthread_mutex_t lock;
 	int jdir_fd; /* journal.c: the journal directory while its lock is held */
 };
@@ -79,7 +79,8 @@ PERFTUNE_EXPORT struct perftune_ctx *perftune_ctx_unref(struct perftune_ctx *ctx
 	if (!ctx || __atomic_sub_fetch(&ctx->refcount, 1, __ATOMIC_SEQ_CST) > 0)
 		return NULL;
 	pt_attr_free(ctx->head.attr);
-	udev_unref(ctx->udev);
+	if (ctx->udev)
+		pt_libudev.udev_unref(ctx->udev);
 	pthread_mutex_destroy(&ctx->lock);
 	pthread_mutex_destroy(&ctx->head.log_lock);
 	free(ctx->root);
@@ -180,8 +181,8 @@ bool pt_sys_is_root(struct perftune_ctx *ctx)
 
 struct udev *pt_udev(struct perftune_ctx *ctx)
 {
-	if (!ctx->udev)
-		ctx->udev = udev_new();
+	if (!ctx->udev && pt_dl_load(PT_DL_UDEV) == 0)
+		ctx->udev = pt_libudev.udev_new();
 	return ctx->udev;
 }
 

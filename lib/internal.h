@@ -46,6 +46,7 @@ int *pt_ctx_jdir(struct perftune_ctx *ctx); /* journal.c's, kept in the context 
 bool pt_root_is_host(struct perftune_ctx *ctx);
 /* libraries that read /sys themselves (libcpupower) see our root: host, or umockdev on it */
 bool pt_sys_is_root(struct perftune_ctx *ctx);
+/* the context's libudev handle, made on first use; NULL if libudev is not installed (or no memory) */
 struct udev *pt_udev(struct perftune_ctx *ctx);
 /* Map @r onto the errno set perftune.h documents: every exported int function returns through it. */
 int pt_api_ret(int r);
@@ -269,6 +270,9 @@ void pt_attr_set_kmod_fn(struct perftune_ctx *ctx, pt_kmod_fn fn, void *userdata
 int pt_attr_kmod(struct perftune_ctx *ctx, int op, const char *name, const char *options, char *out,
 		 size_t size);
 int pt_kmod_real(int op, const char *name, const char *options, char *out, size_t size);
+/* 0 when a load or unload can be tried: -EOPNOTSUPP naming @key when libkmod is not installed */
+int pt_attr_kmod_need(struct perftune_ctx *ctx, const char *key);
+int pt_kmod_need(struct perftune_ctx *ctx, const char *key); /* libkmod, for the host */
 
 /* ---- shared/util.c ---- */
 bool pt_has_cntrl(const char *s);
@@ -611,7 +615,11 @@ struct pt_nl_transport {
 		    size_t extsize);
 };
 void pt_nl_set_transport(struct perftune_ctx *ctx, const struct pt_nl_transport *tp, void *data);
-/* a generic netlink request header in @buf (of PT_NL_BUF bytes or less: what it will hold) */
+/*
+ * A generic netlink request header in @buf (of PT_NL_BUF bytes or less: what it will
+ * hold), built by libmnl: once pt_dl_load(PT_DL_MNL) succeeded (pt_nl_talk() and
+ * net/ethtool.c load it).
+ */
 struct nlmsghdr *pt_nl_request(void *buf, uint16_t type, uint8_t cmd, uint8_t version);
 /*
  * Resolve @family by name and send @req to it: 0, or -errno with the kernel's

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <libudev.h>
 #include "internal.h"
+#include "shared/dlopen.h"
 
 #define MAX_DISKS 4096
 
@@ -68,16 +68,18 @@ static bool is_disk(struct perftune_ctx *ctx, const char *name)
 static int disk_of_udev(struct perftune_ctx *ctx, struct udev_device *dev, char *out, size_t size)
 {
 	struct udev_device *disk = dev;
-	const char *type = udev_device_get_devtype(dev);
+	const char *type = pt_libudev.udev_device_get_devtype(dev);
 
 	if (type && !strcmp(type, "partition"))
-		disk = udev_device_get_parent_with_subsystem_devtype(dev, "block", "disk");
-	if (!disk || !udev_device_get_sysname(disk))
+		disk = pt_libudev.udev_device_get_parent_with_subsystem_devtype(dev, "block",
+										"disk");
+	if (!disk || !pt_libudev.udev_device_get_sysname(disk))
 		return -ENODEV;
-	snprintf(out, size, "%s", udev_device_get_sysname(disk));
+	snprintf(out, size, "%s", pt_libudev.udev_device_get_sysname(disk));
 	return is_disk(ctx, out) ? 0 : -ENODEV;
 }
 
+/* -EOPNOTSUPP: a partition or a device number, and libudev is not installed */
 static int disk_of_name(struct perftune_ctx *ctx, const char *name, char *out, size_t size)
 {
 	struct udev_device *dev;
@@ -85,23 +87,28 @@ static int disk_of_name(struct perftune_ctx *ctx, const char *name, char *out, s
 
 	if (is_disk(ctx, name))
 		return pt_snprintf(out, size, "%s", name) < 0 ? -ENAMETOOLONG : 0;
-	dev = udev_device_new_from_subsystem_sysname(pt_udev(ctx), "block", name);
+	if (!pt_udev(ctx))
+		return pt_dl_load(PT_DL_UDEV) < 0 ? -EOPNOTSUPP : -ENOMEM;
+	dev = pt_libudev.udev_device_new_from_subsystem_sysname(pt_udev(ctx), "block", name);
 	if (!dev)
 		return -ENODEV;
 	r = disk_of_udev(ctx, dev, out, size);
-	udev_device_unref(dev);
+	pt_libudev.udev_device_unref(dev);
 	return r;
 }
 
 static int disk_of_devnum(struct perftune_ctx *ctx, dev_t devnum, char *out, size_t size)
 {
-	struct udev_device *dev = udev_device_new_from_devnum(pt_udev(ctx), 'b', devnum);
+	struct udev_device *dev;
 	int r;
 
+	if (!pt_udev(ctx))
+		return pt_dl_load(PT_DL_UDEV) < 0 ? -EOPNOTSUPP : -ENOMEM;
+	dev = pt_libudev.udev_device_new_from_devnum(pt_udev(ctx), 'b', devnum);
 	if (!dev)
 		return -ENODEV;
 	r = disk_of_udev(ctx, dev, out, size);
-	udev_device_unref(dev);
+	pt_libudev.udev_device_unref(dev);
 	return r;
 }
 
@@ -152,6 +159,8 @@ static int disk_of_path(struct perftune_ctx *ctx, const char *key, const char *p
 		if (pt_attr_readlink(ctx, path + 1, link, sizeof(link)) >= 0)
 			base = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
 		r = disk_of_name(ctx, base, out, size);
+		if (r == -EOPNOTSUPP)
+			return pt_dl_need(ctx, PT_DL_UDEV, key);
 		return r < 0 ? pt_err(ctx, -ENODEV, "%s: %s is not a block device", key, path) : 0;
 	} else if (devnum_from_mountinfo(ctx, path, &devnum) < 0) {
 		return pt_err(ctx, -ENOENT, "%s: %s: no such path", key, path);
@@ -162,6 +171,8 @@ static int disk_of_path(struct perftune_ctx *ctx, const char *key, const char *p
 			      "btrfs subvolume, nfs)",
 			      key, path);
 	r = disk_of_devnum(ctx, devnum, out, size);
+	if (r == -EOPNOTSUPP)
+		return pt_dl_need(ctx, PT_DL_UDEV, key);
 	if (r < 0)
 		return pt_err(ctx, -ENODEV, "%s: %s: device %u:%u has no request queue", key, path,
 			      major(devnum), minor(devnum));
@@ -252,7 +263,10 @@ static int select_disks(struct perftune_ctx *ctx, const struct pt_keyparts *kp, 
 	}
 	if (has_queue(ctx, sel->s)) /* a disk with a queue: no partition is under sys/block */
 		return disks_add(out, sel->s, NULL);
-	if (disk_of_name(ctx, sel->s, disk, sizeof(disk)) < 0)
+	r = disk_of_name(ctx, sel->s, disk, sizeof(disk));
+	if (r == -EOPNOTSUPP)
+		return pt_dl_need(ctx, PT_DL_UDEV, kp->text);
+	if (r < 0)
 		return pt_err(ctx, -ENODEV, "%s: no such block device", kp->text);
 	return disks_add(out, disk, strcmp(disk, sel->s) ? sel->s : NULL);
 }

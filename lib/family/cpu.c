@@ -2,9 +2,10 @@
 /*
  * cpu.*: cpufreq policy (Documentation/admin-guide/pm/cpufreq.rst), cpuidle
  * states by name (pm/cpuidle.rst), per-CPU resume latency QoS and boost.
- * cpufreq facts are read through libcpupower when built with it, sysfs
- * otherwise; writes always go through attr.c so every write is journaled,
- * read back and can be fault-injected the same way.
+ * cpufreq facts are read through libcpupower when built with it and it is
+ * installed (opened on first use), sysfs otherwise; writes always go through
+ * attr.c so every write is journaled, read back and can be fault-injected the
+ * same way.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,10 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include "internal.h"
-#if HAVE_CPUPOWER
-#include <cpufreq.h>
-#include <cpuidle.h>
-#endif
+#include "shared/dlopen.h"
 
 #define CPU_DIR "sys/devices/system/cpu"
 #define MAX_CPUS 8192
@@ -98,7 +96,9 @@ static int state_name(struct perftune_ctx *ctx, int cpu, int k, char *n, size_t 
 	char p[PATH_MAX];
 
 #if HAVE_CPUPOWER
-	char *cn = pt_sys_is_root(ctx) ? cpuidle_state_name((unsigned)cpu, (unsigned)k) : NULL;
+	char *cn = NULL;
+	if (pt_sys_is_root(ctx) && pt_dl_load(PT_DL_CPUPOWER) == 0)
+		cn = pt_libcpupower.cpuidle_state_name((unsigned)cpu, (unsigned)k);
 	if (cn) {
 		snprintf(n, size, "%s", cn);
 		free(cn);
@@ -382,14 +382,16 @@ static int cpu_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *
 	if (t->kind == C_MAXLAT)
 		return maxlat_read(ctx, t, buf, size);
 #if HAVE_CPUPOWER
-	if (pt_sys_is_root(ctx) && (t->kind == C_GOVERNOR || t->kind == C_MIN || t->kind == C_MAX)) {
-		struct cpufreq_policy *p = cpufreq_get_policy((unsigned)t->id);
+	if (pt_sys_is_root(ctx) &&
+	    (t->kind == C_GOVERNOR || t->kind == C_MIN || t->kind == C_MAX) &&
+	    pt_dl_load(PT_DL_CPUPOWER) == 0) {
+		struct cpufreq_policy *p = pt_libcpupower.cpufreq_get_policy((unsigned)t->id);
 		if (p) {
 			int r = t->kind == C_GOVERNOR
 					? pt_snprintf(buf, size, "%s", p->governor)
 					: pt_snprintf(buf, size, "%lu",
 						      t->kind == C_MIN ? p->min : p->max);
-			cpufreq_put_policy(p);
+			pt_libcpupower.cpufreq_put_policy(p);
 			return r < 0 ? -ENAMETOOLONG : 0;
 		}
 	}
@@ -412,7 +414,8 @@ static int hw_limits(struct perftune_ctx *ctx, const struct pt_tunable *t, long 
 
 #if HAVE_CPUPOWER
 	unsigned long lo, hi;
-	if (pt_sys_is_root(ctx) && cpufreq_get_hardware_limits((unsigned)t->id, &lo, &hi) == 0) {
+	if (pt_sys_is_root(ctx) && pt_dl_load(PT_DL_CPUPOWER) == 0 &&
+	    pt_libcpupower.cpufreq_get_hardware_limits((unsigned)t->id, &lo, &hi) == 0) {
 		*min = (long long)lo;
 		*max = (long long)hi;
 		return 0;
@@ -570,9 +573,8 @@ static int cpu_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 				 (int)strcspn(strstr(t->path, "/state") + 1, "/"),
 				 strstr(t->path, "/state") + 1);
 	}
-#if HAVE_CPUPOWER
-	pt_desc_add_info(d, "cpufreq read through libcpupower");
-#endif
+	if (pt_dl_load(PT_DL_CPUPOWER) == 0)
+		pt_desc_add_info(d, "cpufreq read through libcpupower");
 	return r;
 }
 

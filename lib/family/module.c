@@ -69,12 +69,15 @@ static int mod_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, p
 		return pt_err(ctx, -EINVAL, "%s: '%s' is not a module name", kp->text, n);
 	for (size_t i = 0; i <= len; i++) /* the kernel's name: '-' is '_' */
 		name[i] = n[i] == '-' ? '_' : n[i];
-	if (mod_state(ctx, name) == MOD_ABSENT &&
-	    pt_attr_kmod(ctx, PT_KMOD_FIND, name, NULL, out, sizeof(out)) < 0)
-		return pt_err(ctx, -ENOENT,
-			      "%s: no module %s for this kernel (not loaded, not in "
-			      "/lib/modules/<release>/modules.dep)",
-			      kp->text, name);
+	if (mod_state(ctx, name) == MOD_ABSENT) {
+		if (pt_attr_kmod_need(ctx, kp->text) < 0)
+			return -EOPNOTSUPP;
+		if (pt_attr_kmod(ctx, PT_KMOD_FIND, name, NULL, out, sizeof(out)) < 0)
+			return pt_err(ctx, -ENOENT,
+				      "%s: no module %s for this kernel (not loaded, not in "
+				      "/lib/modules/<release>/modules.dep)",
+				      kp->text, name);
+	}
 	pt_tunable_init(&t, &pt_module_family, NULL, "module.%s.loaded", name);
 	snprintf(t.path, sizeof(t.path), "sys/module/%s", name);
 	snprintf(t.aux, sizeof(t.aux), "%s", name);
@@ -143,6 +146,8 @@ static int mod_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, co
 	if (out[0] == '0' && st == MOD_LOADED && in_use(ctx, t->aux, why, sizeof(why)) < 0)
 		return pt_err(ctx, -EBUSY, "%s: %s is in use (%s): not unloaded", t->key, t->aux,
 			      why);
+	if (out[0] == '0' && st == MOD_LOADED && pt_attr_kmod_need(ctx, t->key) < 0)
+		return -EOPNOTSUPP;
 	if (out[0] == '1' && st != MOD_ABSENT && o > 1) {
 		pt_log(ctx, PERFTUNE_LOG_NOTICE,
 		       "%s: loaded already: options '%s' not applied (its parameters are "
@@ -163,6 +168,8 @@ static int unload(struct perftune_ctx *ctx, const struct pt_tunable *t, const ch
 		return 0;
 	if (in_use(ctx, name, why, sizeof(why)) < 0)
 		return pt_err(ctx, -EBUSY, "%s: %s is in use (%s): not unloaded", t->key, name, why);
+	if (pt_attr_kmod_need(ctx, t->key) < 0)
+		return -EOPNOTSUPP;
 	r = pt_attr_kmod(ctx, PT_KMOD_UNLOAD, name, NULL, out, sizeof(out));
 	if (r < 0)
 		return pt_err(ctx, r, "%s: unloading %s: %s", t->key, name, strerror(-r));

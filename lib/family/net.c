@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
+#include "shared/dlopen.h"
 
 #define NET_DIR "sys/class/net"
 #define NET_DEVS_MAX 1024
@@ -277,6 +278,8 @@ static int resolve_dev(struct perftune_ctx *ctx, const struct pt_keyparts *kp, c
 		if (!pt_glob(kp->c[3].s) && !pt_eth_sec_has(sec, kp->c[3].s))
 			return pt_err(ctx, -ENOENT, "%s: no %s parameter '%s'", kp->text,
 				      pt_eth_sec_name(sec), kp->c[3].s);
+		if (pt_dl_need(ctx, PT_DL_MNL, kp->text) < 0)
+			return -EOPNOTSUPP;
 		return emit_sect(ctx, kp->text, dev, sec, kp->c[3].s, emit, ud);
 	}
 	if (kp->n == 5 && (!strcmp(a, "rx") || !strcmp(a, "tx")))

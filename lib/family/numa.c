@@ -5,37 +5,51 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <numa.h>
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
+#include "shared/dlopen.h"
 
 #define NB_PATH "proc/sys/kernel/numa_balancing"
 
 PT_ONE_KEY(numa, &pt_numa_family, NB_PATH, "numa.balancing", "automatic NUMA balancing",
 	   "the NUMA keys are numa.balancing and proc.<pid>.numa_nodes")
 
+/* libnuma there and NUMA available: 0, or the error naming @key */
+static int numa_here(struct perftune_ctx *ctx, const char *key)
+{
+	if (pt_dl_need(ctx, PT_DL_NUMA, key) < 0)
+		return -EOPNOTSUPP;
+	if (pt_libnuma.numa_available() < 0)
+		return pt_err(ctx, -EOPNOTSUPP, "%s: NUMA is not available", key);
+	return 0;
+}
+
 static void node_facts(struct perftune_ctx *ctx, struct perftune_desc *d)
 {
-	if (numa_available() < 0) {
+	if (pt_dl_load(PT_DL_NUMA) < 0) {
+		pt_desc_add_info(d, "%s is not installed: no node facts", pt_dl_soname(PT_DL_NUMA));
+		return;
+	}
+	if (pt_libnuma.numa_available() < 0) {
 		pt_desc_add_info(d, "libnuma: NUMA not available");
 		return;
 	}
-	for (int n = 0; n <= numa_max_node(); n++) {
-		struct bitmask *cpus = numa_allocate_cpumask();
+	for (int n = 0; n <= pt_libnuma.numa_max_node(); n++) {
+		struct bitmask *cpus = pt_libnuma.numa_allocate_cpumask();
 		char list[256] = "", p[PATH_MAX], hp[32] = "0";
-		long long freeb = 0, size = numa_node_size64(n, &freeb);
+		long long freeb = 0, size = pt_libnuma.numa_node_size64(n, &freeb);
 		unsigned char mask[1024] = { 0 };
 
 		if (size < 0 || !cpus) {
-			numa_free_cpumask(cpus);
+			pt_libnuma.numa_bitmask_free(cpus);
 			continue;
 		}
-		if (numa_node_to_cpus(n, cpus) == 0)
+		if (pt_libnuma.numa_node_to_cpus(n, cpus) == 0)
 			for (unsigned c = 0; c < cpus->size && c < sizeof(mask) * 8; c++)
-				if (numa_bitmask_isbitset(cpus, c))
+				if (pt_libnuma.numa_bitmask_isbitset(cpus, c))
 					mask[c / 8] |= (unsigned char)(1u << (c % 8));
-		numa_free_cpumask(cpus);
+		pt_libnuma.numa_bitmask_free(cpus);
 		pt_format_cpulist(mask, sizeof(mask) * 8, list, sizeof(list));
 		snprintf(p, sizeof(p),
 			 "sys/devices/system/node/node%d/hugepages/hugepages-2048kB/free_hugepages",
@@ -95,33 +109,34 @@ static int proc_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char 
 {
 	struct bitmask *cpus, *ncpus;
 	unsigned char nodes[128] = { 0 };
-	int r = 0;
+	int r = numa_here(ctx, t->key);
 
-	if (numa_available() < 0)
-		return pt_err(ctx, -EOPNOTSUPP, "%s: NUMA is not available", t->key);
-	cpus = numa_allocate_cpumask();
-	ncpus = numa_allocate_cpumask();
+	if (r < 0)
+		return r;
+	cpus = pt_libnuma.numa_allocate_cpumask();
+	ncpus = pt_libnuma.numa_allocate_cpumask();
 	if (!cpus || !ncpus) {
 		r = -ENOMEM;
 		goto out;
 	}
-	if (numa_sched_getaffinity(t->id, cpus) < 0) {
+	if (pt_libnuma.numa_sched_getaffinity(t->id, cpus) < 0) {
 		r = pt_err(ctx, -errno, "%s: process %d: %s", t->key, t->id, strerror(errno));
 		goto out;
 	}
-	for (int n = 0; n <= numa_max_node() && n < 1024; n++) {
-		if (numa_node_to_cpus(n, ncpus) < 0)
+	for (int n = 0; n <= pt_libnuma.numa_max_node() && n < 1024; n++) {
+		if (pt_libnuma.numa_node_to_cpus(n, ncpus) < 0)
 			continue;
 		for (unsigned c = 0; c < cpus->size; c++)
-			if (numa_bitmask_isbitset(cpus, c) && numa_bitmask_isbitset(ncpus, c)) {
+			if (pt_libnuma.numa_bitmask_isbitset(cpus, c) &&
+			    pt_libnuma.numa_bitmask_isbitset(ncpus, c)) {
 				nodes[n / 8] |= (unsigned char)(1u << (n % 8));
 				break;
 			}
 	}
 	pt_format_cpulist(nodes, 1024, buf, size);
 out:
-	numa_free_cpumask(cpus);
-	numa_free_cpumask(ncpus);
+	pt_libnuma.numa_bitmask_free(cpus);
+	pt_libnuma.numa_bitmask_free(ncpus);
 	return r;
 }
 
@@ -132,7 +147,7 @@ static int proc_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 	struct dirent *de;
 	int r = 0;
 
-	if (numa_available() < 0)
+	if (pt_dl_load(PT_DL_NUMA) < 0 || pt_libnuma.numa_available() < 0)
 		return 0;
 	d = pt_attr_opendir(ctx, "proc");
 	while (d && (de = readdir(d)) && r >= 0) {
@@ -154,19 +169,20 @@ static int proc_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 /* the CPUs of the nodes in @nodes */
 static int nodes_cpus(struct bitmask *nodes, struct bitmask *cpus)
 {
-	struct bitmask *ncpus = numa_allocate_cpumask();
+	struct bitmask *ncpus = pt_libnuma.numa_allocate_cpumask();
 
 	if (!ncpus)
 		return -ENOMEM;
-	numa_bitmask_clearall(cpus);
+	pt_libnuma.numa_bitmask_clearall(cpus);
 	for (unsigned n = 0; n < nodes->size; n++) {
-		if (!numa_bitmask_isbitset(nodes, n) || numa_node_to_cpus((int)n, ncpus) < 0)
+		if (!pt_libnuma.numa_bitmask_isbitset(nodes, n) ||
+		    pt_libnuma.numa_node_to_cpus((int)n, ncpus) < 0)
 			continue;
 		for (unsigned c = 0; c < ncpus->size; c++)
-			if (numa_bitmask_isbitset(ncpus, c))
-				numa_bitmask_setbit(cpus, c);
+			if (pt_libnuma.numa_bitmask_isbitset(ncpus, c))
+				pt_libnuma.numa_bitmask_setbit(cpus, c);
 	}
-	numa_free_cpumask(ncpus);
+	pt_libnuma.numa_bitmask_free(ncpus);
 	return 0;
 }
 
@@ -175,32 +191,33 @@ static int proc_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, c
 {
 	struct bitmask *nodes, *cpus;
 	unsigned char mask[128] = { 0 };
-	int r = 0;
+	int r = numa_here(ctx, t->key);
 
-	if (numa_available() < 0)
-		return pt_err(ctx, -EOPNOTSUPP, "%s: NUMA is not available", t->key);
+	if (r < 0)
+		return r;
 	/* checked here first: libnuma's parser prints its complaints on stderr */
 	if (pt_parse_cpulist(in, mask, (int)sizeof(mask) * 8) < 0)
 		return pt_err(ctx, -EINVAL, "%s: '%s' is not a node list (0, 0-1)", t->key, in);
 	for (int n = 0; n < (int)sizeof(mask) * 8; n++)
 		if ((mask[n / 8] & (1u << (n % 8))) &&
-		    (n > numa_max_node() || !numa_bitmask_isbitset(numa_all_nodes_ptr, (unsigned)n)))
+		    (n > pt_libnuma.numa_max_node() ||
+		     !pt_libnuma.numa_bitmask_isbitset(*pt_libnuma.numa_all_nodes_ptr, (unsigned)n)))
 			return pt_err(ctx, -ENODEV, "%s: no NUMA node %d on this machine", t->key,
 				      n);
 	memset(mask, 0, sizeof(mask));
-	if (!(nodes = numa_parse_nodestring(in)))
+	if (!(nodes = pt_libnuma.numa_parse_nodestring(in)))
 		return pt_err(ctx, -EINVAL, "%s: '%s' is not a list of online NUMA nodes (0, 0-1)",
 			      t->key, in);
-	cpus = numa_allocate_cpumask();
-	if (!cpus || nodes_cpus(nodes, cpus) < 0 || numa_bitmask_weight(cpus) == 0)
+	cpus = pt_libnuma.numa_allocate_cpumask();
+	if (!cpus || nodes_cpus(nodes, cpus) < 0 || pt_libnuma.numa_bitmask_weight(cpus) == 0)
 		r = pt_err(ctx, -EINVAL, "%s: nodes '%s' have no CPUs to run on", t->key, in);
 	for (unsigned n = 0; r == 0 && n < nodes->size && n < sizeof(mask) * 8; n++)
-		if (numa_bitmask_isbitset(nodes, n))
+		if (pt_libnuma.numa_bitmask_isbitset(nodes, n))
 			mask[n / 8] |= (unsigned char)(1u << (n % 8));
 	if (r == 0)
 		pt_format_cpulist(mask, sizeof(mask) * 8, out, size);
-	numa_free_cpumask(cpus);
-	numa_bitmask_free(nodes);
+	pt_libnuma.numa_bitmask_free(cpus);
+	pt_libnuma.numa_bitmask_free(nodes);
 	return r;
 }
 
@@ -230,23 +247,23 @@ static int proc_snapshot(struct perftune_ctx *ctx, const struct pt_tunable *t, c
 		struct bitmask *cpus;
 		if (de->d_name[0] == '.')
 			continue;
-		cpus = numa_allocate_cpumask();
+		cpus = pt_libnuma.numa_allocate_cpumask();
 		if (!cpus)
 			return -ENOMEM;
-		if (numa_sched_getaffinity(atoi(de->d_name), cpus) >= 0) {
+		if (pt_libnuma.numa_sched_getaffinity(atoi(de->d_name), cpus) >= 0) {
 			for (unsigned c = 0; c < cpus->size && c < sizeof(mask) * 8; c++)
-				if (numa_bitmask_isbitset(cpus, c))
+				if (pt_libnuma.numa_bitmask_isbitset(cpus, c))
 					mask[c / 8] |= (unsigned char)(1u << (c % 8));
 			pt_format_cpulist(mask, sizeof(mask) * 8, list, sizeof(list));
 			int n = snprintf(buf + o, size - o, " %s=%s", de->d_name, list);
 			if (n < 0 || (size_t)n >= size - o) {
-				numa_free_cpumask(cpus);
+				pt_libnuma.numa_bitmask_free(cpus);
 				return pt_err(ctx, -E2BIG, "%s: too many threads to journal",
 					      t->key);
 			}
 			o += (size_t)n;
 		}
-		numa_free_cpumask(cpus);
+		pt_libnuma.numa_bitmask_free(cpus);
 	}
 	return 0;
 }
@@ -254,7 +271,7 @@ static int proc_snapshot(struct perftune_ctx *ctx, const struct pt_tunable *t, c
 static int set_affinity(struct perftune_ctx *ctx, const struct pt_tunable *t, int tid,
 			struct bitmask *cpus, bool restoring)
 {
-	if (numa_sched_setaffinity(tid, cpus) == 0)
+	if (pt_libnuma.numa_sched_setaffinity(tid, cpus) == 0)
 		return 0;
 	if (errno == ESRCH && (restoring || tid != t->id))
 		return 0; /* a thread that ended meanwhile */
@@ -265,18 +282,18 @@ static int set_affinity(struct perftune_ctx *ctx, const struct pt_tunable *t, in
 /* move the pages the process has to @nodes; what cannot move stays (logged) */
 static void migrate(struct perftune_ctx *ctx, const struct pt_tunable *t, struct bitmask *nodes)
 {
-	struct bitmask *from = numa_allocate_nodemask();
+	struct bitmask *from = pt_libnuma.numa_allocate_nodemask();
 	int left;
 
 	if (!from)
 		return;
-	for (int n = 0; n <= numa_max_node(); n++)
-		numa_bitmask_setbit(from, (unsigned)n);
-	left = numa_migrate_pages(t->id, from, nodes);
+	for (int n = 0; n <= pt_libnuma.numa_max_node(); n++)
+		pt_libnuma.numa_bitmask_setbit(from, (unsigned)n);
+	left = pt_libnuma.numa_migrate_pages(t->id, from, nodes);
 	if (left != 0)
 		pt_log(ctx, PERFTUNE_LOG_NOTICE, "%s: %d pages could not be moved%s", t->key, left,
 		       left < 0 ? " (migrate_pages failed)" : "");
-	numa_bitmask_free(from);
+	pt_libnuma.numa_bitmask_free(from);
 }
 
 static int restore_snapshot(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *snap)
@@ -288,23 +305,23 @@ static int restore_snapshot(struct perftune_ctx *ctx, const struct pt_tunable *t
 	if (!copy)
 		return -ENOMEM;
 	tok = strtok_r(copy, " ", &save);
-	struct bitmask *nodes = tok ? numa_parse_nodestring(tok) : NULL;
+	struct bitmask *nodes = tok ? pt_libnuma.numa_parse_nodestring(tok) : NULL;
 	while ((tok = strtok_r(NULL, " ", &save)) && r >= 0) {
 		char *eq = strchr(tok, '=');
 		struct bitmask *cpus;
 		if (!eq)
 			continue;
 		*eq = '\0';
-		cpus = numa_parse_cpustring_all(eq + 1);
+		cpus = pt_libnuma.numa_parse_cpustring_all(eq + 1);
 		if (cpus) {
 			r = set_affinity(ctx, t, atoi(tok), cpus, true);
-			numa_bitmask_free(cpus);
+			pt_libnuma.numa_bitmask_free(cpus);
 		}
 	}
 	if (r >= 0 && nodes)
 		migrate(ctx, t, nodes);
 	if (nodes)
-		numa_bitmask_free(nodes);
+		pt_libnuma.numa_bitmask_free(nodes);
 	return r;
 }
 
@@ -315,13 +332,15 @@ static int proc_write(struct perftune_ctx *ctx, const struct pt_tunable *t, cons
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
 	char p[64];
-	int r = 0;
+	int r = numa_here(ctx, t->key); /* a restore may be the process's first NUMA call */
 
 	(void)hold_fd;
+	if (r < 0)
+		return r;
 	if (value[0] == '@')
 		return restore_snapshot(ctx, t, value);
-	nodes = numa_parse_nodestring(value);
-	cpus = numa_allocate_cpumask();
+	nodes = pt_libnuma.numa_parse_nodestring(value);
+	cpus = pt_libnuma.numa_allocate_cpumask();
 	if (!nodes || !cpus || nodes_cpus(nodes, cpus) < 0) {
 		r = -ENOMEM;
 		goto out;
@@ -336,8 +355,8 @@ static int proc_write(struct perftune_ctx *ctx, const struct pt_tunable *t, cons
 		migrate(ctx, t, nodes);
 out:
 	if (nodes)
-		numa_bitmask_free(nodes);
-	numa_free_cpumask(cpus);
+		pt_libnuma.numa_bitmask_free(nodes);
+	pt_libnuma.numa_bitmask_free(cpus);
 	return r;
 }
 
@@ -378,36 +397,36 @@ static int numa_place_self_impl(struct perftune_ctx *ctx, const char *nodes, int
 		goto out;
 	}
 	r = proc_validate(ctx, &t, nodes, list, sizeof(list)); /* node list, nodes with CPUs */
-	if (r < 0 || !(mask = numa_parse_nodestring(list))) {
+	if (r < 0 || !(mask = pt_libnuma.numa_parse_nodestring(list))) {
 		r = r < 0 ? r : -ENOMEM;
 		goto out;
 	}
-	if (numa_run_on_node_mask(mask) < 0) {
+	if (pt_libnuma.numa_run_on_node_mask(mask) < 0) {
 		r = pt_err(ctx, -errno, "%s: cannot run on nodes %s: %s", t.key, list,
 			   strerror(errno));
 		goto out;
 	}
 	switch (mempolicy) {
 	case PERFTUNE_MEM_BIND:
-		numa_set_membind(mask);
+		pt_libnuma.numa_set_membind(mask);
 		break;
 	case PERFTUNE_MEM_PREFERRED:
 		for (unsigned n = 0; n < mask->size; n++)
-			if (numa_bitmask_isbitset(mask, n)) {
-				numa_set_preferred((int)n);
+			if (pt_libnuma.numa_bitmask_isbitset(mask, n)) {
+				pt_libnuma.numa_set_preferred((int)n);
 				break;
 			}
 		break;
 	case PERFTUNE_MEM_INTERLEAVE:
-		numa_set_interleave_mask(mask);
+		pt_libnuma.numa_set_interleave_mask(mask);
 		break;
 	default:
-		numa_set_localalloc();
+		pt_libnuma.numa_set_localalloc();
 	}
 	r = 0;
 out:
 	if (mask)
-		numa_bitmask_free(mask);
+		pt_libnuma.numa_bitmask_free(mask);
 	pt_unlock(ctx);
 	return r;
 }

@@ -8,20 +8,20 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <selinux/selinux.h>
 #include "internal.h"
-
-extern char *selinux_mnt; /* exported by libselinux, set when selinuxfs is mounted */
+#include "shared/dlopen.h"
 
 static int avc_path(struct perftune_ctx *ctx, const char *key, char *path, size_t size)
 {
 	const char *mnt = "/sys/fs/selinux";
 
 	if (pt_root_is_host(ctx)) {
-		if (is_selinux_enabled() <= 0 && !selinux_mnt)
+		if (pt_dl_need(ctx, PT_DL_SELINUX, key) < 0)
+			return -EOPNOTSUPP;
+		if (pt_libselinux.is_selinux_enabled() <= 0 && !*pt_libselinux.selinux_mnt)
 			return pt_err(ctx, -EOPNOTSUPP, "%s: SELinux is not enabled", key);
-		if (selinux_mnt)
-			mnt = selinux_mnt;
+		if (*pt_libselinux.selinux_mnt)
+			mnt = *pt_libselinux.selinux_mnt;
 	}
 	if (strncmp(mnt, "/sys/", 5) != 0)
 		return pt_err(ctx, -EOPNOTSUPP, "%s: selinuxfs is mounted at %s, outside /sys", key,

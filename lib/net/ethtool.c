@@ -11,10 +11,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <libmnl/libmnl.h>
 #include "missing/missing-ethtool_netlink.h"
 #include <linux/genetlink.h>
 #include "internal.h"
+#include "shared/dlopen.h"
 
 struct param {
 	const char *name;
@@ -144,16 +144,25 @@ static struct pt_eth_param *param_add(struct pt_eth_sect *s, const char *name)
 	return p;
 }
 
+/* libmnl builds and parses the messages: without it, why in @ext */
+static bool no_mnl(char *ext, size_t extsize)
+{
+	if (pt_dl_load(PT_DL_MNL) == 0)
+		return false;
+	snprintf(ext, extsize, "%s is not installed", pt_dl_soname(PT_DL_MNL));
+	return true;
+}
+
 static struct nlmsghdr *request(char *buf, int sec, bool set, const char *dev, uint32_t flags)
 {
 	const struct section *sc = &sections[sec];
 	struct nlmsghdr *nlh = pt_nl_request(buf, 0, set ? sc->set : sc->get, ETHTOOL_GENL_VERSION);
-	struct nlattr *hdr = mnl_attr_nest_start(nlh, sc->header);
+	struct nlattr *hdr = pt_libmnl.mnl_attr_nest_start(nlh, sc->header);
 
-	mnl_attr_put_strz(nlh, ETHTOOL_A_HEADER_DEV_NAME, dev);
+	pt_libmnl.mnl_attr_put_strz(nlh, ETHTOOL_A_HEADER_DEV_NAME, dev);
 	if (flags)
-		mnl_attr_put_u32(nlh, ETHTOOL_A_HEADER_FLAGS, flags);
-	mnl_attr_nest_end(nlh, hdr);
+		pt_libmnl.mnl_attr_put_u32(nlh, ETHTOOL_A_HEADER_FLAGS, flags);
+	pt_libmnl.mnl_attr_nest_end(nlh, hdr);
 	return nlh;
 }
 
@@ -169,23 +178,24 @@ static int param_attr(const struct nlattr *a, void *data)
 {
 	struct get *g = data;
 	const struct section *sc = &sections[g->sec];
-	uint16_t type = mnl_attr_get_type(a);
+	uint16_t type = pt_libmnl.mnl_attr_get_type(a);
 
 	for (size_t i = 0; i < sc->n; i++) {
 		const struct param *p = &sc->p[i];
 		struct pt_eth_param *e;
 		if (type != p->attr && (type != p->max_attr || !p->max_attr))
 			continue;
-		if (mnl_attr_validate(a, p->flag ? MNL_TYPE_U8 : MNL_TYPE_U32) < 0)
+		if (pt_libmnl.mnl_attr_validate(a, p->flag ? MNL_TYPE_U8 : MNL_TYPE_U32) < 0)
 			return MNL_CB_ERROR;
 		e = param_add(g->s, p->name);
 		if (!e)
 			return MNL_CB_ERROR;
 		e->flag = p->flag;
 		if (type == p->attr)
-			e->val = p->flag ? mnl_attr_get_u8(a) : mnl_attr_get_u32(a);
+			e->val = p->flag ? pt_libmnl.mnl_attr_get_u8(a)
+					 : pt_libmnl.mnl_attr_get_u32(a);
 		else
-			e->max = mnl_attr_get_u32(a);
+			e->max = pt_libmnl.mnl_attr_get_u32(a);
 	}
 	return MNL_CB_OK;
 }
@@ -199,10 +209,10 @@ static int bit_attr(const struct nlattr *a, void *data)
 {
 	struct bit *b = data;
 
-	if (mnl_attr_get_type(a) == ETHTOOL_A_BITSET_BIT_NAME &&
-	    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
-		b->name = mnl_attr_get_str(a);
-	if (mnl_attr_get_type(a) == ETHTOOL_A_BITSET_BIT_VALUE)
+	if (pt_libmnl.mnl_attr_get_type(a) == ETHTOOL_A_BITSET_BIT_NAME &&
+	    pt_libmnl.mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+		b->name = pt_libmnl.mnl_attr_get_str(a);
+	if (pt_libmnl.mnl_attr_get_type(a) == ETHTOOL_A_BITSET_BIT_VALUE)
 		b->value = true;
 	return MNL_CB_OK;
 }
@@ -218,9 +228,9 @@ static int bits_attr(const struct nlattr *a, void *data)
 	struct pt_eth_param *e;
 	struct bit b = { 0 };
 
-	if (mnl_attr_get_type(a) != ETHTOOL_A_BITSET_BITS_BIT)
+	if (pt_libmnl.mnl_attr_get_type(a) != ETHTOOL_A_BITSET_BITS_BIT)
 		return MNL_CB_OK;
-	if (mnl_attr_parse_nested(a, bit_attr, &b) < 0 || !b.name)
+	if (pt_libmnl.mnl_attr_parse_nested(a, bit_attr, &b) < 0 || !b.name)
 		return MNL_CB_ERROR;
 	e = param_add(g->s, b.name);
 	if (!e)
@@ -241,38 +251,38 @@ static int nomask_attr(const struct nlattr *a, void *data)
 {
 	struct get *g = data;
 
-	g->nomask |= mnl_attr_get_type(a) == ETHTOOL_A_BITSET_NOMASK;
+	g->nomask |= pt_libmnl.mnl_attr_get_type(a) == ETHTOOL_A_BITSET_NOMASK;
 	return MNL_CB_OK;
 }
 
 static int bitset_attr(const struct nlattr *a, void *data)
 {
-	if (mnl_attr_get_type(a) == ETHTOOL_A_BITSET_BITS)
-		return mnl_attr_parse_nested(a, bits_attr, data);
+	if (pt_libmnl.mnl_attr_get_type(a) == ETHTOOL_A_BITSET_BITS)
+		return pt_libmnl.mnl_attr_parse_nested(a, bits_attr, data);
 	return MNL_CB_OK;
 }
 
 static int feature_attr(const struct nlattr *a, void *data)
 {
 	struct get *g = data;
-	uint16_t type = mnl_attr_get_type(a);
+	uint16_t type = pt_libmnl.mnl_attr_get_type(a);
 
 	if (type != ETHTOOL_A_FEATURES_HW && type != ETHTOOL_A_FEATURES_ACTIVE &&
 	    type != ETHTOOL_A_FEATURES_NOCHANGE)
 		return MNL_CB_OK;
 	g->bitset = type;
 	g->nomask = false;
-	if (mnl_attr_parse_nested(a, nomask_attr, g) < 0)
+	if (pt_libmnl.mnl_attr_parse_nested(a, nomask_attr, g) < 0)
 		return MNL_CB_ERROR;
-	return mnl_attr_parse_nested(a, bitset_attr, g);
+	return pt_libmnl.mnl_attr_parse_nested(a, bitset_attr, g);
 }
 
 static int get_reply(const struct nlmsghdr *nlh, void *data)
 {
 	struct get *g = data;
 
-	return mnl_attr_parse(nlh, GENL_HDRLEN,
-			      g->sec == PT_ETH_FEATURES ? feature_attr : param_attr, g);
+	return pt_libmnl.mnl_attr_parse(nlh, GENL_HDRLEN,
+					g->sec == PT_ETH_FEATURES ? feature_attr : param_attr, g);
 }
 
 int pt_eth_get(struct perftune_ctx *ctx, const char *dev, int sec, struct pt_eth_sect *s, char *ext,
@@ -283,6 +293,8 @@ int pt_eth_get(struct perftune_ctx *ctx, const char *dev, int sec, struct pt_eth
 	int r;
 
 	s->n = 0;
+	if (no_mnl(ext, extsize))
+		return -EOPNOTSUPP;
 	r = pt_nl_talk(ctx, ETHTOOL_GENL_NAME, request(buf, sec, false, dev, 0), get_reply, &g, ext,
 		       extsize);
 	if (r < 0)
@@ -298,26 +310,29 @@ int pt_eth_set(struct perftune_ctx *ctx, const char *dev, int sec, const char *p
 {
 	const struct section *sc = &sections[sec];
 	char buf[512] = { 0 }; /* no stray stack bytes in what goes to the kernel */
-	struct nlmsghdr *nlh = request(buf, sec, true, dev, ETHTOOL_FLAG_OMIT_REPLY);
+	struct nlmsghdr *nlh;
 
+	if (no_mnl(ext, extsize))
+		return -EOPNOTSUPP;
+	nlh = request(buf, sec, true, dev, ETHTOOL_FLAG_OMIT_REPLY);
 	if (sec == PT_ETH_FEATURES) { /* a verbose bitset with a mask: the bits listed */
-		struct nlattr *set = mnl_attr_nest_start(nlh, ETHTOOL_A_FEATURES_WANTED);
-		struct nlattr *bits = mnl_attr_nest_start(nlh, ETHTOOL_A_BITSET_BITS);
-		struct nlattr *bit = mnl_attr_nest_start(nlh, ETHTOOL_A_BITSET_BITS_BIT);
-		mnl_attr_put_strz(nlh, ETHTOOL_A_BITSET_BIT_NAME, param);
+		struct nlattr *set = pt_libmnl.mnl_attr_nest_start(nlh, ETHTOOL_A_FEATURES_WANTED);
+		struct nlattr *bits = pt_libmnl.mnl_attr_nest_start(nlh, ETHTOOL_A_BITSET_BITS);
+		struct nlattr *bit = pt_libmnl.mnl_attr_nest_start(nlh, ETHTOOL_A_BITSET_BITS_BIT);
+		pt_libmnl.mnl_attr_put_strz(nlh, ETHTOOL_A_BITSET_BIT_NAME, param);
 		if (val)
-			mnl_attr_put(nlh, ETHTOOL_A_BITSET_BIT_VALUE, 0, NULL);
-		mnl_attr_nest_end(nlh, bit);
-		mnl_attr_nest_end(nlh, bits);
-		mnl_attr_nest_end(nlh, set);
+			pt_libmnl.mnl_attr_put(nlh, ETHTOOL_A_BITSET_BIT_VALUE, 0, NULL);
+		pt_libmnl.mnl_attr_nest_end(nlh, bit);
+		pt_libmnl.mnl_attr_nest_end(nlh, bits);
+		pt_libmnl.mnl_attr_nest_end(nlh, set);
 	}
 	for (size_t i = 0; i < sc->n; i++) {
 		if (strcmp(sc->p[i].name, param))
 			continue;
 		if (sc->p[i].flag)
-			mnl_attr_put_u8(nlh, sc->p[i].attr, val ? 1 : 0);
+			pt_libmnl.mnl_attr_put_u8(nlh, sc->p[i].attr, val ? 1 : 0);
 		else
-			mnl_attr_put_u32(nlh, sc->p[i].attr, (uint32_t)val);
+			pt_libmnl.mnl_attr_put_u32(nlh, sc->p[i].attr, (uint32_t)val);
 	}
 	return pt_nl_talk(ctx, ETHTOOL_GENL_NAME, nlh, NULL, NULL, ext, extsize);
 }

@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include "internal.h"
+#include "shared/dlopen.h"
 
 #ifndef NETLINK_EXT_ACK
 #define NETLINK_EXT_ACK 11
@@ -35,25 +35,29 @@ struct reply {
 static int on_error(const struct nlmsghdr *nlh, void *data)
 {
 	struct reply *rp = data;
-	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+	const struct nlmsgerr *e = pt_libmnl.mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *attr;
-	size_t off = sizeof(*e);
+	const char *payload;
+	size_t off = sizeof(*e), len;
 
-	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e))) {
+	if (nlh->nlmsg_len < pt_libmnl.mnl_nlmsg_size(sizeof(*e))) {
 		rp->err = -EBADMSG;
 		return MNL_CB_ERROR;
 	}
 	rp->err = e->error > 0 ? -e->error : e->error;
 	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
 		off += e->msg.nlmsg_len - sizeof(struct nlmsghdr);
-	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS)
-		mnl_attr_for_each_payload((const void *)((const char *)e + off),
-					  mnl_nlmsg_get_payload_len(nlh) - off)
-		{
-			if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
-			    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
-				snprintf(rp->ext, rp->extsize, "%s", mnl_attr_get_str(attr));
-		}
+	payload = (const char *)e + off;
+	len = pt_libmnl.mnl_nlmsg_get_payload_len(nlh) - off;
+	/* mnl_attr_for_each_payload(payload, len), through the table */
+	for (attr = (const void *)payload;
+	     nlh->nlmsg_flags & NLM_F_ACK_TLVS &&
+	     pt_libmnl.mnl_attr_ok(attr, (int)(payload + len - (const char *)attr));
+	     attr = pt_libmnl.mnl_attr_next(attr)) {
+		if (pt_libmnl.mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
+		    pt_libmnl.mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
+			snprintf(rp->ext, rp->extsize, "%s", pt_libmnl.mnl_attr_get_str(attr));
+	}
 	return rp->err ? MNL_CB_ERROR : MNL_CB_STOP;
 }
 
@@ -70,7 +74,7 @@ static int real_talk(void *data _unused_, const struct nlmsghdr *req, pt_nl_cb c
 	int one = 1;
 	struct reply rp = { .cb = cb, .data = cbdata, .ext = ext, .extsize = extsize };
 	mnl_cb_t ctl[NLMSG_MIN_TYPE] = { [NLMSG_ERROR] = on_error };
-	struct mnl_socket *nl = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
+	struct mnl_socket *nl = pt_libmnl.mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
 	_cleanup_free_ char *buf = malloc(PT_NL_BUF);
 	unsigned portid;
 	int r = 0;
@@ -80,22 +84,22 @@ static int real_talk(void *data _unused_, const struct nlmsghdr *req, pt_nl_cb c
 		goto out;
 	}
 	/* without these a kernel still answers; the message is just shorter */
-	mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
-	mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one));
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0 ||
-	    mnl_socket_sendto(nl, req, req->nlmsg_len) < 0) {
+	pt_libmnl.mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
+	pt_libmnl.mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one));
+	if (pt_libmnl.mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0 ||
+	    pt_libmnl.mnl_socket_sendto(nl, req, req->nlmsg_len) < 0) {
 		r = -errno;
 		goto out;
 	}
-	portid = mnl_socket_get_portid(nl);
+	portid = pt_libmnl.mnl_socket_get_portid(nl);
 	for (;;) {
-		ssize_t n = mnl_socket_recvfrom(nl, buf, PT_NL_BUF);
+		ssize_t n = pt_libmnl.mnl_socket_recvfrom(nl, buf, PT_NL_BUF);
 		if (n < 0) {
 			r = -errno;
 			break;
 		}
-		r = mnl_cb_run2(buf, (size_t)n, req->nlmsg_seq, portid, on_msg, &rp, ctl,
-				NLMSG_MIN_TYPE);
+		r = pt_libmnl.mnl_cb_run2(buf, (size_t)n, req->nlmsg_seq, portid, on_msg, &rp, ctl,
+					  NLMSG_MIN_TYPE);
 		if (r <= MNL_CB_STOP) {
 			r = r == MNL_CB_ERROR ? (rp.err ? rp.err : -errno) : 0;
 			break;
@@ -103,20 +107,21 @@ static int real_talk(void *data _unused_, const struct nlmsghdr *req, pt_nl_cb c
 	}
 out:
 	if (nl)
-		mnl_socket_close(nl);
+		pt_libmnl.mnl_socket_close(nl);
 	return r;
 }
 
 static int family_attr(const struct nlattr *a, void *data)
 {
-	if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID && mnl_attr_validate(a, MNL_TYPE_U16) == 0)
-		*(int *)data = mnl_attr_get_u16(a);
+	if (pt_libmnl.mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID &&
+	    pt_libmnl.mnl_attr_validate(a, MNL_TYPE_U16) == 0)
+		*(int *)data = pt_libmnl.mnl_attr_get_u16(a);
 	return MNL_CB_OK;
 }
 
 static int family_reply(const struct nlmsghdr *nlh, void *data)
 {
-	return mnl_attr_parse(nlh, GENL_HDRLEN, family_attr, data);
+	return pt_libmnl.mnl_attr_parse(nlh, GENL_HDRLEN, family_attr, data);
 }
 
 /* CTRL_CMD_GETFAMILY by name, through the same talk (the fake answers it too) */
@@ -127,7 +132,7 @@ static int family_id(const struct pt_nl_transport *tp, void *data, const char *n
 	struct nlmsghdr *nlh = pt_nl_request(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1);
 	int id = 0, r;
 
-	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, name);
+	pt_libmnl.mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, name);
 	r = tp->talk(data, nlh, family_reply, &id, ext, extsize);
 	if (r < 0)
 		return r;
@@ -144,13 +149,13 @@ void pt_nl_set_transport(struct perftune_ctx *ctx, const struct pt_nl_transport 
 
 struct nlmsghdr *pt_nl_request(void *buf, uint16_t type, uint8_t cmd, uint8_t version)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh = pt_libmnl.mnl_nlmsg_put_header(buf);
 	struct genlmsghdr *g;
 
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
 	nlh->nlmsg_seq = (uint32_t)time(NULL);
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g = pt_libmnl.mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
 	g->cmd = cmd;
 	g->version = version;
 	return nlh;
@@ -170,6 +175,10 @@ int pt_nl_talk(struct perftune_ctx *ctx, const char *family, struct nlmsghdr *re
 	}
 	if (!tp)
 		tp = &real_transport;
+	if (pt_dl_load(PT_DL_MNL) < 0) { /* net.c asked for it first, naming the key */
+		snprintf(ext, extsize, "%s is not installed", pt_dl_soname(PT_DL_MNL));
+		return -EOPNOTSUPP;
+	}
 	id = family_id(tp, data, family, ext, extsize);
 	if (id < 0) {
 		if (id == -ENOENT && !ext[0])

@@ -9,8 +9,8 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
-#include <libudev.h>
 #include "profile-internal.h"
+#include "shared/dlopen.h"
 
 void pt_devset_free(struct pt_devset *d)
 {
@@ -142,18 +142,25 @@ static int udev_matches(struct perftune_profile *p, struct pt_punit *u, const ch
 	struct udev_device *d;
 	struct udev_list_entry *e;
 	struct pt_buf b = { 0 };
-	char *err = NULL;
+	char *err = NULL, what[256];
 	int m;
 
-	if (!pt_root_is_host(p->ctx) || !pt_udev(p->ctx))
+	if (!pt_root_is_host(p->ctx))
 		return 0;
-	d = udev_device_new_from_subsystem_sysname(pt_udev(p->ctx), subsys, name);
+	if (!pt_udev(p->ctx)) {
+		snprintf(what, sizeof(what), "%s:%d: [%s] devices_udev_regex", u->file, u->line,
+			 u->name);
+		return pt_dl_load(PT_DL_UDEV) < 0 ? pt_dl_need(p->ctx, PT_DL_UDEV, what) : -ENOMEM;
+	}
+	d = pt_libudev.udev_device_new_from_subsystem_sysname(pt_udev(p->ctx), subsys, name);
 	if (!d)
 		return 0;
-	udev_list_entry_foreach(e, udev_device_get_properties_list_entry(d))
-		pt_buf_printf(&b, "%s=%s\n", udev_list_entry_get_name(e),
-			      udev_list_entry_get_value(e));
-	udev_device_unref(d);
+	/* udev_list_entry_foreach(), through the table */
+	for (e = pt_libudev.udev_device_get_properties_list_entry(d); e;
+	     e = pt_libudev.udev_list_entry_get_next(e))
+		pt_buf_printf(&b, "%s=%s\n", pt_libudev.udev_list_entry_get_name(e),
+			      pt_libudev.udev_list_entry_get_value(e));
+	pt_libudev.udev_device_unref(d);
 	m = pt_regex_search(re, b.s ? b.s : "", true, &err);
 	free(b.s);
 	if (m == -EINVAL)

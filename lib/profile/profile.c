@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "profile-internal.h"
+#include "shared/dlopen.h"
 
 static char **strv_dup(const char *const *v)
 {
@@ -52,6 +53,7 @@ static int profile_load_impl(struct perftune_ctx *ctx, const char *name_or_path,
 			     const char *const *vars, struct perftune_profile **pp)
 {
 	struct perftune_profile *p;
+	char what[PATH_MAX];
 	int r;
 
 	if (!ctx || !name_or_path || !*name_or_path || !pp)
@@ -63,7 +65,10 @@ static int profile_load_impl(struct perftune_ctx *ctx, const char *name_or_path,
 	p->overrides = strv_dup(vars);
 	pt_lock(ctx);
 	pt_err_clear(ctx);
-	r = p->overrides ? pt_profile_read(p, name_or_path) : -ENOMEM;
+	snprintf(what, sizeof(what), "profile %s", name_or_path);
+	r = pt_dl_need(ctx, PT_DL_PCRE2, what); /* include= lists are split with a regex too */
+	if (r >= 0)
+		r = p->overrides ? pt_profile_read(p, name_or_path) : -ENOMEM;
 	if (r >= 0)
 		r = pt_profile_map(p, 0, NULL);
 	if (r < 0 && !perftune_ctx_last_error(ctx)[0])

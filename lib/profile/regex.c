@@ -10,10 +10,10 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>
 #include <errno.h>
-#include <pcre2.h>
 #include <stdio.h>
 #include <string.h>
 #include "profile-internal.h"
+#include "shared/dlopen.h"
 
 /* PCRE2's default; the fuzz targets build with a lower one (tests/fuzz/meson.build) */
 #ifndef PT_REGEX_MATCH_LIMIT
@@ -206,10 +206,17 @@ static int compile(const char *re, bool multiline, pcre2_code **code, char **err
 #endif
 	if (!x)
 		return *err ? -EINVAL : -ENOMEM;
-	*code = pcre2_compile((PCRE2_SPTR)x, PCRE2_ZERO_TERMINATED, opts, &e, &off, NULL);
+	if (pt_dl_load(PT_DL_PCRE2) < 0) { /* perftune_profile_load() said so first */
+		if (asprintf(err, "regex '%s': %s is not installed", re,
+			     pt_dl_soname(PT_DL_PCRE2)) < 0)
+			return -ENOMEM;
+		return -EOPNOTSUPP;
+	}
+	*code = pt_libpcre2.pcre2_compile((PCRE2_SPTR)x, PCRE2_ZERO_TERMINATED, opts, &e, &off,
+					  NULL);
 	if (*code)
 		return 0;
-	pcre2_get_error_message(e, msg, sizeof(msg));
+	pt_libpcre2.pcre2_get_error_message(e, msg, sizeof(msg));
 	if (asprintf(err, "regex '%s' does not compile: %s (at offset %zu)", re, (char *)msg,
 		     (size_t)off) < 0)
 		return -ENOMEM;
@@ -220,14 +227,14 @@ static int compile(const char *re, bool multiline, pcre2_code **code, char **err
 static int match(const pcre2_code *code, const char *re, const char *text, size_t start,
 		 pcre2_match_data *md, char **err)
 {
-	pcre2_match_context *mc = pcre2_match_context_create(NULL);
+	pcre2_match_context *mc = pt_libpcre2.pcre2_match_context_create(NULL);
 	int r;
 
 	if (!mc)
 		return -ENOMEM;
-	pcre2_set_match_limit(mc, PT_REGEX_MATCH_LIMIT);
-	r = pcre2_match(code, (PCRE2_SPTR)text, strlen(text), start, 0, md, mc);
-	pcre2_match_context_free(mc);
+	pt_libpcre2.pcre2_set_match_limit(mc, PT_REGEX_MATCH_LIMIT);
+	r = pt_libpcre2.pcre2_match(code, (PCRE2_SPTR)text, strlen(text), start, 0, md, mc);
+	pt_libpcre2.pcre2_match_context_free(mc);
 	if (r >= 0)
 		return 1;
 	if (r == PCRE2_ERROR_NOMATCH)
@@ -249,10 +256,10 @@ int pt_regex_search(const char *re, const char *text, bool multiline, char **err
 	r = compile(re, multiline, &code, err);
 	if (r < 0)
 		return r;
-	md = pcre2_match_data_create_from_pattern(code, NULL);
+	md = pt_libpcre2.pcre2_match_data_create_from_pattern(code, NULL);
 	r = md ? match(code, re, text, 0, md, err) : -ENOMEM;
-	pcre2_match_data_free(md);
-	pcre2_code_free(code);
+	pt_libpcre2.pcre2_match_data_free(md);
+	pt_libpcre2.pcre2_code_free(code);
 	return r;
 }
 
@@ -265,10 +272,10 @@ char **pt_regex_split(const char *re, const char *text)
 	size_t n = 0, from = 0, at = 0, len = strlen(text);
 	int r = compile(re, false, &code, &err);
 
-	if (r == 0 && !(md = pcre2_match_data_create_from_pattern(code, NULL)))
+	if (r == 0 && !(md = pt_libpcre2.pcre2_match_data_create_from_pattern(code, NULL)))
 		r = -ENOMEM;
 	while (r == 0 && (r = match(code, re, text, at, md, &err)) == 1) {
-		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+		PCRE2_SIZE *ov = pt_libpcre2.pcre2_get_ovector_pointer(md);
 		_cleanup_free_ char *piece = strndup(text + from, ov[0] - from);
 		if (!piece || !pt_strv_add(&v, &n, piece))
 			r = -ENOMEM;
@@ -282,8 +289,8 @@ char **pt_regex_split(const char *re, const char *text)
 	}
 	if (r >= 0 && !pt_strv_add(&v, &n, text + from))
 		r = -ENOMEM;
-	pcre2_match_data_free(md);
-	pcre2_code_free(code);
+	pt_libpcre2.pcre2_match_data_free(md);
+	pt_libpcre2.pcre2_code_free(code);
 	if (r < 0) {
 		pt_strv_free(v);
 		return NULL;

@@ -3,14 +3,15 @@
  * Kernel modules through libkmod: find, load (modprobe's dependency and
  * modprobe.d handling, never its install commands: nothing is executed),
  * unload one module, and the modules a load would bring in.  attr.c calls
- * these on the host; the unit tier swaps them for a table.
+ * these on the host; the unit tier swaps them for a table.  libkmod (and the
+ * libcrypto, liblzma and libzstd it links) is opened on the first call.
  */
 #include <errno.h>
-#include <libkmod.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
+#include "shared/dlopen.h"
 
 static void quiet(void *data, int priority, const char *file, int line, const char *fn,
 		  const char *format, va_list args)
@@ -21,24 +22,24 @@ static void quiet(void *data, int priority, const char *file, int line, const ch
 /* the modules @mod needs that are not loaded now, space-separated, in load order */
 static int deps(struct kmod_module *mod, char *out, size_t size)
 {
-	struct kmod_list *l = kmod_module_get_dependencies(mod), *i;
+	struct kmod_list *l = pt_libkmod.kmod_module_get_dependencies(mod), *i;
 	size_t o = 0;
 	int r = 0;
 
 	out[0] = '\0';
-	kmod_list_foreach_reverse(i, l)
-	{
-		struct kmod_module *d = kmod_module_get_module(i);
-		int st = kmod_module_get_initstate(d);
+	/* kmod_list_foreach_reverse(), through the table */
+	for (i = pt_libkmod.kmod_list_last(l); i; i = pt_libkmod.kmod_list_prev(l, i)) {
+		struct kmod_module *d = pt_libkmod.kmod_module_get_module(i);
+		int st = pt_libkmod.kmod_module_get_initstate(d);
 		if (st < 0 && r >= 0) { /* not loaded, not built in */
 			int n = snprintf(out + o, size - o, "%s%s", o ? " " : "",
-					 kmod_module_get_name(d));
+					 pt_libkmod.kmod_module_get_name(d));
 			r = n < 0 || (size_t)n >= size - o ? -E2BIG : 0;
 			o += r < 0 ? 0 : (size_t)n;
 		}
-		kmod_module_unref(d);
+		pt_libkmod.kmod_module_unref(d);
 	}
-	kmod_module_unref_list(l);
+	pt_libkmod.kmod_module_unref_list(l);
 	return r;
 }
 
@@ -47,49 +48,60 @@ static int run(struct kmod_ctx *k, int op, const char *name, const char *options
 {
 	struct kmod_module *mod = NULL;
 	const char *cmd;
-	int r = kmod_module_new_from_name(k, name, &mod);
+	int r = pt_libkmod.kmod_module_new_from_name(k, name, &mod);
 
 	if (r < 0)
 		return r;
 	switch (op) {
 	case PT_KMOD_FIND: /* in modules.dep, or built in */
-		r = kmod_module_get_path(mod)				    ? 0
-		    : kmod_module_get_initstate(mod) == KMOD_MODULE_BUILTIN ? 1
-									    : -ENOENT;
+		if (pt_libkmod.kmod_module_get_path(mod))
+			r = 0;
+		else if (pt_libkmod.kmod_module_get_initstate(mod) == KMOD_MODULE_BUILTIN)
+			r = 1;
+		else
+			r = -ENOENT;
 		break;
 	case PT_KMOD_DEPS:
 		r = deps(mod, out, size);
 		break;
 	case PT_KMOD_LOAD:
-		cmd = kmod_module_get_install_commands(mod);
+		cmd = pt_libkmod.kmod_module_get_install_commands(mod);
 		if (cmd) {
 			snprintf(out, size, "%s", cmd);
 			r = -EPERM;
 			break;
 		}
-		r = kmod_module_probe_insert_module(mod, KMOD_PROBE_IGNORE_COMMAND, options, NULL,
-						    NULL, NULL);
+		r = pt_libkmod.kmod_module_probe_insert_module(mod, KMOD_PROBE_IGNORE_COMMAND,
+							       options, NULL, NULL, NULL);
 		r = r > 0 ? -EPERM : r; /* a blacklist */
 		break;
 	default:
-		r = kmod_module_remove_module(mod, 0);
+		r = pt_libkmod.kmod_module_remove_module(mod, 0);
 	}
-	kmod_module_unref(mod);
+	pt_libkmod.kmod_module_unref(mod);
 	return r;
+}
+
+int pt_kmod_need(struct perftune_ctx *ctx, const char *key)
+{
+	return pt_dl_need(ctx, PT_DL_KMOD, key);
 }
 
 int pt_kmod_real(int op, const char *name, const char *options, char *out, size_t size)
 {
-	struct kmod_ctx *k = kmod_new(NULL, NULL);
-	int r;
+	struct kmod_ctx *k;
+	int r = pt_dl_load(PT_DL_KMOD); /* module.c named the key with pt_attr_kmod_need() */
 
+	if (r < 0)
+		return r;
+	k = pt_libkmod.kmod_new(NULL, NULL);
 	if (!k)
 		return -ENOMEM;
-	kmod_set_log_fn(k, quiet, NULL); /* the library never prints */
-	if (kmod_load_resources(k) < 0 && op != PT_KMOD_UNLOAD)
+	pt_libkmod.kmod_set_log_fn(k, quiet, NULL); /* the library never prints */
+	if (pt_libkmod.kmod_load_resources(k) < 0 && op != PT_KMOD_UNLOAD)
 		r = -ENOENT; /* no modules.dep for this kernel (a container's /lib/modules) */
 	else
 		r = run(k, op, name, options, out, size);
-	kmod_unref(k);
+	pt_libkmod.kmod_unref(k);
 	return r;
 }

@@ -17,10 +17,10 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
-#include <libudev.h>
 #include <stdio.h>
 #include <string.h>
 #include "why-internal.h"
+#include "shared/dlopen.h"
 
 static const char *const rules_dirs[] = {
 	"etc/udev/rules.d",	"run/udev/rules.d", "usr/local/lib/udev/rules.d",
@@ -40,7 +40,7 @@ static bool dev_prop(struct dev *d, const char *name, char *out, size_t size)
 	size_t n = strlen(name);
 
 	if (d->ud) {
-		const char *v = udev_device_get_property_value(d->ud, name);
+		const char *v = pt_libudev.udev_device_get_property_value(d->ud, name);
 		return v && pt_snprintf(out, size, "%s", v) >= 0;
 	}
 	for (size_t i = 0; i < 2; i++)
@@ -63,8 +63,9 @@ static void dev_open(struct perftune_ctx *ctx, struct dev *d, const char *subsys
 
 	d->name = name;
 	d->subsys = subsys;
-	if (pt_root_is_host(ctx)) {
-		d->ud = udev_device_new_from_subsystem_sysname(pt_udev(ctx), subsys, name);
+	if (pt_root_is_host(ctx) && pt_udev(ctx)) { /* else the files libudev reads */
+		d->ud = pt_libudev.udev_device_new_from_subsystem_sysname(pt_udev(ctx), subsys,
+									  name);
 		return;
 	}
 	snprintf(path, sizeof(path), "sys/class/%s/%s/uevent", subsys, name);
@@ -81,7 +82,8 @@ static void dev_open(struct perftune_ctx *ctx, struct dev *d, const char *subsys
 
 static void dev_close(struct dev *d)
 {
-	udev_device_unref(d->ud);
+	if (d->ud)
+		pt_libudev.udev_device_unref(d->ud);
 	free(d->uevent);
 	free(d->db);
 }
