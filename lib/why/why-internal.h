@@ -18,8 +18,10 @@
 /* ---- conf.c: configuration files below the context's root ---- */
 /*
  * Read @rel ("etc/sysctl.d/x.conf", relative to the root) whole into a
- * malloc'd, NUL-terminated *@text.  A symlink is followed, an absolute target
- * taken below the root.  0 or -errno (-EFBIG over PT_CONF_MAX).
+ * malloc'd, NUL-terminated *@text.  Below a root other than "/", the path is
+ * resolved inside it as in a chroot: a symlink, absolute or relative, and
+ * ".." never lead out of the root.  Only regular files are read.  0 or
+ * -errno (-EFBIG over PT_CONF_MAX).
  */
 int pt_conf_read(struct perftune_ctx *ctx, const char *rel, char **text);
 /*
@@ -31,7 +33,7 @@ int pt_conf_read(struct perftune_ctx *ctx, const char *rel, char **text);
  */
 int pt_conf_files(struct perftune_ctx *ctx, const char *const *dirs, const char *suffix,
 		  char ***paths);
-/* the path of @rel below the root (an absolute symlink target taken below it too) */
+/* the path of @rel below the root, resolved inside it as pt_conf_read() resolves it */
 int pt_conf_path(struct perftune_ctx *ctx, const char *rel, char *out, size_t size);
 /* "/" + @rel: how a path is shown to the user (the root left out) */
 const char *pt_conf_shown(const char *rel);

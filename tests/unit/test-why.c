@@ -3,7 +3,8 @@
  * lib/why: the sources of a key (sysctl.d in every directory with masking,
  * udev rules matched against the device, TuneD's active profile with its
  * includes, the kernel command line, daemons, transactions) and verify's
- * statuses, on the fake machine with configuration files below its root.
+ * statuses, on the fake machine with configuration files below its root;
+ * links kept inside the root.
  */
 #include <errno.h>
 #include <string.h>
@@ -452,6 +453,45 @@ START_TEST(verify_profile_statuses)
 }
 END_TEST
 
+/* ---- the scans ---- */
+
+/* H8: below --root, a link (relative or absolute) is resolved inside the root, as in a chroot */
+START_TEST(links_below_another_root_stay_inside_it)
+{
+	char outside[PATH_MAX], *got;
+	FILE *fp;
+
+	/* a file beside the root: what a relative link with many ".." reached */
+	snprintf(outside, sizeof(outside), "%.*s/outside", (int)(strrchr(f.root, '/') - f.root),
+		 f.root);
+	ck_assert_int_eq(mkdir(outside, 0755), 0);
+	strcat(outside, "/x.conf");
+	fp = fopen(outside, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("vm.dirty_ratio = 77\nKERNEL==\"sd*\", ATTR{queue/scheduler}=\"kyber\"\n", fp);
+	fclose(fp);
+	link_at("../../../outside/x.conf", "etc/sysctl.d/10-out.conf");
+	link_at("../../../../../../outside/x.conf", "etc/udev/rules.d/10-out.rules");
+	link_at("../../outside", "lib/sysctl.d"); /* a directory, the same way */
+	/* one that stays inside once ".." stops at the root: the root's own file */
+	link_at("../../../../../../usr/lib/sysctl.d/50-default.conf", "etc/sysctl.d/40-in.conf");
+	got = why("sysctl.vm.dirty_ratio", NULL);
+	ck_assert_ptr_null(strstr(got, "77"));
+	ck_assert_ptr_nonnull(strstr(got, "sysctl.d /etc/sysctl.d/40-in.conf:2 15 "));
+	free(got);
+	got = why("block.sda.scheduler", NULL);
+	ck_assert_ptr_null(strstr(got, "kyber"));
+	free(got);
+	/* an absolute link is taken below the root, as before */
+	put("outside/y.conf", "vm.dirty_ratio = 66\n");
+	link_at("/outside/y.conf", "etc/sysctl.d/20-abs.conf");
+	got = why("sysctl.vm.dirty_ratio", NULL);
+	ck_assert_ptr_nonnull(strstr(got, "sysctl.d /etc/sysctl.d/20-abs.conf:1 66 "));
+	ck_assert_ptr_null(strstr(got, "77"));
+	free(got);
+}
+END_TEST
+
 static Suite *why_suite(void)
 {
 	Suite *s = suite_create("why");
@@ -468,6 +508,10 @@ static Suite *why_suite(void)
 	tcase_add_test(tc, daemons_from_proc);
 	tcase_add_test(tc, our_transactions_are_sources);
 	tcase_add_test(tc, bad_keys);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("scan");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, links_below_another_root_stay_inside_it);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("verify");
 	tcase_add_checked_fixture(tc, setup, teardown);
