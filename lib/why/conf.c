@@ -264,7 +264,7 @@ static int open_below(struct perftune_ctx *ctx, const char *rel)
 	return rfd;
 }
 
-int pt_conf_read(struct perftune_ctx *ctx, const char *rel, char **text)
+int pt_conf_read(struct perftune_ctx *ctx, const char *rel, char **text, size_t *lenp)
 {
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_close_ int fd = -1;
@@ -273,6 +273,7 @@ int pt_conf_read(struct perftune_ctx *ctx, const char *rel, char **text)
 	ssize_t n = 0;
 
 	*text = NULL;
+	*lenp = 0;
 	fd = host_root(ctx) ? open_host(rel) : open_below(ctx, rel);
 	if (fd < 0)
 		return fd;
@@ -291,6 +292,7 @@ int pt_conf_read(struct perftune_ctx *ctx, const char *rel, char **text)
 		return -errno;
 	buf[len] = '\0';
 	*text = buf;
+	*lenp = len;
 	buf = NULL;
 	return 0;
 }
@@ -395,4 +397,41 @@ oom:
 	pt_strv_free(v);
 	pt_strv_free(masks);
 	return -ENOMEM;
+}
+
+/* ---- lines as systemd's read_line() ends them ---- */
+
+enum { EOL_NUL = 1, EOL_LF = 2, EOL_CR = 4 };
+
+static unsigned eol(char c)
+{
+	if (c == '\n')
+		return EOL_LF;
+	if (c == '\r')
+		return EOL_CR;
+	return c == '\0' ? EOL_NUL : 0;
+}
+
+void pt_lines_init(struct pt_lines *l, char *text, size_t len)
+{
+	*l = (struct pt_lines){ .p = text, .end = text + len };
+}
+
+char *pt_lines_next(struct pt_lines *l)
+{
+	char *line = l->p, *p = l->p;
+	unsigned seen = 0;
+
+	if (p >= l->end)
+		return NULL;
+	while (p < l->end && !eol(*p))
+		p++;
+	/* the end of the line: markers not seen in it yet, up to and with a NUL */
+	while (p < l->end && eol(*p) && !(seen & eol(*p)) && !(seen & EOL_NUL)) {
+		seen |= eol(*p);
+		*p++ = '\0';
+	}
+	l->p = p;
+	l->lineno++;
+	return line;
 }

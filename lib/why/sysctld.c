@@ -7,8 +7,8 @@
  * /etc/sysctl.conf as procps' sysctl --system reads it last (unless a
  * sysctl.d file already is it: 99-sysctl.conf -> ../sysctl.conf).  No
  * library parses these files (libsystemd does not export its parser): this
- * file does, with systemd's rules: "-" before a name, globs, "." and "/"
- * as separators.
+ * file does, with systemd's rules: lines as read_line() ends them (a NUL
+ * byte too), "-" before a name, globs, "." and "/" as separators.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -79,9 +79,11 @@ static int scan_file(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 		     const char *want, struct pt_srcs *v)
 {
 	_cleanup_free_ char *text = NULL;
-	char file[PATH_MAX + 2];
+	char file[PATH_MAX + 2], *line;
+	struct pt_lines l;
 	struct pt_src *s;
-	int r = pt_conf_read(ctx, rel, &text), lineno = 0;
+	size_t len;
+	int r = pt_conf_read(ctx, rel, &text, &len);
 
 	if (r == -ENOENT)
 		return 0;
@@ -95,11 +97,9 @@ static int scan_file(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 		s->flags |= PERFTUNE_SOURCE_ERROR;
 		return 0;
 	}
-	for (char *line = text, *nl; line && *line; line = nl) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl++ = '\0';
-		r = scan_line(ctx, t, file, ++lineno, line, want, v);
+	pt_lines_init(&l, text, len); /* a NUL byte ends a line, as in systemd-sysctl */
+	while ((line = pt_lines_next(&l))) {
+		r = scan_line(ctx, t, file, l.lineno, line, want, v);
 		if (r < 0)
 			return r;
 	}

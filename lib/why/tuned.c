@@ -129,8 +129,9 @@ int pt_why_tuned(struct perftune_ctx *ctx, const struct pt_tunable *t, struct pt
 	_cleanup_free_ char *active = NULL;
 	char *save = NULL;
 	int r = 0, found = 0;
+	size_t len;
 
-	if (pt_conf_read(ctx, "etc/tuned/active_profile", &active) < 0)
+	if (pt_conf_read(ctx, "etc/tuned/active_profile", &active, &len) < 0)
 		return 0; /* no TuneD profile chosen on this machine */
 	for (char *n = strtok_r(active, " \t\n", &save); n && r >= 0;
 	     n = strtok_r(NULL, " \t\n", &save)) {
@@ -144,15 +145,15 @@ bool pt_tuned_reapplies_sysctl(struct perftune_ctx *ctx)
 {
 	_cleanup_free_ char *conf = NULL;
 	bool on = true; /* TuneD's default */
+	struct pt_lines l;
+	char *line;
+	size_t len;
 
-	if (pt_conf_read(ctx, "etc/tuned/tuned-main.conf", &conf) < 0)
+	if (pt_conf_read(ctx, "etc/tuned/tuned-main.conf", &conf, &len) < 0)
 		return on;
-	for (char *line = conf, *nl; line && *line; line = nl) {
-		char *eq;
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl++ = '\0';
-		eq = strchr(line, '=');
+	pt_lines_init(&l, conf, len);
+	while ((line = pt_lines_next(&l))) {
+		char *eq = strchr(line, '=');
 		if (!eq || line[0] == '#')
 			continue;
 		*eq = '\0';

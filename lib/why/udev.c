@@ -13,7 +13,8 @@
  * properties from libudev on the running machine; below another root, from
  * its sys/.../uevent and run/udev/data, the files libudev reads).  A match
  * that cannot be checked without udevd (DRIVERS, ATTRS, PROGRAM, ...) is
- * taken as true and named in the note.
+ * taken as true and named in the note.  Lines end as udevd's read_line()
+ * ends them (a NUL byte too).
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -60,6 +61,7 @@ static void dev_open(struct perftune_ctx *ctx, struct dev *d, const char *subsys
 {
 	bool net = !strcmp(subsys, "net");
 	char path[PATH_MAX], raw[256], rel[64];
+	size_t len;
 
 	d->name = name;
 	d->subsys = subsys;
@@ -75,7 +77,7 @@ static void dev_open(struct perftune_ctx *ctx, struct dev *d, const char *subsys
 	if (pt_attr_read_raw(ctx, path, raw, sizeof(raw)) >= 0) {
 		pt_trim(raw);
 		snprintf(rel, sizeof(rel), "run/udev/data/%c%s", net ? 'n' : 'b', raw);
-		pt_conf_read(ctx, rel, &d->db);
+		pt_conf_read(ctx, rel, &d->db, &len);
 	}
 }
 
@@ -214,9 +216,11 @@ static int scan_file(struct perftune_ctx *ctx, const struct pt_tunable *t, struc
 		     const char *attr, const char *rel, struct pt_srcs *v)
 {
 	_cleanup_free_ char *text = NULL;
-	char where[PATH_MAX + 32];
-	int r = pt_conf_read(ctx, rel, &text), lineno = 0, first = 0;
+	char where[PATH_MAX + 32], *line;
+	size_t tlen;
+	int r = pt_conf_read(ctx, rel, &text, &tlen), first = 0;
 	struct pt_buf rule = { 0 };
+	struct pt_lines l;
 
 	if (r < 0) { /* named, and never fatal for the other files */
 		struct pt_src *s;
@@ -229,14 +233,13 @@ static int scan_file(struct perftune_ctx *ctx, const struct pt_tunable *t, struc
 		s->flags |= PERFTUNE_SOURCE_ERROR;
 		return 0;
 	}
-	for (char *line = text, *nl; line && *line && r >= 0; line = nl) {
+	pt_lines_init(&l, text, tlen); /* a NUL byte ends a line, as in udevd */
+	while (r >= 0 && (line = pt_lines_next(&l))) {
 		size_t len;
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl++ = '\0';
-		lineno++;
+		if (line[strspn(line, " \t\r\n")] == '#')
+			continue; /* a comment, within a continued rule too (udevd's way) */
 		if (!rule.len)
-			first = lineno;
+			first = l.lineno;
 		len = strlen(line);
 		if (len && line[len - 1] == '\\') { /* continued on the next line */
 			pt_buf_add(&rule, line, len - 1);
@@ -247,7 +250,7 @@ static int scan_file(struct perftune_ctx *ctx, const struct pt_tunable *t, struc
 		if (!whole)
 			return -ENOMEM;
 		pt_trim(whole);
-		if (*whole && *whole != '#') {
+		if (*whole) {
 			snprintf(where, sizeof(where), "%s:%d", pt_conf_shown(rel), first);
 			r = scan_rule(ctx, t, d, attr, where, whole, v);
 		}

@@ -18,12 +18,13 @@
 /* ---- conf.c: configuration files below the context's root ---- */
 /*
  * Read @rel ("etc/sysctl.d/x.conf", relative to the root) whole into a
- * malloc'd, NUL-terminated *@text.  Below a root other than "/", the path is
- * resolved inside it as in a chroot: a symlink, absolute or relative, and
- * ".." never lead out of the root.  Only regular files are read.  0 or
- * -errno (-EFBIG over PT_CONF_MAX).
+ * malloc'd *@text of *@len bytes, NUL-terminated (a NUL byte may also be
+ * inside: see pt_lines).  Below a root other than "/", the path is resolved
+ * inside it as in a chroot: a symlink, absolute or relative, and ".." never
+ * lead out of the root.  Only regular files are read.  0 or -errno (-EFBIG
+ * over PT_CONF_MAX).
  */
-int pt_conf_read(struct perftune_ctx *ctx, const char *rel, char **text);
+int pt_conf_read(struct perftune_ctx *ctx, const char *rel, char **text, size_t *len);
 /*
  * The files "*@suffix" of the directories @dirs (relative to the root, in
  * precedence order), as systemd's conf_files_list() finds them: a name in an
@@ -37,6 +38,20 @@ int pt_conf_files(struct perftune_ctx *ctx, const char *const *dirs, const char 
 int pt_conf_path(struct perftune_ctx *ctx, const char *rel, char *out, size_t size);
 /* "/" + @rel: how a path is shown to the user (the root left out) */
 const char *pt_conf_shown(const char *rel);
+/*
+ * The lines of a text, split in place as systemd's read_line() splits them
+ * (systemd-sysctl and udevd read their files with it): "\n", "\r", "\r\n"
+ * and "\n\r" end a line, and so does a NUL byte, alone or after one of
+ * those.  @text has @len bytes and a NUL after them (pt_conf_read()'s).
+ * pt_lines_next(): the next line, NUL-terminated, or NULL at the end;
+ * l->lineno is its number.
+ */
+struct pt_lines {
+	char *p, *end;
+	int lineno;
+};
+void pt_lines_init(struct pt_lines *l, char *text, size_t len);
+char *pt_lines_next(struct pt_lines *l);
 
 /* ---- the sources of one key, as perftune_why() lists them ---- */
 enum pt_src_kind {

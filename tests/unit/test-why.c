@@ -4,9 +4,10 @@
  * udev rules matched against the device, TuneD's active profile with its
  * includes, the kernel command line, daemons, transactions) and verify's
  * statuses, on the fake machine with configuration files below its root;
- * links kept inside the root.
+ * lines as systemd reads them, links kept inside the root.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -30,6 +31,20 @@ static void put(const char *rel, const char *text)
 	ck_assert_ptr_nonnull(fp);
 	fputs(text, fp);
 	fclose(fp);
+}
+
+/* @len bytes of @data (NUL bytes too) to @rel below the root, its directories made */
+static void put_bytes(const char *rel, const char *data, size_t len)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	put(rel, "");
+	snprintf(path, sizeof(path), "%s/%s", f.root, rel);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
 }
 
 static void link_at(const char *target, const char *rel)
@@ -455,6 +470,69 @@ END_TEST
 
 /* ---- the scans ---- */
 
+static const struct {
+	const char *text;
+	size_t len;
+	const char *lines; /* each line followed by "|" */
+} line_cases[] = {
+	{ "a\nb\n", 4, "a|b|" },   { "a\nb", 3, "a|b|" },   { "a\r\nb\n", 5, "a|b|" }, /* Windows */
+	{ "a\rb\r", 4, "a|b|" },			    /* old MacOS */
+	{ "a\n\rb", 4, "a|b|" },			    /* "\n\r" is one end too */
+	{ "a\n\nb", 4, "a||b|" },			    /* "\n" seen twice: an empty line */
+	{ "a\r\rb", 4, "a||b|" },  { "a\0b\n", 4, "a|b|" }, /* a NUL ends a line */
+	{ "a\n\0b", 4, "a|b|" },			    /* "\n\0" is one end */
+	{ "a\r\n\0b", 5, "a|b|" },			    /* and "\r\n\0" */
+	{ "a\0\nb", 4, "a||b|" }, /* nothing after a NUL belongs to its end */
+	{ "a\0\0b", 4, "a||b|" },  { "", 0, "" },	    { "\n", 1, "|" },
+};
+
+START_TEST(lines_end_as_systemd_reads_them)
+{
+	char *text = malloc(line_cases[_i].len + 1), *line;
+	struct pt_buf b = { 0 };
+	struct pt_lines l;
+	int n = 0;
+
+	memcpy(text, line_cases[_i].text, line_cases[_i].len);
+	text[line_cases[_i].len] = '\0';
+	pt_lines_init(&l, text, line_cases[_i].len);
+	while ((line = pt_lines_next(&l))) {
+		pt_buf_printf(&b, "%s|", line);
+		ck_assert_int_eq(l.lineno, ++n);
+	}
+	line = pt_buf_steal(&b);
+	ck_assert_msg(!strcmp(line, line_cases[_i].lines), "case %d: got '%s', want '%s'", _i, line,
+		      line_cases[_i].lines);
+	free(line);
+	free(text);
+}
+END_TEST
+
+/* H7: systemd-sysctl and udevd end a line at a NUL byte and read on; so does why */
+START_TEST(a_nul_byte_ends_a_line_and_hides_nothing)
+{
+	static const char conf[] = "vm.swappiness = 11\0vm.dirty_ratio = 12\r\nvm.dirty_ratio = 13";
+	static const char rules[] = "KERNEL==\"sdb\", ATTR{queue/scheduler}=\"none\"\0"
+				    "KERNEL==\"sdb\", ATTR{queue/scheduler}=\"kyber\"\n";
+	char *got;
+
+	put_bytes("etc/sysctl.d/90-nul.conf", conf, sizeof(conf) - 1);
+	got = why("sysctl.vm.dirty_ratio", NULL);
+	ck_assert_ptr_nonnull(strstr(got,
+				     "sysctl.d /etc/sysctl.d/90-nul.conf:2 12 overridden differs\n"
+				     "sysctl.d /etc/sysctl.d/90-nul.conf:3 13 wins differs\n"));
+	free(got);
+	got = why("sysctl.vm.swappiness", NULL);
+	ck_assert_ptr_nonnull(strstr(got, "sysctl.d /etc/sysctl.d/90-nul.conf:1 11 wins differs\n"));
+	free(got);
+	put_bytes("etc/udev/rules.d/90-nul.rules", rules, sizeof(rules) - 1);
+	got = why("block.sdb.scheduler", NULL);
+	ck_assert_str_eq(got, "udev /etc/udev/rules.d/90-nul.rules:1 none overridden differs\n"
+			      "udev /etc/udev/rules.d/90-nul.rules:2 kyber wins differs\n");
+	free(got);
+}
+END_TEST
+
 /* H8: below --root, a link (relative or absolute) is resolved inside the root, as in a chroot */
 START_TEST(links_below_another_root_stay_inside_it)
 {
@@ -511,6 +589,8 @@ static Suite *why_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("scan");
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, lines_end_as_systemd_reads_them, 0, ARRAY_SIZE(line_cases));
+	tcase_add_test(tc, a_nul_byte_ends_a_line_and_hides_nothing);
 	tcase_add_test(tc, links_below_another_root_stay_inside_it);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("verify");
