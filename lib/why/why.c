@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * perftune_why(): every source that claims a key,
+ * perftune_why() and perftune_why_keys(): every source that claims a key,
  * in the order they take effect at boot and after it: the kernel command
  * line, systemd-sysctl, udev (device added), TuneD (its daemon starting),
  * daemons that write it again, and perftune's own transactions.  The
@@ -309,4 +309,20 @@ PERFTUNE_EXPORT int perftune_why(struct perftune_ctx *ctx, const char *key, cons
 		return -EINVAL;
 	pt_err_clear(ctx);
 	return pt_api_ret(why_impl(ctx, &key, &value, 1, iterp));
+}
+
+PERFTUNE_EXPORT int perftune_why_keys(struct perftune_ctx *ctx, const char *const *keys,
+				      const char *const *compare_to,
+				      struct perftune_source_iter **iterp)
+{
+	size_t n = 0;
+
+	if (iterp)
+		*iterp = NULL;
+	if (!ctx || !keys || !iterp)
+		return -EINVAL;
+	pt_err_clear(ctx);
+	while (keys[n])
+		n++;
+	return pt_api_ret(why_impl(ctx, keys, compare_to, n, iterp));
 }

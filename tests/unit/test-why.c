@@ -618,6 +618,64 @@ START_TEST(verify_of_many_settings_reads_each_file_once)
 }
 END_TEST
 
+/* the sources of @keys (perftune_why_keys) as why() gives them, with each one's key first */
+static char *why_keys(const char *const *keys, const char *const *cmp)
+{
+	struct perftune_source_iter *it;
+	const struct perftune_source *s;
+	struct pt_buf b = { 0 };
+	int r = perftune_why_keys(f.ctx, keys, cmp, &it);
+
+	ck_assert_msg(r >= 0, "%s", perftune_ctx_last_error(f.ctx));
+	while ((s = perftune_source_iter_next(it)))
+		pt_buf_printf(&b, "%s: %s %s %s%s\n", perftune_source_key(s),
+			      perftune_source_kind(s), perftune_source_location(s),
+			      perftune_source_value(s) ? perftune_source_value(s) : "-",
+			      perftune_source_flags(s) & PERFTUNE_SOURCE_DIFFERS ? " differs" : "");
+	perftune_source_iter_free(it);
+	return pt_buf_steal(&b);
+}
+
+START_TEST(why_keys_reads_each_file_once_for_all_keys)
+{
+	const char *const keys[] = { "sysctl.vm.dirty_ratio", "block.sda.scheduler",
+				     "sysctl.net.ipv4.conf.eth0.rp_filter", NULL };
+	const char *const cmp[] = { "15", NULL, "1", NULL };
+	int usr = watch_opens("usr/lib/sysctl.d"), etc = watch_opens("etc/sysctl.d"),
+	    rules = watch_opens("etc/udev/rules.d");
+	char *got = why_keys(keys, cmp);
+
+	ck_assert_str_eq(
+		got, "sysctl.vm.dirty_ratio: sysctl.d /usr/lib/sysctl.d/50-default.conf:2 15\n"
+		     "sysctl.vm.dirty_ratio: tuned /usr/lib/tuned/base/tuned.conf:5 40 differs\n"
+		     "sysctl.vm.dirty_ratio: tuned /usr/lib/tuned/child/tuned.conf:4 35 differs\n"
+		     "block.sda.scheduler: udev /etc/udev/rules.d/60-sched.rules:2 bfq differs\n"
+		     "sysctl.net.ipv4.conf.eth0.rp_filter: sysctl.d "
+		     "/etc/sysctl.d/80-net.conf:1 0 differs\n");
+	ck_assert_int_eq(opens_of(usr, "50-default.conf"), 1);
+	ck_assert_int_eq(opens_of(etc, "80-net.conf"), 1);
+	ck_assert_int_eq(opens_of(rules, "60-sched.rules"), 1);
+	free(got);
+}
+END_TEST
+
+START_TEST(why_keys_bad_input)
+{
+	const char *const bad[] = { "sysctl.vm.swappiness", "sysctl.vm.nosuch", NULL };
+	const char *const none[] = { NULL };
+	struct perftune_source_iter *it = NULL;
+
+	ck_assert_int_eq(perftune_why_keys(f.ctx, bad, NULL, &it), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "sysctl.vm.nosuch"));
+	ck_assert_ptr_null(it);
+	ck_assert_int_eq(perftune_why_keys(f.ctx, NULL, NULL, &it), -EINVAL);
+	ck_assert_int_eq(perftune_why_keys(NULL, none, NULL, &it), -EINVAL);
+	ck_assert_int_eq(perftune_why_keys(f.ctx, none, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(perftune_why_keys(f.ctx, none, NULL, &it), 0); /* no keys, no sources */
+	perftune_source_iter_free(it);
+}
+END_TEST
+
 /* only the kinds of source that can name a key are read; /proc only for a daemon's keys */
 START_TEST(a_key_reads_only_the_sources_that_can_name_it)
 {
@@ -802,6 +860,8 @@ static Suite *why_suite(void)
 	tcase_add_test(tc, a_nul_byte_ends_a_line_and_hides_nothing);
 	tcase_add_test(tc, links_below_another_root_stay_inside_it);
 	tcase_add_test(tc, verify_of_many_settings_reads_each_file_once);
+	tcase_add_test(tc, why_keys_reads_each_file_once_for_all_keys);
+	tcase_add_test(tc, why_keys_bad_input);
 	tcase_add_test(tc, a_key_reads_only_the_sources_that_can_name_it);
 	tcase_add_test(tc, a_1_mib_file_of_one_key_takes_linear_work);
 	tcase_add_test(tc, a_1_mib_file_of_globs_takes_linear_work);
