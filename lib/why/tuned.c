@@ -2,16 +2,11 @@
 /*
  * TuneD: its active profile (/etc/tuned/active_profile, names separated by
  * blanks), loaded with lib/profile's loader (includes found in TuneD's
- * directories of the same root), and the daemons that set keys again while
- * they run, found by their names in /proc/<pid>/comm: tuned (and tuned-ppd)
- * applies its profile when it starts and re-applies sysctl.d after it
- * (reapply_sysctl, on by default); power-profiles-daemon writes the CPU's
- * energy preference and boost whenever the power profile changes.  The
- * active profile is loaded once per call (each of its names once, as
- * TuneD's loader takes them), /proc read once and only when a key may be
- * set by a daemon; a key then looks its own items up.
+ * directories of the same root), and whether it applies sysctl.d again
+ * after its profile (reapply_sysctl in tuned-main.conf, on by default).
+ * The active profile is loaded once per call (each of its names once, as
+ * TuneD's loader takes them); a key then looks its own items up.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -49,11 +44,6 @@ struct fileid {
 	ino_t ino;
 };
 
-struct daemon {
-	char comm[16];
-	int pid;
-};
-
 struct pt_tuned {
 	struct perftune_ctx *ctx;
 	struct active *a;
@@ -61,9 +51,6 @@ struct pt_tuned {
 	struct fileid *done; /* the files loaded so far */
 	size_t ndone, donecap;
 	int reapply; /* -1: tuned-main.conf not read yet */
-	struct daemon *d;
-	size_t nd, dcap;
-	bool daemons_read;
 };
 
 static int load(struct perftune_ctx *ctx, const char *path, struct loaded *l)
@@ -104,7 +91,7 @@ static int find_profile(struct pt_tuned *tu, char **const *dirs, const size_t *n
 		if (!ndirs[d] || !bsearch(&name, dirs[d], ndirs[d], sizeof(char *), strp_cmp) ||
 		    pt_snprintf(rel, sizeof(rel), "%s/%s/tuned.conf", tuned_dirs[d], name) < 0)
 			continue;
-		if (pt_conf_path(tu->ctx, rel, path, size) >= 0 && !access(path, F_OK))
+		if (pt_inroot_path(tu->ctx, rel, path, size) >= 0 && !access(path, F_OK))
 			return 0;
 	}
 	return -ENOENT;
@@ -274,7 +261,7 @@ void pt_tuned_free(struct pt_tuned *tu)
 		loaded_free(&a->main);
 		pt_free_all(a->name, a->error, a->inc, a->skip);
 	}
-	pt_free_all(tu->a, tu->d, tu->done, tu);
+	pt_free_all(tu->a, tu->done, tu);
 }
 
 /* the items of @l that set @t from @file (NULL: any); their number, or -ENOMEM */
@@ -371,109 +358,4 @@ bool pt_tuned_reapplies_sysctl(struct pt_tuned *tu)
 				      strcasecmp(eq + 1, "no") && strcasecmp(eq + 1, "off");
 	}
 	return tu->reapply;
-}
-
-/* keys power-profiles-daemon writes (its intel_pstate/amd_pstate and platform drivers) */
-static const char *const ppd_keys[] = { "cpu.*.epp", "cpu.boost", "cpu.*.governor" };
-
-static int add_daemon(const struct pt_tunable *t, const char *comm, int pid, const char *what,
-		      struct pt_srcs *v)
-{
-	char where[64];
-	struct pt_src *s;
-
-	snprintf(where, sizeof(where), "%s (pid %d)", comm, pid);
-	s = pt_src_add(v, PT_SRC_DAEMON, t, where, NULL, "%s", what);
-	if (!s)
-		return -ENOMEM;
-	s->flags |= PERFTUNE_SOURCE_PERSISTENT;
-	s->pid = pid;
-	return 0;
-}
-
-static bool tuned_comm(const char *comm)
-{
-	return !strcmp(comm, "tuned") || !strcmp(comm, "tuned-ppd");
-}
-
-static bool ppd_comm(const char *comm)
-{
-	return !strcmp(comm, "power-profiles-") || !strcmp(comm, "power-profiles-daemon");
-}
-
-/* irqbalance writes the smp_affinity of the IRQs it balances, not the default mask */
-static bool irqbalance_key(const struct pt_tunable *t)
-{
-	return !fnmatch("irq.*.cpus", t->key, 0) && strcmp(t->key, "irq.default.cpus");
-}
-
-static bool ppd_key(const struct pt_tunable *t)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(ppd_keys); i++)
-		if (!fnmatch(ppd_keys[i], t->key, 0))
-			return true;
-	return false;
-}
-
-static int daemon_claims(const struct pt_tunable *t, const char *comm, int pid, bool tuned,
-			 bool sysctl_d, struct pt_srcs *v)
-{
-	if (tuned_comm(comm) && tuned)
-		return add_daemon(t, comm, pid, "running: applies the active profile again", v);
-	if (tuned_comm(comm) && sysctl_d)
-		return add_daemon(t, comm, pid,
-				  "running: re-applies sysctl.d after its profile "
-				  "(reapply_sysctl)",
-				  v);
-	if (!strcmp(comm, "irqbalance") && irqbalance_key(t))
-		return add_daemon(t, comm, pid,
-				  "running: moves IRQs by its own configuration, onto "
-				  "every CPU not in IRQBALANCE_BANNED_CPUS",
-				  v);
-	if (ppd_comm(comm) && ppd_key(t)) /* comm is cut at 15 characters */
-		return add_daemon(t, "power-profiles-daemon", pid,
-				  "running: writes it when the power profile changes", v);
-	return 0;
-}
-
-/* the daemons of interest running, from /proc below the root: once */
-static int read_daemons(struct pt_tuned *tu)
-{
-	_cleanup_closedir_ DIR *d = pt_attr_opendir(tu->ctx, "proc");
-	struct dirent *e;
-
-	tu->daemons_read = true;
-	while (d && (e = readdir(d))) {
-		char path[64], comm[64];
-		if (!isdigit((unsigned char)e->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "proc/%.20s/comm", e->d_name);
-		if (pt_attr_read_raw(tu->ctx, path, comm, sizeof(comm)) < 0)
-			continue; /* gone meanwhile */
-		pt_trim(comm);
-		if (!tuned_comm(comm) && !ppd_comm(comm) && strcmp(comm, "irqbalance"))
-			continue;
-		if (pt_grow(&tu->d, &tu->dcap, tu->nd + 1, 4) < 0)
-			return -ENOMEM;
-		snprintf(tu->d[tu->nd].comm, sizeof(tu->d[tu->nd].comm), "%s", comm);
-		tu->d[tu->nd++].pid = atoi(e->d_name);
-	}
-	pt_err_clear(tu->ctx);
-	return 0;
-}
-
-int pt_tuned_daemons(struct pt_tuned *tu, const struct pt_tunable *t, bool tuned, bool sysctl_d,
-		     struct pt_srcs *v, struct pt_why_work *work)
-{
-	int r = 0;
-
-	if (!tuned && !sysctl_d && !irqbalance_key(t) && !ppd_key(t))
-		return 0; /* no daemon sets it: /proc is not read */
-	if (!tu->daemons_read)
-		r = read_daemons(tu);
-	for (size_t i = 0; i < tu->nd && r >= 0; i++) {
-		work->steps++;
-		r = daemon_claims(t, tu->d[i].comm, tu->d[i].pid, tuned, sysctl_d, v);
-	}
-	return r;
 }

@@ -3,12 +3,13 @@
  * What the files of lib/why/ share: who else on this machine sets a key
  * (perftune_why()) and whether a setting is in force (perftune_verify*()).
  * conf.c reads configuration files (/etc, /run, /usr) below the context's
- * root; cmdline.c, sysctld.c, udev.c and tuned.c each read one kind of
- * source once into an index and look keys up in it; why.c builds the
- * indexes a call needs, puts the sources of each key in the order they take
- * effect and flags them; verify.c compares values.  Arrows point down: why.c
- * and verify.c call the scanners, the scanners call conf.c and src.c,
- * nothing calls back up.
+ * root, found there by inroot.c; cmdline.c, sysctld.c, udev.c, tuned.c and
+ * daemons.c each read one kind of source once into an index and look keys
+ * up in it; why.c builds the indexes a call needs, puts the sources of each
+ * key in the order they take effect and flags them; verify.c compares
+ * values.  Arrows point down: why.c and verify.c call the scanners, the
+ * scanners call conf.c and src.c, conf.c calls inroot.c, nothing calls back
+ * up.
  */
 #ifndef PERFTUNE_WHY_INTERNAL_H
 #define PERFTUNE_WHY_INTERNAL_H
@@ -23,6 +24,19 @@ struct pt_why_work {
 	size_t lines; /* their lines parsed */
 	size_t steps; /* entries and sources looked at: lookups, matches, flags */
 };
+
+/* ---- inroot.c: paths below the context's root, resolved inside it as in a chroot ---- */
+/*
+ * An O_PATH fd of @rel ("etc/sysctl.d/x.conf", relative to the root): for
+ * the root "/" the kernel's lookup, else the walk inside the root, where a
+ * link, relative or absolute, and ".." never lead out of it.  @where (may be
+ * NULL): where it is, relative to the root.  The fd or -errno.
+ */
+int pt_inroot_locate(struct perftune_ctx *ctx, const char *rel, char *where, size_t size);
+/* @rel open for reading: the very file pt_inroot_locate() finds; the fd or -errno */
+int pt_inroot_open(struct perftune_ctx *ctx, const char *rel);
+/* the path of @rel with the root in front, resolved inside it (for code that opens by name) */
+int pt_inroot_path(struct perftune_ctx *ctx, const char *rel, char *out, size_t size);
 
 /* ---- conf.c: configuration files below the context's root ---- */
 /*
@@ -58,8 +72,6 @@ int pt_conf_list_read(struct perftune_ctx *ctx, const struct pt_conf_list *l, si
 void pt_conf_list_free(struct pt_conf_list *l);
 /* the names in directory @rel (not "." ones), sorted; *@names NULL when none; 0 or -ENOMEM */
 int pt_conf_dir(struct perftune_ctx *ctx, const char *rel, char ***names, size_t *n);
-/* the path of @rel below the root, resolved inside it as pt_conf_read() resolves it */
-int pt_conf_path(struct perftune_ctx *ctx, const char *rel, char *out, size_t size);
 /* "/" + @rel: how a path is shown to the user (the root left out) */
 const char *pt_conf_shown(const char *rel);
 /*
@@ -162,7 +174,7 @@ int pt_udev_rules_why(struct pt_udev_rules *u, const struct pt_tunable *t,
 /* udev.c, for the fuzzer: the rules of @text (malloc'd, taken) as if it were the file @rel */
 int pt_udev_rules_parse(struct perftune_ctx *ctx, const char *rel, char *text, size_t len,
 			struct pt_udev_rules **out, struct pt_why_work *work);
-/* tuned.c: TuneD's active profile (each name loaded once), the daemons running */
+/* tuned.c: TuneD's active profile (each name loaded once) */
 struct pt_tuned;
 int pt_tuned_new(struct perftune_ctx *ctx, struct pt_tuned **out, struct pt_why_work *work);
 void pt_tuned_free(struct pt_tuned *tu);
@@ -171,15 +183,18 @@ int pt_tuned_why(struct pt_tuned *tu, const struct pt_tunable *t, struct pt_srcs
 		 struct pt_why_work *work);
 /* TuneD re-applies sysctl.d after its profile (tuned-main.conf reapply_sysctl, on by default) */
 bool pt_tuned_reapplies_sysctl(struct pt_tuned *tu);
+/* daemons.c: the daemons running, from /proc below the root (read on first need) */
+struct pt_daemons;
+int pt_daemons_new(struct perftune_ctx *ctx, struct pt_daemons **out); /* reads nothing yet */
+void pt_daemons_free(struct pt_daemons *ds);
 /*
- * The daemons running (from /proc below the root, read once, and only when
- * a key may name them) that set @t again: tuned and tuned-ppd when its
- * profile claims @t (@tuned) or when it re-applies sysctl.d (@sysctl_d: a
- * sysctl.d file claims @t), irqbalance for IRQ masks, power-profiles-daemon
- * for the CPU's energy keys.
+ * The daemons that set @t again: tuned and tuned-ppd when its profile
+ * claims @t (@tuned) or when it re-applies sysctl.d (@sysctl_d: a sysctl.d
+ * file claims @t), irqbalance for IRQ masks, power-profiles-daemon for the
+ * CPU's energy keys; /proc is read (once) only when one of them can.
  */
-int pt_tuned_daemons(struct pt_tuned *tu, const struct pt_tunable *t, bool tuned, bool sysctl_d,
-		     struct pt_srcs *v, struct pt_why_work *work);
+int pt_daemons_why(struct pt_daemons *ds, const struct pt_tunable *t, bool tuned, bool sysctl_d,
+		   struct pt_srcs *v, struct pt_why_work *work);
 
 /* ---- why.c: the sources of many keys, every index built at most once ---- */
 struct pt_why;

@@ -4,10 +4,11 @@
  * in the order they take effect at boot and after it: the kernel command
  * line, systemd-sysctl, udev (device added), TuneD (its daemon starting),
  * daemons that write it again, and perftune's own transactions.  The
- * scanners (cmdline.c, sysctld.c, udev.c, tuned.c) read their files into an
- * index once per call, and only when a key of the call can be named there
- * (a sysctl: sysctl.d; a device's attribute: udev rules); each key is then
- * looked up in them.  This file orders and flags the sources, in one pass.
+ * scanners (cmdline.c, sysctld.c, udev.c, tuned.c, daemons.c) read their
+ * files into an index once per call, and only when a key of the call can be
+ * named there (a sysctl: sysctl.d; a device's attribute: udev rules); each
+ * key is then looked up in them.  This file orders and flags the sources,
+ * in one pass.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@ struct pt_why {
 	struct pt_sysctld *sysctld;
 	struct pt_udev_rules *udev;
 	struct pt_tuned *tuned;
+	struct pt_daemons *daemons;
 	struct pt_jinfo *tx; /* the journals, loaded once */
 	size_t ntx;
 	bool tx_read;
@@ -43,6 +45,7 @@ void pt_why_free(struct pt_why *w)
 	pt_sysctld_free(w->sysctld);
 	pt_udev_rules_free(w->udev);
 	pt_tuned_free(w->tuned);
+	pt_daemons_free(w->daemons);
 	for (size_t i = 0; i < w->ntx; i++)
 		pt_jinfo_free(&w->tx[i]);
 	free(w->tx);
@@ -74,6 +77,11 @@ static int udev(struct pt_why *w)
 static int tuned(struct pt_why *w)
 {
 	return w->tuned ? 0 : pt_tuned_new(w->ctx, &w->tuned, &w->work);
+}
+
+static int daemons(struct pt_why *w)
+{
+	return w->daemons ? 0 : pt_daemons_new(w->ctx, &w->daemons);
 }
 
 /* our own transactions: every journal, loaded once */
@@ -243,7 +251,9 @@ int pt_why_tunable(struct pt_why *w, const struct pt_tunable *t, const char *val
 	if (r >= 0)
 		r = found = pt_tuned_why(w->tuned, t, v, &w->work);
 	if (r >= 0)
-		r = pt_tuned_daemons(w->tuned, t, found > 0, nsys > 0, v, &w->work);
+		r = daemons(w);
+	if (r >= 0)
+		r = pt_daemons_why(w->daemons, t, found > 0, nsys > 0, v, &w->work);
 	if (r >= 0)
 		r = why_tx(w, t, v);
 	if (r >= 0)
