@@ -686,6 +686,19 @@ int perftune_source_pid(const struct perftune_source *s);
 int perftune_why(struct perftune_ctx *ctx, const char *key, const char *compare_to,
 		 struct perftune_source_iter **iterp);
 
+/**
+ * perftune_why_keys() - perftune_why() of many keys in one call: the sources
+ * of each of @keys (NULL-terminated) in turn, each compared with
+ * @compare_to[i] (@compare_to NULL, or an entry NULL: the value now).  Every
+ * configuration file is read once for all of them, and only the kinds of
+ * source that can name one of the keys are read (a sysctl: sysctl.d; a
+ * device's attribute: udev rules).  perftune_source_key() tells whose each
+ * source is.  A key that names nothing fails the call, naming the key.
+ * Return: number of sources, -EINVAL, -ENOENT, -ENODEV, -EOPNOTSUPP, -ENOMEM.
+ */
+int perftune_why_keys(struct perftune_ctx *ctx, const char *const *keys,
+		      const char *const *compare_to, struct perftune_source_iter **iterp);
+
 /** What perftune_verify*() found for one setting (perftune_check_status()). */
 enum perftune_check_result {
 	PERFTUNE_CHECK_IN_FORCE = 0,	 /* reads back the expected value */

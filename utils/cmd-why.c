@@ -10,63 +10,131 @@
 
 /* ---- warnings: a persistent source that will put a key back ---- */
 
-/* the last persistent source in effect whose value is not @value, or NULL */
-static const struct perftune_source *conflict(struct perftune_source_iter *it)
+/* a source that will put its key back: persistent, in effect, another value */
+static bool puts_back(const struct perftune_source *s)
 {
-	const struct perftune_source *s, *last = NULL;
 	const unsigned want = PERFTUNE_SOURCE_PERSISTENT | PERFTUNE_SOURCE_DIFFERS;
+	unsigned fl = perftune_source_flags(s);
 
-	while ((s = perftune_source_iter_next(it))) {
-		unsigned fl = perftune_source_flags(s);
-		if ((fl & want) == want &&
-		    !(fl & (PERFTUNE_SOURCE_OVERRIDDEN | PERFTUNE_SOURCE_ERROR)))
-			last = s;
-	}
-	return last;
+	return (fl & want) == want && !(fl & (PERFTUNE_SOURCE_OVERRIDDEN | PERFTUNE_SOURCE_ERROR));
 }
 
+/* the index of @key among @keys[0..n), looked for from @from on first (sources come in order) */
+static size_t key_at(const char *const *keys, size_t n, size_t from, const char *key)
+{
+	for (size_t j = from; j < n; j++)
+		if (!strcmp(keys[j], key))
+			return j;
+	for (size_t j = 0; j < from && j < n; j++)
+		if (!strcmp(keys[j], key))
+			return j;
+	return n;
+}
+
+static void print_conflict(FILE *json, const char *key, const struct perftune_source *s, int n)
+{
+	bool f = true;
+
+	if (json) {
+		fprintf(json, "%s\n    {", n ? "," : "");
+		json_kv(json, &f, "key", key);
+		json_kv(json, &f, "kind", perftune_source_kind(s));
+		json_kv(json, &f, "location", perftune_source_location(s));
+		json_kv(json, &f, "value", perftune_source_value(s));
+		json_kv(json, &f, "note", perftune_source_note(s));
+		fputs("}", json);
+		return;
+	}
+	fprintf(stderr, "%s: warning: %s: %s %s %s%s (%s)\n", program, key, perftune_source_kind(s),
+		perftune_source_location(s),
+		perftune_source_value(s) ? "puts back " : "sets it again",
+		perftune_source_value(s) ? perftune_source_value(s) : "", perftune_source_note(s));
+}
+
+/* the warning of @key alone, if it has one (nothing to warn about that we can find: 0) */
+static int print_one(struct perftune_ctx *ctx, FILE *json, const char *key, const char *value, int n)
+{
+	struct perftune_source_iter *it;
+	const struct perftune_source *s, *last = NULL;
+
+	if (perftune_why(ctx, key, value, &it) < 0)
+		return 0;
+	while ((s = perftune_source_iter_next(it)))
+		if (puts_back(s))
+			last = s;
+	if (last)
+		print_conflict(json, key, last, n);
+	perftune_source_iter_free(it);
+	return last != NULL;
+}
+
+/* room for twice as many keys and values (and their NULL) */
+static bool grow(const char ***keys, const char ***values, size_t *cap)
+{
+	size_t c = *cap ? 2 * *cap : 16;
+	const char **k = realloc(*keys, c * sizeof(*k)), **v;
+
+	if (k)
+		*keys = k;
+	v = k ? realloc(*values, c * sizeof(*v)) : NULL;
+	if (v)
+		*values = v;
+	if (v)
+		*cap = c;
+	return v != NULL;
+}
+
+/*
+ * One line per key written (each change of a dry run) that a persistent
+ * source will put back: the last such source of the key.  One call of
+ * perftune_why_keys() for them all, so that each configuration file is read
+ * once, and only those that can name the keys.
+ */
 int print_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, FILE *json)
 {
-	struct perftune_change_iter *ch;
+	struct perftune_change_iter *ch = NULL;
+	struct perftune_source_iter *it = NULL;
+	const struct perftune_source *s, **last = NULL;
 	const struct perftune_change *c;
-	int n = 0;
+	const char **keys = NULL, **values = NULL;
+	size_t n = 0, cap = 0, j = 0;
+	int count = 0;
 
 	if (json)
 		fputs("\"warnings\": [", json);
 	if (perftune_tx_changes(tx, &ch) < 0)
 		ch = NULL;
 	while ((c = perftune_change_iter_next(ch))) {
-		struct perftune_source_iter *it;
-		const struct perftune_source *s;
-		bool f = true;
 		if (!dry && !(perftune_change_flags(c) & PERFTUNE_CHANGE_WRITTEN))
 			continue;
-		if (perftune_why(ctx, perftune_change_key(c), perftune_change_new_value(c), &it) < 0)
-			continue; /* nothing to warn about that we can find */
-		s = conflict(it);
-		if (s && json) {
-			fprintf(json, "%s\n    {", n ? "," : "");
-			json_kv(json, &f, "key", perftune_change_key(c));
-			json_kv(json, &f, "kind", perftune_source_kind(s));
-			json_kv(json, &f, "location", perftune_source_location(s));
-			json_kv(json, &f, "value", perftune_source_value(s));
-			json_kv(json, &f, "note", perftune_source_note(s));
-			fputs("}", json);
-		} else if (s) {
-			fprintf(stderr, "%s: warning: %s: %s %s %s%s (%s)\n", program,
-				perftune_change_key(c), perftune_source_kind(s),
-				perftune_source_location(s),
-				perftune_source_value(s) ? "puts back " : "sets it again",
-				perftune_source_value(s) ? perftune_source_value(s) : "",
-				perftune_source_note(s));
-		}
-		n += s != NULL;
-		perftune_source_iter_free(it);
+		if (n + 1 >= cap && !grow(&keys, &values, &cap))
+			break; /* out of memory: no warnings */
+		keys[n] = perftune_change_key(c);
+		values[n++] = perftune_change_new_value(c);
+		keys[n] = values[n] = NULL;
 	}
+	last = n ? calloc(n + 1, sizeof(*last)) : NULL;
+	if (last && perftune_why_keys(ctx, keys, values, &it) >= 0) {
+		while ((s = perftune_source_iter_next(it))) {
+			j = key_at(keys, n, j, perftune_source_key(s));
+			if (j < n && puts_back(s))
+				last[j] = s;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (last[i])
+				print_conflict(json, keys[i], last[i], count++);
+	} else if (last) { /* a key gone since (a process, a device): the others one by one */
+		for (size_t i = 0; i < n; i++)
+			count += print_one(ctx, json, keys[i], values[i], count);
+	}
+	perftune_source_iter_free(it);
 	perftune_change_iter_free(ch);
+	free(keys);
+	free(values);
+	free(last);
 	if (json)
-		fputs(n ? "\n  ]" : "]", json);
-	return n;
+		fputs(count ? "\n  ]" : "]", json);
+	return count;
 }
 
 /* ---- why ---- */

@@ -100,9 +100,16 @@ func (c *Context) LoadProfile(nameOrPath string, vars map[string]string) (*Profi
 // cStringArray copies ss into a NULL-terminated C array of C strings; free
 // releases all of it.
 func cStringArray(ss []string) (arr **C.char, free func()) {
+	return cStrings(ss, false)
+}
+
+// cStrings is cStringArray, with each "" a NULL where emptyIsNull.
+func cStrings(ss []string, emptyIsNull bool) (arr **C.char, free func()) {
 	cs := make([]*C.char, len(ss)+1)
 	for i, s := range ss {
-		cs[i] = C.CString(s)
+		if s != "" || !emptyIsNull {
+			cs[i] = C.CString(s)
+		}
 	}
 	arr = (**C.char)(C.malloc(C.size_t(len(cs)) * C.size_t(unsafe.Sizeof(cs[0]))))
 	copy(unsafe.Slice(arr, len(cs)), cs)

@@ -57,21 +57,58 @@ func (c *Context) Why(key, compareTo string) ([]Source, error) {
 		if rc := C.perftune_why(p, k, cmp, &it); rc < 0 {
 			return rc
 		}
-		defer C.perftune_source_iter_free(it)
-		for s := C.perftune_source_iter_next(it); s != nil; s = C.perftune_source_iter_next(it) {
-			out = append(out, Source{
-				Kind:     C.GoString(C.perftune_source_kind(s)),
-				Key:      C.GoString(C.perftune_source_key(s)),
-				Location: C.GoString(C.perftune_source_location(s)),
-				Value:    C.GoString(C.perftune_source_value(s)),
-				Note:     C.GoString(C.perftune_source_note(s)),
-				Flags:    SourceFlags(C.perftune_source_flags(s)),
-				PID:      int(C.perftune_source_pid(s)),
-			})
-		}
+		out = sources(it)
 		return 0
 	}, key, compareTo)
 	return out, err
+}
+
+// WhyKeys is [Context.Why] of many keys in one call: the sources of each of
+// keys in turn (Source.Key tells whose), each compared with compareTo[key]
+// (absent or "": the value now). Every configuration file is read once for
+// all of them, and only the kinds of source that can name one of the keys.
+// Errors wrap EINVAL, ENOENT, ENODEV or EOPNOTSUPP, naming the key.
+func (c *Context) WhyKeys(keys []string, compareTo map[string]string) ([]Source, error) {
+	var out []Source
+	args := append([]string{}, keys...)
+	for _, v := range compareTo {
+		args = append(args, v)
+	}
+	err := c.do("why", strings.Join(keys, " "), func(p *C.struct_perftune_ctx) C.int {
+		ck, freeKeys := cStringArray(keys)
+		defer freeKeys()
+		values := make([]string, len(keys))
+		for i, k := range keys {
+			values[i] = compareTo[k]
+		}
+		cv, freeValues := cStrings(values, true) // "": NULL, the value now
+		defer freeValues()
+		var it *C.struct_perftune_source_iter
+		if rc := C.perftune_why_keys(p, ck, cv, &it); rc < 0 {
+			return rc
+		}
+		out = sources(it)
+		return 0
+	}, args...)
+	return out, err
+}
+
+// sources drains and frees it.
+func sources(it *C.struct_perftune_source_iter) []Source {
+	var out []Source
+	defer C.perftune_source_iter_free(it)
+	for s := C.perftune_source_iter_next(it); s != nil; s = C.perftune_source_iter_next(it) {
+		out = append(out, Source{
+			Kind:     C.GoString(C.perftune_source_kind(s)),
+			Key:      C.GoString(C.perftune_source_key(s)),
+			Location: C.GoString(C.perftune_source_location(s)),
+			Value:    C.GoString(C.perftune_source_value(s)),
+			Note:     C.GoString(C.perftune_source_note(s)),
+			Flags:    SourceFlags(C.perftune_source_flags(s)),
+			PID:      int(C.perftune_source_pid(s)),
+		})
+	}
+	return out
 }
 
 // CheckStatus is what verify found for one setting (PERFTUNE_CHECK_*).

@@ -31,6 +31,18 @@ func TestWhyAndVerify(t *testing.T) {
 		t.Fatalf("Why compared with 10: %+v", src)
 	}
 
+	ft.write(t, "etc/udev/rules.d/60-x.rules", "KERNEL==\"fake0\", ATTR{queue/scheduler}=\"kyber\"\n")
+	many, err := ctx.WhyKeys([]string{"sysctl.vm.swappiness", "block.fake0.scheduler"},
+		map[string]string{"sysctl.vm.swappiness": "10"})
+	if err != nil || len(many) != 2 || many[0].Key != "sysctl.vm.swappiness" ||
+		many[0].Flags.Has(perftune.SourceDiffers) || many[1].Key != "block.fake0.scheduler" ||
+		many[1].Location != "/etc/udev/rules.d/60-x.rules:1" || !many[1].Flags.Has(perftune.SourceDiffers) {
+		t.Fatalf("WhyKeys: %v, %+v", err, many)
+	}
+	if _, err := ctx.WhyKeys([]string{"sysctl.vm.nosuch"}, nil); !errors.Is(err, syscall.ENOENT) {
+		t.Fatalf("WhyKeys of a missing sysctl: %v", err)
+	}
+
 	cs, n, err := ctx.Verify("block.fake0.scheduler=noop", "sysctl.vm.swappiness=5")
 	if err != nil || n != 1 || len(cs) != 2 {
 		t.Fatalf("Verify: %v, %d, %+v", err, n, cs)

@@ -21,6 +21,7 @@
 %{
 #define SWIG_FILE_WITH_INIT
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "perftune.h"
@@ -54,6 +55,56 @@ static PyObject *pt_append(PyObject *result, PyObject *obj)
 	}
 	PyTuple_SET_ITEM(t, n, obj);
 	return t;
+}
+
+/*
+ * A sequence of str (items None too where @none_ok: NULL in C) as an array of
+ * UTF-8 strings, NULL-terminated after the last item; the str objects stay
+ * alive in *@seq until the caller releases it.  NULL with a Python error set.
+ */
+static const char **pt_strv_in(PyObject *in, int argnum, int none_ok, PyObject **seq)
+{
+	const char **arr;
+	Py_ssize_t i, n;
+	char msg[64];
+
+	snprintf(msg, sizeof(msg), "argument %d must be a sequence of str or None", argnum);
+	*seq = PySequence_Fast(in, msg);
+	if (!*seq)
+		return NULL;
+	n = PySequence_Fast_GET_SIZE(*seq);
+	arr = calloc((size_t)n + 1, sizeof(*arr));
+	if (!arr) {
+		PyErr_NoMemory();
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		PyObject *o = PySequence_Fast_GET_ITEM(*seq, i);
+		Py_ssize_t len;
+
+		if (none_ok && o == Py_None)
+			continue; /* NULL */
+		if (!PyUnicode_Check(o)) {
+			PyErr_Format(PyExc_TypeError, "argument %d: items must be str, not %s", argnum,
+				     Py_TYPE(o)->tp_name);
+			break;
+		}
+		/* UTF-8 kept by the str object, which seq holds */
+		arr[i] = PyUnicode_AsUTF8AndSize(o, &len);
+		if (!arr[i])
+			break;
+		if (strlen(arr[i]) != (size_t)len) {
+			PyErr_Format(PyExc_ValueError,
+				     "argument %d: variable must not contain a NUL character: %R", argnum,
+				     o);
+			break;
+		}
+	}
+	if (i < n) {
+		free(arr);
+		return NULL;
+	}
+	return arr;
 }
 
 /* called by the library on the caller's thread, with or without the GIL held */
@@ -121,39 +172,29 @@ PT_OUT_HANDLE(struct perftune_profile, pp)
 	if ($input == Py_None) {
 		$1 = NULL;
 	} else {
-		Py_ssize_t i, n;
-
-		seq = PySequence_Fast($input, "argument $argnum must be a sequence of str or None");
-		if (!seq)
+		arr = pt_strv_in($input, $argnum, false, &seq);
+		if (!arr)
 			SWIG_fail;
-		n = PySequence_Fast_GET_SIZE(seq);
-		arr = calloc((size_t)n + 1, sizeof(*arr));
-		if (!arr) {
-			PyErr_NoMemory();
-			SWIG_fail;
-		}
-		for (i = 0; i < n; i++) {
-			PyObject *o = PySequence_Fast_GET_ITEM(seq, i);
-
-			if (!PyUnicode_Check(o)) {
-				PyErr_Format(PyExc_TypeError, "argument $argnum: items must be str, not %s",
-					     Py_TYPE(o)->tp_name);
-				SWIG_fail;
-			}
-			/* UTF-8 kept by the str object, which seq holds until freearg */
-			Py_ssize_t len;
-			arr[i] = PyUnicode_AsUTF8AndSize(o, &len);
-			if (!arr[i])
-				SWIG_fail;
-			if (strlen(arr[i]) != (size_t)len) {
-				PyErr_Format(PyExc_ValueError, "argument $argnum: variable must not contain a NUL character: %R", o);
-				SWIG_fail;
-			}
-		}
 		$1 = ($1_ltype)arr;
 	}
 }
 %typemap(freearg) const char *const *vars {
+	free((void *)arr$argnum);
+	Py_XDECREF(seq$argnum);
+}
+%apply const char *const *vars { const char *const *keys }; /* perftune_why_keys */
+/* perftune_why_keys: a value per key, None for the value now (NULL in C), or None for all */
+%typemap(in) const char *const *compare_to (PyObject *seq = NULL, const char **arr = NULL) {
+	if ($input == Py_None) {
+		$1 = NULL;
+	} else {
+		arr = pt_strv_in($input, $argnum, true, &seq);
+		if (!arr)
+			SWIG_fail;
+		$1 = ($1_ltype)arr;
+	}
+}
+%typemap(freearg) const char *const *compare_to {
 	free((void *)arr$argnum);
 	Py_XDECREF(seq$argnum);
 }

@@ -5,6 +5,8 @@
  * claims which key is this table (kernel-parameters.txt), plus
  * sysctl.<name>= (any sysctl, kernel 5.8 and later) and what the family's
  * export names give (numa_balancing=, transparent_hugepage=, hugepages=).
+ * The line is read and split into words once per call (pt_cmdline_new()),
+ * then each key looks the words up.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -31,43 +33,25 @@ static const struct {
 	{ "selinux.*", { "selinux", "enforcing" } },
 };
 
-static bool claims(const char *param, size_t len, const struct pt_tunable *t,
-		   const struct pt_xnames *x)
-{
-	char sysctl[PERFTUNE_KEY_MAX + 8];
-
-	if (x->sysctl[0]) {
-		snprintf(sysctl, sizeof(sysctl), "sysctl.%s", x->sysctl);
-		for (char *c = sysctl; *c; c++)
-			if (*c == '/')
-				*c = '.';
-		if (strlen(sysctl) == len && !strncmp(param, sysctl, len))
-			return true;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(boot_params); i++) {
-		if (fnmatch(boot_params[i].keys, t->key, 0))
-			continue;
-		for (size_t k = 0;
-		     k < ARRAY_SIZE(boot_params[i].params) && boot_params[i].params[k]; k++)
-			if (strlen(boot_params[i].params[k]) == len &&
-			    !strncmp(param, boot_params[i].params[k], len))
-				return true;
-	}
-	return false;
-}
-
-int pt_why_cmdline(struct perftune_ctx *ctx, const struct pt_tunable *t, const struct pt_xnames *x,
-		   struct pt_srcs *v)
-{
+struct pt_cmdline {
 	char line[PT_VAL];
-	char *p = line;
+	char *word[PT_VAL / 2]; /* into line: at most one word per two bytes */
+	size_t n;
+};
 
-	if (pt_attr_read_raw(ctx, "proc/cmdline", line, sizeof(line)) < 0)
-		return 0; /* no /proc/cmdline below this root: nothing to say */
+int pt_cmdline_parse(const char *text, struct pt_cmdline **out)
+{
+	struct pt_cmdline *c = calloc(1, sizeof(*c));
+	char *p;
+
+	*out = c;
+	if (!c)
+		return -ENOMEM;
+	snprintf(c->line, sizeof(c->line), "%s", text);
+	p = c->line;
 	while (*p) {
-		char *word, *eq;
 		bool quote = false;
-		struct pt_src *s;
+		char *word;
 		while (*p == ' ' || *p == '\n' || *p == '\t')
 			p++;
 		word = p;
@@ -78,14 +62,69 @@ int pt_why_cmdline(struct perftune_ctx *ctx, const struct pt_tunable *t, const s
 			*p++ = '\0';
 		if (!*word)
 			break;
-		eq = strchr(word, '=');
-		if (!claims(word, eq ? (size_t)(eq - word) : strlen(word), t, x))
+		c->word[c->n++] = word;
+	}
+	return 0;
+}
+
+int pt_cmdline_new(struct perftune_ctx *ctx, struct pt_cmdline **out)
+{
+	char line[PT_VAL];
+
+	if (pt_attr_read_raw(ctx, "proc/cmdline", line, sizeof(line)) < 0)
+		line[0] = '\0'; /* no /proc/cmdline below this root: nothing to say */
+	pt_err_clear(ctx);
+	return pt_cmdline_parse(line, out);
+}
+
+void pt_cmdline_free(struct pt_cmdline *c)
+{
+	free(c);
+}
+
+/* the parameters that claim @t: its sysctl.<name>, the table's */
+static size_t params_of(const struct pt_tunable *t, const struct pt_xnames *x, char *sysctl,
+			size_t size, const char **params)
+{
+	size_t n = 0;
+
+	if (x->sysctl[0]) {
+		snprintf(sysctl, size, "sysctl.%s", x->sysctl);
+		for (char *c = sysctl; *c; c++)
+			if (*c == '/')
+				*c = '.';
+		params[n++] = sysctl;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(boot_params); i++) {
+		if (fnmatch(boot_params[i].keys, t->key, 0))
 			continue;
-		if (!(s = pt_src_add(v, PT_SRC_CMDLINE, t)))
+		for (size_t k = 0;
+		     k < ARRAY_SIZE(boot_params[i].params) && boot_params[i].params[k]; k++)
+			params[n++] = boot_params[i].params[k];
+	}
+	return n;
+}
+
+int pt_cmdline_why(struct pt_cmdline *c, const struct pt_tunable *t, const struct pt_xnames *x,
+		   struct pt_srcs *v, struct pt_why_work *work)
+{
+	const char *params[1 + 5 * ARRAY_SIZE(boot_params)];
+	char sysctl[PERFTUNE_KEY_MAX + 8];
+	size_t np = params_of(t, x, sysctl, sizeof(sysctl), params);
+
+	for (size_t i = 0; i < c->n && np; i++) {
+		const char *word = c->word[i];
+		size_t len = strcspn(word, "=");
+		struct pt_src *s;
+		bool claimed = false;
+		for (size_t k = 0; k < np && !claimed; k++)
+			claimed = strlen(params[k]) == len && !strncmp(word, params[k], len);
+		work->steps++;
+		if (!claimed)
+			continue;
+		s = pt_src_add(v, PT_SRC_CMDLINE, t, "/proc/cmdline", word, "kernel boot parameter");
+		if (!s)
 			return -ENOMEM;
-		snprintf(s->where, sizeof(s->where), "/proc/cmdline");
-		snprintf(s->value, sizeof(s->value), "%s", word);
-		snprintf(s->note, sizeof(s->note), "kernel boot parameter");
 		s->flags |= PERFTUNE_SOURCE_PERSISTENT;
 	}
 	return 0;

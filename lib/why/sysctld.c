@@ -7,8 +7,13 @@
  * /etc/sysctl.conf as procps' sysctl --system reads it last (unless a
  * sysctl.d file already is it: 99-sysctl.conf -> ../sysctl.conf).  No
  * library parses these files (libsystemd does not export its parser): this
- * file does, with systemd's rules: "-" before a name, globs, "." and "/"
- * as separators.
+ * file does, with systemd's rules: lines as read_line() ends them (a NUL
+ * byte too), "-" before a name, globs, "." and "/" as separators.
+ *
+ * Every file is read once per call into an index: the assignments in the
+ * order they take effect, sorted by name (a key finds its own in O(log n)),
+ * and the distinct globs (each matched once per key).  A key's sources are
+ * then proportional to what names it, never to the size of the files.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -21,6 +26,34 @@ static const char *const sysctl_dirs[] = {
 	"usr/lib/sysctl.d", "lib/sysctl.d", NULL,
 };
 
+struct file {
+	char *shown; /* "/etc/sysctl.d/x.conf" */
+	char *text;  /* its lines, split in place: names and values point into it */
+	char *names; /* the names normalized, as many bytes as the text */
+	int err;     /* -errno: it cannot be read */
+};
+
+/* one assignment, or an unreadable file (name NULL), in the order they take effect */
+struct entry {
+	const char *name;    /* normalized: "net/ipv4/conf/eth0.100/rp_filter" */
+	const char *written; /* as the line has it (after "-") */
+	const char *value;
+	size_t file;
+	int line;
+};
+
+struct pt_sysctld {
+	struct perftune_ctx *ctx;
+	struct file *f;
+	size_t nf, fcap;
+	struct entry *e;
+	size_t ne, ecap;
+	struct pt_ref *plain, *glob; /* plain names and globs, by name then order */
+	size_t np, ng;
+	size_t *runs, nruns; /* where each distinct glob starts in glob[] */
+	size_t *err, nerr;   /* the entries of files that cannot be read */
+};
+
 /* systemd's sysctl_normalize(): the "/" form ("net/ipv4/conf/eth0.100/rp_filter") */
 static void normalize(char *name)
 {
@@ -28,15 +61,32 @@ static void normalize(char *name)
 
 	if (!sep || *sep == '/')
 		return;
-	for (char *c = name; *c; c++)
-		*c = *c == '.' ? '/' : *c == '/' ? '.' : *c;
+	for (char *c = name; *c; c++) {
+		if (*c == '.')
+			*c = '/';
+		else if (*c == '/')
+			*c = '.';
+	}
 }
 
-static int scan_line(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *file,
-		     int lineno, char *line, const char *want, struct pt_srcs *v)
+static bool is_glob(const char *name)
 {
-	char name[PERFTUNE_KEY_MAX], *eq, *val;
-	struct pt_src *s;
+	return strpbrk(name, "*?[") != NULL;
+}
+
+static int add_entry(struct pt_sysctld *s, const struct entry *e)
+{
+	if (pt_grow(&s->e, &s->ecap, s->ne + 1, 64) < 0)
+		return -ENOMEM;
+	s->e[s->ne++] = *e;
+	return 0;
+}
+
+/* one line of file @fi: an assignment entry, a comment, or a warning */
+static int parse_line(struct pt_sysctld *s, size_t fi, int lineno, char *line, char **names)
+{
+	char *eq, *val;
+	size_t n;
 
 	while (*line == ' ' || *line == '\t')
 		line++;
@@ -44,14 +94,9 @@ static int scan_line(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 		return 0;
 	eq = strchr(line, '=');
 	if (!eq) {
-		static __thread char warned[PATH_MAX + 16]; /* once, not once per key asked about */
-		char here[sizeof(warned)];
-		snprintf(here, sizeof(here), "%s:%d", file, lineno);
-		if (strcmp(here, warned))
-			pt_log(ctx, PERFTUNE_LOG_WARNING,
-			       "%s: line is not 'name = value', ignored (as systemd-sysctl does)",
-			       here);
-		snprintf(warned, sizeof(warned), "%s", here);
+		pt_log(s->ctx, PERFTUNE_LOG_WARNING,
+		       "%s:%d: line is not 'name = value', ignored (as systemd-sysctl does)",
+		       s->f[fi].shown, lineno);
 		return 0;
 	}
 	*eq = '\0';
@@ -60,81 +105,226 @@ static int scan_line(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 	pt_trim(val);
 	if (*line == '-')
 		line++;
-	if (pt_snprintf(name, sizeof(name), "%s", line) < 0)
-		return 0;
-	normalize(name);
-	if (fnmatch(name, want, FNM_PATHNAME))
-		return 0;
-	if (!(s = pt_src_add(v, PT_SRC_SYSCTL, t)))
+	n = strlen(line);
+	if (n >= PERFTUNE_KEY_MAX)
+		return 0; /* no sysctl has such a name */
+	memcpy(*names, line, n + 1);
+	normalize(*names);
+	if (add_entry(s, &(struct entry){ .name = *names,
+					  .written = line,
+					  .value = val,
+					  .file = fi,
+					  .line = lineno }) < 0)
 		return -ENOMEM;
-	snprintf(s->where, sizeof(s->where), "%s:%d", file, lineno);
-	snprintf(s->value, sizeof(s->value), "%s", val);
-	pt_normalize(s->value);
-	s->flags |= PERFTUNE_SOURCE_PERSISTENT;
-	snprintf(s->note, sizeof(s->note), "systemd-sysctl sets %s at boot", line);
+	*names += n + 1;
 	return 0;
 }
 
-static int scan_file(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *rel,
-		     const char *want, struct pt_srcs *v)
+/* the file @rel (read now, or @text given) into the index: its lines, or its error */
+static int add_file(struct pt_sysctld *s, const char *rel, char *text, size_t len, int err,
+		    struct pt_why_work *work)
 {
-	_cleanup_free_ char *text = NULL;
-	char file[PATH_MAX + 2];
-	struct pt_src *s;
-	int r = pt_conf_read(ctx, rel, &text), lineno = 0;
+	struct file *f;
+	struct pt_lines l;
+	char *line, *names;
+	int r = 0;
 
+	if (pt_grow(&s->f, &s->fcap, s->nf + 1, 8) < 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	f = &s->f[s->nf];
+	*f = (struct file){ .shown = strdup(pt_conf_shown(rel)), .text = text, .err = err };
+	if (!f->shown || (!err && !(f->names = malloc(len + 1)))) {
+		pt_free_all(f->shown, f->text);
+		return -ENOMEM;
+	}
+	s->nf++;
+	if (err) {
+		pt_log(s->ctx, PERFTUNE_LOG_WARNING, "%s: cannot read: %s", f->shown,
+		       strerror(-err));
+		return add_entry(s, &(struct entry){ .file = s->nf - 1 });
+	}
+	names = f->names;
+	pt_lines_init(&l, text, len);
+	while (r >= 0 && (line = pt_lines_next(&l))) {
+		work->lines++;
+		r = parse_line(s, s->nf - 1, l.lineno, line, &names);
+	}
+	return r;
+}
+
+/* file @i of @l, or @rel (@l NULL) */
+static int read_file(struct pt_sysctld *s, const struct pt_conf_list *l, size_t i, const char *rel,
+		     struct stat *st, struct pt_why_work *work)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int r;
+
+	if (l) {
+		rel = pt_conf_list_path(l, i);
+		r = pt_conf_list_read(s->ctx, l, i, &text, &len, st, work);
+	} else {
+		r = pt_conf_read(s->ctx, rel, &text, &len, st, work);
+	}
 	if (r == -ENOENT)
 		return 0;
-	snprintf(file, sizeof(file), "%s", pt_conf_shown(rel));
-	if (r < 0) { /* named, and never fatal for the other files */
-		pt_log(ctx, PERFTUNE_LOG_WARNING, "%s: cannot read: %s", file, strerror(-r));
-		if (!(s = pt_src_add(v, PT_SRC_SYSCTL, t)))
-			return -ENOMEM;
-		snprintf(s->where, sizeof(s->where), "%s", file);
-		snprintf(s->note, sizeof(s->note), "cannot read: %s", strerror(-r));
-		s->flags |= PERFTUNE_SOURCE_ERROR;
-		return 0;
+	if (r == -ENOMEM)
+		return r;
+	return add_file(s, rel, text, len, r < 0 ? r : 0, work);
+}
+
+/* the sorted indexes: plain names, globs and where each distinct one starts, errors */
+static int sort_entries(struct pt_sysctld *s)
+{
+	s->plain = calloc(s->ne + 1, sizeof(*s->plain));
+	s->glob = calloc(s->ne + 1, sizeof(*s->glob));
+	s->runs = calloc(s->ne + 1, sizeof(*s->runs));
+	s->err = calloc(s->ne + 1, sizeof(*s->err));
+	if (!s->plain || !s->glob || !s->runs || !s->err)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->ne; i++) {
+		const char *name = s->e[i].name;
+		if (!name)
+			s->err[s->nerr++] = i;
+		else if (is_glob(name))
+			s->glob[s->ng++] = (struct pt_ref){ name, i };
+		else
+			s->plain[s->np++] = (struct pt_ref){ name, i };
 	}
-	for (char *line = text, *nl; line && *line; line = nl) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl++ = '\0';
-		r = scan_line(ctx, t, file, ++lineno, line, want, v);
-		if (r < 0)
-			return r;
-	}
+	pt_refs_sort(s->plain, s->np);
+	pt_refs_sort(s->glob, s->ng);
+	for (size_t i = 0; i < s->ng; i++)
+		if (i == 0 || strcmp(s->glob[i - 1].name, s->glob[i].name))
+			s->runs[s->nruns++] = i;
 	return 0;
 }
 
-int pt_why_sysctl(struct perftune_ctx *ctx, const struct pt_tunable *t, const struct pt_xnames *x,
-		  struct pt_srcs *v)
+/* the index sorted, or freed (*@out NULL) on failure */
+static int done(struct pt_sysctld *s, int r, struct pt_sysctld **out)
 {
-	_cleanup_(pt_strv_freep) char **files = NULL;
-	char want[PERFTUNE_KEY_MAX], file[PATH_MAX + 2];
-	bool has_conf = false;
+	if (r >= 0)
+		r = sort_entries(s);
+	if (r < 0) {
+		pt_sysctld_free(s);
+		*out = NULL;
+	}
+	return r;
+}
+
+static struct pt_sysctld *sysctld_alloc(struct perftune_ctx *ctx)
+{
+	struct pt_sysctld *s = calloc(1, sizeof(*s));
+
+	if (s)
+		s->ctx = ctx;
+	return s;
+}
+
+int pt_sysctld_new(struct perftune_ctx *ctx, struct pt_sysctld **out, struct pt_why_work *work)
+{
+	struct pt_sysctld *s = sysctld_alloc(ctx);
+	struct pt_conf_list *files = NULL;
+	struct stat conf, st;
+	bool has_conf = false, conf_here;
+	int r = s ? pt_conf_files(ctx, sysctl_dirs, ".conf", &files) : -ENOMEM;
+
+	*out = s;
+	conf_here = r >= 0 && pt_conf_stat(ctx, "etc/sysctl.conf", &conf) == 0;
+	for (size_t i = 0; r >= 0 && i < pt_conf_list_n(files); i++) {
+		st.st_ino = 0;
+		r = read_file(s, files, i, NULL, &st, work);
+		/* 99-sysctl.conf -> ../sysctl.conf: that file, read as its link's name */
+		has_conf |= conf_here && st.st_ino && st.st_dev == conf.st_dev &&
+			    st.st_ino == conf.st_ino;
+	}
+	pt_conf_list_free(files);
+	if (r >= 0 && !has_conf)
+		r = read_file(s, NULL, 0, "etc/sysctl.conf", NULL, work);
+	return done(s, r, out);
+}
+
+int pt_sysctld_parse(struct perftune_ctx *ctx, const char *rel, char *text, size_t len,
+		     struct pt_sysctld **out, struct pt_why_work *work)
+{
+	struct pt_sysctld *s = sysctld_alloc(ctx);
+	int r;
+
+	*out = s;
+	if (!s) {
+		free(text);
+		return -ENOMEM;
+	}
+	r = add_file(s, rel, text, len, 0, work);
+	return done(s, r, out);
+}
+
+void pt_sysctld_free(struct pt_sysctld *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nf; i++)
+		pt_free_all(s->f[i].shown, s->f[i].text, s->f[i].names);
+	pt_free_all(s->f, s->e, s->plain, s->glob, s->runs, s->err, s);
+}
+
+static int src(struct pt_sysctld *s, const struct pt_tunable *t, const struct entry *e,
+	       struct pt_srcs *v)
+{
+	const struct file *f = &s->f[e->file];
+	char where[PATH_MAX + 32];
+	struct pt_src *c;
+
+	if (!e->name)
+		return pt_src_error(v, PT_SRC_SYSCTL, t, f->shown, f->err);
+	snprintf(where, sizeof(where), "%s:%d", f->shown, e->line);
+	c = pt_src_add(v, PT_SRC_SYSCTL, t, where, e->value, "systemd-sysctl sets %s at boot",
+		       e->written);
+	if (!c)
+		return -ENOMEM;
+	pt_normalize(c->value);
+	c->flags |= PERFTUNE_SOURCE_PERSISTENT;
+	return 0;
+}
+
+/* the entries that name @want, in the order they take effect */
+static int matches(struct pt_sysctld *s, const char *want, struct pt_hits *h,
+		   struct pt_why_work *work)
+{
+	int r = 0;
+
+	for (size_t k = 0; k < s->nerr && r >= 0; k++) /* unreadable: named for every key */
+		r = pt_hits_add(h, s->err[k], work);
+	for (size_t k = pt_refs_find(s->plain, s->np, want, work);
+	     k < s->np && !strcmp(s->plain[k].name, want) && r >= 0; k++)
+		r = pt_hits_add(h, s->plain[k].i, work);
+	for (size_t run = 0; run < s->nruns && r >= 0; run++) { /* each distinct glob once */
+		size_t k = s->runs[run], end = run + 1 < s->nruns ? s->runs[run + 1] : s->ng;
+		work->steps++;
+		if (fnmatch(s->glob[k].name, want, FNM_PATHNAME))
+			continue;
+		for (; k < end && r >= 0; k++)
+			r = pt_hits_add(h, s->glob[k].i, work);
+	}
+	pt_hits_sort(h); /* back in the order they take effect */
+	return r;
+}
+
+int pt_sysctld_why(struct pt_sysctld *s, const struct pt_tunable *t, const struct pt_xnames *x,
+		   struct pt_srcs *v, struct pt_why_work *work)
+{
+	char want[PERFTUNE_KEY_MAX];
+	struct pt_hits h = { 0 };
 	int r;
 
 	if (!x->sysctl[0])
 		return 0;
 	snprintf(want, sizeof(want), "%s", x->sysctl);
 	normalize(want);
-	r = pt_conf_files(ctx, sysctl_dirs, ".conf", &files);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; files[i]; i++) {
-		char target[PATH_MAX];
-		const char *root = perftune_ctx_get_root(ctx);
-		ssize_t n;
-		snprintf(file, sizeof(file), "%s/%s", strcmp(root, "/") ? root : "", files[i]);
-		n = readlink(file, target, sizeof(target) - 1);
-		if (n > 0) {
-			target[n] = '\0';
-			if (!strcmp(target, "../sysctl.conf") || !strcmp(target, "/etc/sysctl.conf"))
-				has_conf = true;
-		}
-		r = scan_file(ctx, t, files[i], want, v);
-		if (r < 0)
-			return r;
-	}
-	return has_conf ? 0 : scan_file(ctx, t, "etc/sysctl.conf", want, v);
+	r = matches(s, want, &h, work);
+	for (size_t i = 0; i < h.n && r >= 0; i++)
+		r = src(s, t, &s->e[h.i[i]], v);
+	free(h.i);
+	return r;
 }

@@ -2,18 +2,17 @@
 /*
  * TuneD: its active profile (/etc/tuned/active_profile, names separated by
  * blanks), loaded with lib/profile's loader (includes found in TuneD's
- * directories of the same root), and the daemons that set keys again while
- * they run, found by their names in /proc/<pid>/comm: tuned (and tuned-ppd)
- * applies its profile when it starts and re-applies sysctl.d after it
- * (reapply_sysctl, on by default); power-profiles-daemon writes the CPU's
- * energy preference and boost whenever the power profile changes.
+ * directories of the same root), and whether it applies sysctl.d again
+ * after its profile (reapply_sysctl in tuned-main.conf, on by default).
+ * The active profile is loaded once per call (each of its names once, as
+ * TuneD's loader takes them); a key then looks its own items up.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include "why-internal.h"
 #include "profile/profile-internal.h"
 
@@ -24,211 +23,339 @@ static const char *const tuned_dirs[] = {
 	"usr/lib/tuned",
 };
 
-static int add_item(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *profile,
-		    const struct perftune_profile_item *i, struct pt_srcs *v)
-{
-	struct pt_src *s = pt_src_add(v, PT_SRC_TUNED, t);
-	const char *where = perftune_profile_item_location(i), *root = perftune_ctx_get_root(ctx);
-	size_t n = strlen(root);
+/* a profile loaded on its own, its items by key */
+struct loaded {
+	struct perftune_profile *p;
+	struct pt_ref *keys;
+	size_t n;
+};
 
-	if (!s)
+/* a name of the active profile: loaded (with each include alone), or why not */
+struct active {
+	char *name, *error;
+	struct loaded main;
+	struct loaded *inc; /* inc[k] for main.p->files[k], k >= 1 (p NULL: not alone) */
+	bool *skip;	    /* skip[k]: an earlier name of the list loaded that file already */
+};
+
+/* a file TuneD's loader processed: it loads no file twice */
+struct fileid {
+	dev_t dev;
+	ino_t ino;
+};
+
+struct pt_tuned {
+	struct perftune_ctx *ctx;
+	struct active *a;
+	size_t na;
+	struct fileid *done; /* the files loaded so far */
+	size_t ndone, donecap;
+	int reapply; /* -1: tuned-main.conf not read yet */
+};
+
+static int load(struct perftune_ctx *ctx, const char *path, struct loaded *l)
+{
+	struct perftune_profile *p = NULL;
+	int r = perftune_profile_load(ctx, path, NULL, &p);
+
+	if (r < 0)
+		return r;
+	l->p = p;
+	l->keys = calloc(p->nitems + 1, sizeof(*l->keys));
+	if (!l->keys)
 		return -ENOMEM;
-	if (strcmp(root, "/") && !strncmp(where, root, n) && where[n] == '/')
-		where += n; /* as the machine below the root knows it */
-	snprintf(s->where, sizeof(s->where), "%s", where);
-	snprintf(s->value, sizeof(s->value), "%s", perftune_profile_item_value(i));
-	snprintf(s->note, sizeof(s->note), "TuneD profile '%s' (active): %s", profile,
-		 perftune_profile_item_option(i));
-	s->flags |= PERFTUNE_SOURCE_PERSISTENT;
+	for (size_t i = 0; i < p->nitems; i++)
+		if (!(p->items[i].flags & PT_ITEM_SKIPPED) && p->items[i].key)
+			l->keys[l->n++] = (struct pt_ref){ p->items[i].key, i };
+	pt_refs_sort(l->keys, l->n);
 	return 0;
 }
 
-/* @p's items that set @t from @file (NULL: any); the count, or -ENOMEM */
-static int add_items(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *name,
-		     struct perftune_profile *p, const char *file, struct pt_srcs *v)
+static void loaded_free(struct loaded *l)
 {
-	struct perftune_profile_item_iter *it = NULL;
-	const struct perftune_profile_item *i;
-	size_t n = file ? strlen(file) : 0;
-	int r = perftune_profile_items(p, &it), found = 0;
+	perftune_profile_free(l->p);
+	free(l->keys);
+}
 
-	while (r >= 0 && (i = perftune_profile_item_iter_next(it))) {
-		const char *key = perftune_profile_item_key(i),
-			   *where = perftune_profile_item_location(i);
-		if ((perftune_profile_item_flags(i) & PERFTUNE_PROFILE_ITEM_SKIPPED) || !key ||
-		    strcmp(key, t->key) || (file && (strncmp(where, file, n) || where[n] != ':')))
+static int strp_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* TuneD's directories below the root, each listed once: where profile @name is */
+static int find_profile(struct pt_tuned *tu, char **const *dirs, const size_t *ndirs,
+			const char *name, char *path, size_t size)
+{
+	for (size_t d = 0; d < ARRAY_SIZE(tuned_dirs); d++) {
+		char rel[PATH_MAX];
+		if (!ndirs[d] || !bsearch(&name, dirs[d], ndirs[d], sizeof(char *), strp_cmp) ||
+		    pt_snprintf(rel, sizeof(rel), "%s/%s/tuned.conf", tuned_dirs[d], name) < 0)
 			continue;
-		r = add_item(ctx, t, name, i, v);
-		found++;
+		if (pt_inroot_path(tu->ctx, rel, path, size) >= 0 && !access(path, F_OK))
+			return 0;
 	}
-	perftune_profile_item_iter_free(it);
-	return r == -ENOMEM ? r : found;
+	return -ENOENT;
 }
 
 /*
- * The merged profile has the value that wins; the lines of the included
- * files it overrides are found by loading each include on its own, deepest
- * first (TuneD applies includes before the profile that includes them).  An
- * include that does not load alone (it needs the includer's variables) shows
- * only where it wins.
+ * The includes are loaded each on its own too, deepest first (TuneD applies
+ * includes before the profile that includes them): the lines of an include
+ * that the profile overrides are found there.  An include that does not
+ * load alone (it needs the includer's variables) shows only where it wins.
  */
-static int scan_includes(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *name,
-			 struct perftune_profile *p, struct pt_srcs *v)
+/* TuneD's loader processed @path already (as a name of the list or an include) */
+static bool processed(const struct pt_tuned *tu, const char *path)
 {
-	int r = 0, found = 0;
+	struct stat st;
 
-	for (size_t k = p->nfiles; k-- > 1 && r >= 0;) {
-		struct perftune_profile *inc = NULL;
-		if (perftune_profile_load(ctx, p->files[k], NULL, &inc) < 0) {
-			pt_err_clear(ctx);
-			r = add_items(ctx, t, name, p, p->files[k], v);
-		} else {
-			r = add_items(ctx, t, name, inc, p->files[k], v);
-		}
-		perftune_profile_free(inc);
-		found += r > 0 ? r : 0;
-	}
-	if (r >= 0)
-		r = add_items(ctx, t, name, p, p->files[0], v);
-	return r < 0 ? r : found + r;
+	if (stat(path, &st) < 0)
+		return false;
+	for (size_t i = 0; i < tu->ndone; i++)
+		if (tu->done[i].dev == st.st_dev && tu->done[i].ino == st.st_ino)
+			return true;
+	return false;
 }
 
-static int scan_profile(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *name,
-			struct pt_srcs *v)
+static int mark(struct pt_tuned *tu, const char *path)
 {
-	struct perftune_profile *p = NULL;
-	char rel[PATH_MAX], path[PATH_MAX];
-	int r = -ENOENT;
-	struct pt_src *s;
+	struct stat st;
 
-	for (size_t d = 0; d < ARRAY_SIZE(tuned_dirs) && r == -ENOENT; d++) {
-		if (pt_snprintf(rel, sizeof(rel), "%s/%s/tuned.conf", tuned_dirs[d], name) < 0 ||
-		    pt_conf_path(ctx, rel, path, sizeof(path)) < 0 || access(path, F_OK))
-			continue;
-		r = perftune_profile_load(ctx, path, NULL, &p);
-	}
-	if (r < 0) { /* named, and never fatal for the other sources */
+	if (stat(path, &st) < 0 || processed(tu, path))
+		return 0;
+	if (pt_grow(&tu->done, &tu->donecap, tu->ndone + 1, 8) < 0)
+		return -ENOMEM;
+	tu->done[tu->ndone++] = (struct fileid){ st.st_dev, st.st_ino };
+	return 0;
+}
+
+static int load_active(struct pt_tuned *tu, struct active *a, const char *path)
+{
+	struct perftune_profile *p;
+	int r = load(tu->ctx, path, &a->main);
+
+	if (r < 0)
+		return r;
+	p = a->main.p;
+	a->inc = calloc(p->nfiles + 1, sizeof(*a->inc));
+	a->skip = calloc(p->nfiles + 1, sizeof(*a->skip));
+	if (!a->inc || !a->skip)
+		return -ENOMEM;
+	for (size_t k = 1; k < p->nfiles; k++)
+		a->skip[k] = processed(tu, p->files[k]);
+	for (size_t k = 0; k < p->nfiles; k++)
+		if (mark(tu, p->files[k]) < 0)
+			return -ENOMEM;
+	for (size_t k = 1; k < p->nfiles; k++) {
+		r = load(tu->ctx, p->files[k], &a->inc[k]);
 		if (r == -ENOMEM)
 			return r;
-		if (!(s = pt_src_add(v, PT_SRC_TUNED, t)))
-			return -ENOMEM;
-		snprintf(s->where, sizeof(s->where), "/etc/tuned/active_profile");
-		snprintf(s->note, sizeof(s->note), "active profile '%s': %s", name,
-			 r == -ENOENT && !*pt_errmsg(ctx) ? "not found" : pt_errmsg(ctx));
-		s->flags |= PERFTUNE_SOURCE_ERROR;
-		pt_err_clear(ctx);
-		return 0;
+		if (r < 0) {
+			loaded_free(&a->inc[k]);
+			a->inc[k] = (struct loaded){ 0 };
+			pt_err_clear(tu->ctx);
+		}
 	}
-	r = scan_includes(ctx, t, name, p, v);
-	perftune_profile_free(p);
+	return 0;
+}
+
+/* the names of the active profile, each once, as TuneD's loader takes them */
+static int active_names(struct perftune_ctx *ctx, char ***names, size_t *n, struct pt_why_work *work)
+{
+	_cleanup_free_ char *text = NULL;
+	struct pt_ref *refs = NULL;
+	char **v = NULL, *save = NULL;
+	size_t len, nv = 0, cap = 0;
+	int r = 0;
+
+	*names = NULL;
+	*n = 0;
+	if (pt_conf_read(ctx, "etc/tuned/active_profile", &text, &len, NULL, work) < 0)
+		return 0; /* no TuneD profile chosen on this machine */
+	for (char *w = strtok_r(text, " \t\n", &save); w && r >= 0;
+	     w = strtok_r(NULL, " \t\n", &save)) {
+		if (strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") !=
+			    strlen(w) ||
+		    !strcmp(w, ".") || !strcmp(w, ".."))
+			continue; /* TuneD's safe_name(): not a profile it would load */
+		r = pt_grow(&refs, &cap, nv + 1, 16);
+		if (r >= 0) {
+			refs[nv] = (struct pt_ref){ w, nv };
+			nv++;
+		}
+	}
+	pt_refs_sort(refs, nv);
+	/* a name given again is loaded once (TuneD skips a file it processed) */
+	v = r < 0 ? NULL : calloc(nv + 1, sizeof(*v));
+	for (size_t k = 0; v && k < nv; k++)
+		if (k == 0 || strcmp(refs[k - 1].name, refs[k].name))
+			v[refs[k].i] = (char *)refs[k].name;
+	for (size_t k = 0; v && k < nv && r >= 0; k++)
+		if (v[k] && !pt_strv_add(names, n, v[k]))
+			r = -ENOMEM;
+	if (r >= 0 && !v)
+		r = -ENOMEM;
+	free(v);
+	free(refs);
 	return r;
 }
 
-int pt_why_tuned(struct perftune_ctx *ctx, const struct pt_tunable *t, struct pt_srcs *v)
+int pt_tuned_new(struct perftune_ctx *ctx, struct pt_tuned **out, struct pt_why_work *work)
 {
-	_cleanup_free_ char *active = NULL;
-	char *save = NULL;
+	struct pt_tuned *tu = calloc(1, sizeof(*tu));
+	char **dirs[ARRAY_SIZE(tuned_dirs)] = { 0 }, **names = NULL;
+	size_t ndirs[ARRAY_SIZE(tuned_dirs)] = { 0 }, n = 0;
+	int r = tu ? active_names(ctx, &names, &n, work) : -ENOMEM;
+
+	*out = tu;
+	if (tu) {
+		tu->ctx = ctx;
+		tu->reapply = -1;
+	}
+	if (r >= 0 && n)
+		tu->a = calloc(n, sizeof(*tu->a));
+	if (n && !tu->a)
+		r = -ENOMEM;
+	for (size_t d = 0; d < ARRAY_SIZE(tuned_dirs) && r >= 0 && n; d++)
+		r = pt_conf_dir(ctx, tuned_dirs[d], &dirs[d], &ndirs[d]);
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		struct active *a = &tu->a[tu->na];
+		char path[PATH_MAX], *name = names[i];
+		names[i] = NULL;
+		work->steps++;
+		r = find_profile(tu, dirs, ndirs, name, path, sizeof(path));
+		if (r >= 0 && processed(tu, path)) {
+			free(name); /* an include of an earlier name: TuneD skips it */
+			continue;
+		}
+		a->name = name;
+		tu->na++;
+		if (r >= 0)
+			r = load_active(tu, a, path);
+		if (r < 0 && r != -ENOMEM) { /* named, and never fatal for the other sources */
+			a->error = strdup(r == -ENOENT && !*pt_errmsg(ctx) ? "not found"
+									   : pt_errmsg(ctx));
+			r = a->error ? 0 : -ENOMEM;
+			pt_err_clear(ctx);
+		}
+	}
+	for (size_t d = 0; d < ARRAY_SIZE(tuned_dirs); d++)
+		pt_strv_free(dirs[d]);
+	for (size_t i = 0; i < n; i++) /* those not reached */
+		free(names[i]);
+	free(names);
+	if (r < 0) {
+		pt_tuned_free(tu);
+		*out = NULL;
+	}
+	return r;
+}
+
+void pt_tuned_free(struct pt_tuned *tu)
+{
+	if (!tu)
+		return;
+	for (size_t i = 0; i < tu->na; i++) {
+		struct active *a = &tu->a[i];
+		for (size_t k = 1; a->inc && a->main.p && k < a->main.p->nfiles; k++)
+			loaded_free(&a->inc[k]);
+		loaded_free(&a->main);
+		pt_free_all(a->name, a->error, a->inc, a->skip);
+	}
+	pt_free_all(tu->a, tu->done, tu);
+}
+
+/* the items of @l that set @t from @file (NULL: any); their number, or -ENOMEM */
+static int add_items(struct pt_tuned *tu, const struct pt_tunable *t, const char *name,
+		     const struct loaded *l, const char *file, struct pt_srcs *v,
+		     struct pt_why_work *work)
+{
+	const char *root = perftune_ctx_get_root(tu->ctx);
+	size_t fl = file ? strlen(file) : 0, rl = strlen(root);
+	int found = 0;
+
+	for (size_t k = pt_refs_find(l->keys, l->n, t->key, work);
+	     k < l->n && !strcmp(l->keys[k].name, t->key); k++) {
+		const struct pt_pitem *i = &l->p->items[l->keys[k].i];
+		const char *where = i->origin;
+		struct pt_src *s;
+		work->steps++;
+		if (file && (strncmp(where, file, fl) || where[fl] != ':'))
+			continue;
+		if (strcmp(root, "/") && !strncmp(where, root, rl) && where[rl] == '/')
+			where += rl; /* as the machine below the root knows it */
+		s = pt_src_add(v, PT_SRC_TUNED, t, where, i->value,
+			       "TuneD profile '%s' (active): %s", name, i->option);
+		if (!s)
+			return -ENOMEM;
+		s->flags |= PERFTUNE_SOURCE_PERSISTENT;
+		found++;
+	}
+	return found;
+}
+
+/* an active profile's lines that set @t: each include's (deepest first), then its own */
+static int active_why(struct pt_tuned *tu, const struct active *a, const struct pt_tunable *t,
+		      struct pt_srcs *v, struct pt_why_work *work)
+{
+	const struct perftune_profile *p = a->main.p;
+	int r = 0, found = 0;
+	struct pt_src *s;
+
+	if (a->error) {
+		s = pt_src_add(v, PT_SRC_TUNED, t, "/etc/tuned/active_profile", NULL,
+			       "active profile '%s': %s", a->name, a->error);
+		if (!s)
+			return -ENOMEM;
+		s->flags |= PERFTUNE_SOURCE_ERROR;
+		return 0;
+	}
+	for (size_t k = p->nfiles; k-- > 1 && r >= 0;) {
+		if (a->skip[k])
+			continue; /* loaded for an earlier name of the list: not again */
+		r = add_items(tu, t, a->name, a->inc[k].p ? &a->inc[k] : &a->main, p->files[k], v,
+			      work);
+		found += r > 0 ? r : 0;
+	}
+	if (r >= 0)
+		r = add_items(tu, t, a->name, &a->main, p->files[0], v, work);
+	return r < 0 ? r : found + r;
+}
+
+int pt_tuned_why(struct pt_tuned *tu, const struct pt_tunable *t, struct pt_srcs *v,
+		 struct pt_why_work *work)
+{
 	int r = 0, found = 0;
 
-	if (pt_conf_read(ctx, "etc/tuned/active_profile", &active) < 0)
-		return 0; /* no TuneD profile chosen on this machine */
-	for (char *n = strtok_r(active, " \t\n", &save); n && r >= 0;
-	     n = strtok_r(NULL, " \t\n", &save)) {
-		r = scan_profile(ctx, t, n, v);
+	for (size_t i = 0; i < tu->na && r >= 0; i++) {
+		r = active_why(tu, &tu->a[i], t, v, work);
 		found += r > 0 ? r : 0;
 	}
 	return r < 0 ? r : found;
 }
 
-bool pt_tuned_reapplies_sysctl(struct perftune_ctx *ctx)
+bool pt_tuned_reapplies_sysctl(struct pt_tuned *tu)
 {
 	_cleanup_free_ char *conf = NULL;
-	bool on = true; /* TuneD's default */
+	struct pt_lines l;
+	char *line;
+	size_t len;
 
-	if (pt_conf_read(ctx, "etc/tuned/tuned-main.conf", &conf) < 0)
-		return on;
-	for (char *line = conf, *nl; line && *line; line = nl) {
-		char *eq;
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl++ = '\0';
-		eq = strchr(line, '=');
+	if (tu->reapply >= 0)
+		return tu->reapply;
+	tu->reapply = 1; /* TuneD's default */
+	if (pt_conf_read(tu->ctx, "etc/tuned/tuned-main.conf", &conf, &len, NULL, NULL) < 0)
+		return tu->reapply;
+	pt_lines_init(&l, conf, len);
+	while ((line = pt_lines_next(&l))) {
+		char *eq = strchr(line, '=');
 		if (!eq || line[0] == '#')
 			continue;
 		*eq = '\0';
 		pt_trim(line);
 		pt_trim(eq + 1);
 		if (!strcmp(line, "reapply_sysctl"))
-			on = strcmp(eq + 1, "0") && strcasecmp(eq + 1, "false") &&
-			     strcasecmp(eq + 1, "no") && strcasecmp(eq + 1, "off");
+			tu->reapply = strcmp(eq + 1, "0") && strcasecmp(eq + 1, "false") &&
+				      strcasecmp(eq + 1, "no") && strcasecmp(eq + 1, "off");
 	}
-	return on;
-}
-
-/* keys power-profiles-daemon writes (its intel_pstate/amd_pstate and platform drivers) */
-static const char *const ppd_keys[] = { "cpu.*.epp", "cpu.boost", "cpu.*.governor" };
-
-static int add_daemon(const struct pt_tunable *t, const char *comm, int pid, const char *what,
-		      struct pt_srcs *v)
-{
-	struct pt_src *s = pt_src_add(v, PT_SRC_DAEMON, t);
-
-	if (!s)
-		return -ENOMEM;
-	snprintf(s->where, sizeof(s->where), "%s (pid %d)", comm, pid);
-	snprintf(s->note, sizeof(s->note), "%s", what);
-	s->flags |= PERFTUNE_SOURCE_PERSISTENT;
-	s->pid = pid;
-	return 0;
-}
-
-static int daemon_claims(const struct pt_tunable *t, const char *comm, int pid, bool tuned,
-			 bool sysctl_d, struct pt_srcs *v)
-{
-	if (!strcmp(comm, "tuned") || !strcmp(comm, "tuned-ppd")) {
-		if (tuned)
-			return add_daemon(t, comm, pid, "running: applies the active profile again",
-					  v);
-		if (sysctl_d)
-			return add_daemon(t, comm, pid,
-					  "running: re-applies sysctl.d after its profile "
-					  "(reapply_sysctl)",
-					  v);
-		return 0;
-	}
-	if (!strcmp(comm, "irqbalance")) /* it writes the smp_affinity of the IRQs it balances */
-		return fnmatch("irq.*.cpus", t->key, 0) || !strcmp(t->key, "irq.default.cpus")
-			       ? 0
-			       : add_daemon(t, comm, pid,
-					    "running: moves IRQs by its own configuration, onto "
-					    "every CPU not in IRQBALANCE_BANNED_CPUS",
-					    v);
-	if (strcmp(comm, "power-profiles-") && strcmp(comm, "power-profiles-daemon"))
-		return 0; /* comm is cut at 15 characters */
-	for (size_t i = 0; i < ARRAY_SIZE(ppd_keys); i++)
-		if (!fnmatch(ppd_keys[i], t->key, 0))
-			return add_daemon(t, "power-profiles-daemon", pid,
-					  "running: writes it when the power profile changes", v);
-	return 0;
-}
-
-int pt_why_daemons(struct perftune_ctx *ctx, const struct pt_tunable *t, bool tuned, bool sysctl_d,
-		   struct pt_srcs *v)
-{
-	_cleanup_closedir_ DIR *d = pt_attr_opendir(ctx, "proc");
-	struct dirent *e;
-	int r = 0;
-
-	while (d && (e = readdir(d)) && r >= 0) {
-		char path[64], comm[64];
-		if (!isdigit((unsigned char)e->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "proc/%.20s/comm", e->d_name);
-		if (pt_attr_read_raw(ctx, path, comm, sizeof(comm)) < 0)
-			continue; /* gone meanwhile */
-		pt_trim(comm);
-		r = daemon_claims(t, comm, atoi(e->d_name), tuned, sysctl_d, v);
-	}
-	pt_err_clear(ctx);
-	return r;
+	return tu->reapply;
 }

@@ -29,7 +29,16 @@ struct checks {
 	struct pt_iter *it;
 	const char *origin;
 	int not_in_force;
+	struct pt_why *why; /* the sources, read once for all the checks of the call */
 };
+
+/* the sources of @t compared with @cur, from the call's indexes (built on first use) */
+static int sources(struct checks *c, const struct pt_tunable *t, const char *cur, struct pt_srcs *v)
+{
+	if (!c->why && !(c->why = pt_why_new(c->ctx)))
+		return -ENOMEM;
+	return pt_why_tunable(c->why, t, cur, v);
+}
 
 static int add(struct checks *c, const char *key, const char *want, const char *cur, int status,
 	       const char *reason)
@@ -48,12 +57,12 @@ static int add(struct checks *c, const char *key, const char *want, const char *
 }
 
 /* "set by sysctl.d /etc/sysctl.d/99-x.conf:3": the last source that sets the value now */
-static int attribute(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *cur,
-		     char *reason, size_t size)
+static int attribute(struct checks *c, const struct pt_tunable *t, const char *cur, char *reason,
+		     size_t size)
 {
 	struct pt_srcs v = { 0 };
 	const struct pt_src *by = NULL;
-	int r = pt_why_tunable(ctx, t, cur, &v);
+	int r = sources(c, t, cur, &v);
 
 	for (size_t i = 0; r >= 0 && i < v.n; i++)
 		if (v.s[i].value[0] && !(v.s[i].flags & PERFTUNE_SOURCE_DIFFERS) &&
@@ -62,23 +71,23 @@ static int attribute(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 	if (by)
 		snprintf(reason + strlen(reason), size - strlen(reason), "; set by %s %s",
 			 pt_src_kind_name(by->kind), by->where);
-	free(v.s);
-	pt_err_clear(ctx);
+	pt_srcs_free(&v);
+	pt_err_clear(c->ctx);
 	return r == -ENOMEM ? r : 0;
 }
 
 /* a transaction of ours wrote @t and the kernel read back @cur: it accepted less */
-static bool our_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *cur)
+static bool our_write(struct checks *c, const struct pt_tunable *t, const char *cur)
 {
 	struct pt_srcs v = { 0 };
 	bool ours = false;
 
-	if (pt_why_tunable(ctx, t, cur, &v) >= 0)
+	if (sources(c, t, cur, &v) >= 0)
 		for (size_t i = 0; i < v.n; i++)
 			if (v.s[i].kind == PT_SRC_TX && !(v.s[i].flags & PERFTUNE_SOURCE_DIFFERS))
 				ours = true;
-	free(v.s);
-	pt_err_clear(ctx);
+	pt_srcs_free(&v);
+	pt_err_clear(c->ctx);
 	return ours;
 }
 
@@ -106,7 +115,7 @@ static int check_tunable(struct checks *c, const struct pt_tunable *t, const cha
 	if (r == 0 || r == 1 || pt_value_same(cur, want)) {
 		status = PERFTUNE_CHECK_IN_FORCE;
 		reason[0] = '\0';
-	} else if ((r == -EAGAIN && our_write(ctx, t, cur)) || /* fewer huge pages than asked */
+	} else if ((r == -EAGAIN && our_write(c, t, cur)) || /* fewer huge pages than asked */
 		   r == -ERANGE) { /* the kernel's limit: the value can never be in force */
 		status = PERFTUNE_CHECK_CLAMPED;
 	} else {
@@ -115,7 +124,7 @@ static int check_tunable(struct checks *c, const struct pt_tunable *t, const cha
 	}
 	pt_err_clear(ctx);
 	if (status != PERFTUNE_CHECK_IN_FORCE &&
-	    (r = attribute(ctx, t, cur, reason, sizeof(reason))) < 0)
+	    (r = attribute(c, t, cur, reason, sizeof(reason))) < 0)
 		return r;
 	return add(c, t->key, want, cur, status, reason);
 }
@@ -185,6 +194,8 @@ static int begin(struct checks *c, struct perftune_ctx *ctx, struct perftune_che
 
 static int end(struct checks *c, int r, struct perftune_check_iter **iterp)
 {
+	pt_why_free(c->why);
+	c->why = NULL;
 	if (r < 0) {
 		pt_iter_free(c->it);
 		return r;

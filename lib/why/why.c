@@ -1,55 +1,146 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * perftune_why(): every source that claims a key, in the order they take
- * effect at boot and after it: the kernel command line, systemd-sysctl,
- * udev (device added), TuneD (its daemon starting), daemons that write it
- * again, and perftune's own transactions.  The scanners (cmdline.c,
- * sysctld.c, udev.c, tuned.c) find them; this file orders and flags them.
+ * perftune_why() and perftune_why_keys(): every source that claims a key,
+ * in the order they take effect at boot and after it: the kernel command
+ * line, systemd-sysctl, udev (device added), TuneD (its daemon starting),
+ * daemons that write it again, and perftune's own transactions.  The
+ * scanners (cmdline.c, sysctld.c, udev.c, tuned.c, daemons.c) read their
+ * files into an index once per call, and only when a key of the call can be
+ * named there (a sysctl: sysctl.d; a device's attribute: udev rules); each
+ * key is then looked up in them.  This file orders and flags the sources,
+ * in one pass.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "why-internal.h"
 
-/* our own transactions that wrote @t (the journal's last word on it) */
-static int why_tx(struct perftune_ctx *ctx, const struct pt_tunable *t, struct pt_srcs *v)
+struct pt_why {
+	struct perftune_ctx *ctx;
+	struct pt_why_work work;
+	struct pt_cmdline *cmdline; /* each built on first need */
+	struct pt_sysctld *sysctld;
+	struct pt_udev_rules *udev;
+	struct pt_tuned *tuned;
+	struct pt_daemons *daemons;
+	struct pt_jinfo *tx; /* the journals, loaded once */
+	size_t ntx;
+	bool tx_read;
+};
+
+struct pt_why *pt_why_new(struct perftune_ctx *ctx)
+{
+	struct pt_why *w = calloc(1, sizeof(*w));
+
+	if (w)
+		w->ctx = ctx;
+	return w;
+}
+
+void pt_why_free(struct pt_why *w)
+{
+	if (!w)
+		return;
+	pt_cmdline_free(w->cmdline);
+	pt_sysctld_free(w->sysctld);
+	pt_udev_rules_free(w->udev);
+	pt_tuned_free(w->tuned);
+	pt_daemons_free(w->daemons);
+	for (size_t i = 0; i < w->ntx; i++)
+		pt_jinfo_free(&w->tx[i]);
+	free(w->tx);
+	free(w);
+}
+
+const struct pt_why_work *pt_why_work(const struct pt_why *w)
+{
+	return &w->work;
+}
+
+/* ---- the indexes, each built at most once (a failed one is NULL: tried again) ---- */
+
+static int cmdline(struct pt_why *w)
+{
+	return w->cmdline ? 0 : pt_cmdline_new(w->ctx, &w->cmdline);
+}
+
+static int sysctld(struct pt_why *w)
+{
+	return w->sysctld ? 0 : pt_sysctld_new(w->ctx, &w->sysctld, &w->work);
+}
+
+static int udev(struct pt_why *w)
+{
+	return w->udev ? 0 : pt_udev_rules_new(w->ctx, &w->udev, &w->work);
+}
+
+static int tuned(struct pt_why *w)
+{
+	return w->tuned ? 0 : pt_tuned_new(w->ctx, &w->tuned, &w->work);
+}
+
+static int daemons(struct pt_why *w)
+{
+	return w->daemons ? 0 : pt_daemons_new(w->ctx, &w->daemons);
+}
+
+/* our own transactions: every journal, loaded once */
+static int journals(struct pt_why *w)
 {
 	char **names = NULL;
-	int r = pt_journal_names(ctx, &names);
+	size_t n = 0;
+	int r;
 
+	if (w->tx_read)
+		return 0;
+	w->tx_read = true;
+	r = pt_journal_names(w->ctx, &names);
 	if (r < 0) { /* no journal directory: no transactions */
-		pt_err_clear(ctx);
+		pt_err_clear(w->ctx);
 		return r == -ENOMEM ? r : 0;
 	}
-	for (size_t i = 0; names && names[i] && r >= 0; i++) {
-		struct pt_jinfo ji = { 0 };
-		struct pt_jentry *e;
-		struct pt_src *s;
-		if (pt_journal_load(ctx, names[i], &ji) < 0) {
-			pt_err_clear(ctx);
+	while (names && names[n])
+		n++;
+	w->tx = calloc(n + 1, sizeof(*w->tx));
+	for (size_t i = 0; w->tx && i < n; i++) {
+		if (pt_journal_load(w->ctx, names[i], &w->tx[w->ntx]) < 0) {
+			pt_err_clear(w->ctx);
 			continue;
 		}
-		e = pt_jinfo_find(&ji, t->key);
-		if (e && !e->restored && e->written) {
-			if (!(s = pt_src_add(v, PT_SRC_TX, t))) {
-				r = -ENOMEM;
-			} else {
-				snprintf(s->where, sizeof(s->where), "%s", ji.name);
-				snprintf(s->value, sizeof(s->value), "%s", e->written);
-				s->pid = ji.held || ji.orphaned ? ji.pid : 0;
-				snprintf(s->note, sizeof(s->note),
-					 "perftune transaction%s (original %s)",
-					 ji.held       ? ", held by a live process"
-					 : ji.orphaned ? ", orphaned: its holder is gone"
-						       : "",
-					 e->orig ? e->orig : "?");
-			}
-		}
-		pt_jinfo_free(&ji);
+		w->ntx++;
 	}
 	pt_strv_free(names);
+	return w->tx ? 0 : -ENOMEM;
+}
+
+/* the transactions that wrote @t (the journal's last word on it) */
+static int why_tx(struct pt_why *w, const struct pt_tunable *t, struct pt_srcs *v)
+{
+	int r = journals(w);
+
+	for (size_t i = 0; i < w->ntx && r >= 0; i++) {
+		struct pt_jinfo *ji = &w->tx[i];
+		struct pt_jentry *e = pt_jinfo_find(ji, t->key);
+		const char *how = "";
+		struct pt_src *s;
+		w->work.steps++;
+		if (!e || e->restored || !e->written)
+			continue;
+		if (ji->held)
+			how = ", held by a live process";
+		else if (ji->orphaned)
+			how = ", orphaned: its holder is gone";
+		s = pt_src_add(v, PT_SRC_TX, t, ji->name, e->written,
+			       "perftune transaction%s (original %s)", how,
+			       e->orig ? e->orig : "?");
+		if (!s)
+			return -ENOMEM;
+		s->pid = ji->held || ji->orphaned ? ji->pid : 0;
+	}
 	return r;
 }
+
+/* ---- flags ---- */
 
 /* the word of the command line that @value makes ("transparent_hugepage=never") */
 static bool cmdline_differs(struct perftune_ctx *ctx, const struct pt_tunable *t,
@@ -70,25 +161,31 @@ static bool cmdline_differs(struct perftune_ctx *ctx, const struct pt_tunable *t
 	return strcmp(s->value, x.boot) != 0;
 }
 
-/* WINS for the last of each kind that has a value, OVERRIDDEN for those before it; DIFFERS */
-static void flag(struct perftune_ctx *ctx, const struct pt_tunable *t, struct pt_srcs *v,
-		 size_t from, const char *value)
+/*
+ * WINS for the last of each kind that has a value, OVERRIDDEN for those
+ * before it (one pass from the end: the kinds seen later); DIFFERS.
+ */
+static void flag(struct pt_why *w, const struct pt_tunable *t, struct pt_srcs *v, size_t from,
+		 const char *value)
 {
-	for (size_t i = from; i < v->n; i++) {
+	bool later[PT_SRC_KINDS] = { false };
+
+	for (size_t i = v->n; i-- > from;) {
 		struct pt_src *s = &v->s[i];
-		bool last = true;
+		bool differs;
+		w->work.steps++;
 		if (s->flags & PERFTUNE_SOURCE_ERROR || !s->value[0])
 			continue;
-		if (s->kind == PT_SRC_CMDLINE ? cmdline_differs(ctx, t, s, value)
-					      : !pt_value_same(value, s->value))
+		if (s->kind == PT_SRC_CMDLINE)
+			differs = cmdline_differs(w->ctx, t, s, value);
+		else
+			differs = !pt_value_same(value, s->value);
+		if (differs)
 			s->flags |= PERFTUNE_SOURCE_DIFFERS;
 		if (s->kind == PT_SRC_CMDLINE || s->kind == PT_SRC_DAEMON)
 			continue;
-		for (size_t k = i + 1; k < v->n; k++)
-			if (v->s[k].kind == s->kind && v->s[k].value[0] &&
-			    !(v->s[k].flags & PERFTUNE_SOURCE_ERROR))
-				last = false;
-		s->flags |= last ? PERFTUNE_SOURCE_WINS : PERFTUNE_SOURCE_OVERRIDDEN;
+		s->flags |= later[s->kind] ? PERFTUNE_SOURCE_OVERRIDDEN : PERFTUNE_SOURCE_WINS;
+		later[s->kind] = true;
 	}
 }
 
@@ -96,7 +193,7 @@ static void flag(struct perftune_ctx *ctx, const struct pt_tunable *t, struct pt
  * TuneD applies its profile, then sysctl.d again (reapply_sysctl): a key both
  * set, sysctl.d's value is the one that stays, the profile's line is overridden.
  */
-static void sysctl_after_tuned(struct pt_srcs *v, size_t from)
+static int sysctl_after_tuned(struct pt_why *w, struct pt_srcs *v, size_t from)
 {
 	bool sysctl = false;
 
@@ -104,22 +201,28 @@ static void sysctl_after_tuned(struct pt_srcs *v, size_t from)
 		sysctl |= v->s[i].kind == PT_SRC_SYSCTL && v->s[i].value[0];
 	for (size_t i = from; i < v->n && sysctl; i++) {
 		struct pt_src *s = &v->s[i];
-		size_t n = strlen(s->note);
+		char *note = NULL;
+		w->work.steps++;
 		if (s->kind != PT_SRC_TUNED || !s->value[0])
 			continue;
 		s->flags = (s->flags & ~PERFTUNE_SOURCE_WINS) | PERFTUNE_SOURCE_OVERRIDDEN;
-		snprintf(s->note + n, sizeof(s->note) - n,
-			 "; sysctl.d, applied again after it (reapply_sysctl), wins");
+		if (asprintf(&note, "%s; sysctl.d, applied again after it (reapply_sysctl), wins",
+			     s->note) < 0)
+			return -ENOMEM;
+		free(s->note);
+		s->note = note;
 	}
+	return 0;
 }
 
-int pt_why_tunable(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
+int pt_why_tunable(struct pt_why *w, const struct pt_tunable *t, const char *value,
 		   struct pt_srcs *v)
 {
+	struct perftune_ctx *ctx = w->ctx;
 	struct pt_xnames x = { 0 };
 	char cur[PT_VAL] = "";
-	size_t from = v->n, nsys;
-	int r, tuned;
+	size_t from = v->n, nsys = 0;
+	int r, found = 0;
 
 	if (!value) {
 		if (t->fam->read(ctx, t, cur, sizeof(cur)) < 0)
@@ -129,23 +232,38 @@ int pt_why_tunable(struct perftune_ctx *ctx, const struct pt_tunable *t, const c
 	}
 	if (t->fam->export_names)
 		t->fam->export_names(ctx, t, value, &x);
-	r = pt_why_cmdline(ctx, t, &x, v);
-	nsys = v->n;
+	r = cmdline(w);
 	if (r >= 0)
-		r = pt_why_sysctl(ctx, t, &x, v);
-	nsys = v->n - nsys;
+		r = pt_cmdline_why(w->cmdline, t, &x, v, &w->work);
+	if (r >= 0 && x.sysctl[0]) { /* only a sysctl's key reads sysctl.d */
+		size_t before = v->n;
+		r = sysctld(w);
+		if (r >= 0)
+			r = pt_sysctld_why(w->sysctld, t, &x, v, &w->work);
+		nsys = v->n - before;
+	}
+	if (r >= 0 && x.dev[0] && x.attr[0]) /* only a device's attribute reads udev rules */
+		r = udev(w);
+	if (r >= 0 && x.dev[0] && x.attr[0])
+		r = pt_udev_rules_why(w->udev, t, &x, v, &w->work);
 	if (r >= 0)
-		r = pt_why_udev(ctx, t, &x, v);
-	tuned = r < 0 ? r : pt_why_tuned(ctx, t, v);
-	r = tuned < 0 ? tuned : pt_why_daemons(ctx, t, tuned > 0, nsys > 0, v);
+		r = tuned(w);
 	if (r >= 0)
-		r = why_tx(ctx, t, v);
+		r = found = pt_tuned_why(w->tuned, t, v, &w->work);
 	if (r >= 0)
-		flag(ctx, t, v, from, value);
-	if (r >= 0 && nsys && tuned > 0 && pt_tuned_reapplies_sysctl(ctx))
-		sysctl_after_tuned(v, from);
+		r = daemons(w);
+	if (r >= 0)
+		r = pt_daemons_why(w->daemons, t, found > 0, nsys > 0, v, &w->work);
+	if (r >= 0)
+		r = why_tx(w, t, v);
+	if (r >= 0)
+		flag(w, t, v, from, value);
+	if (r >= 0 && nsys && found > 0 && pt_tuned_reapplies_sysctl(w->tuned))
+		r = sysctl_after_tuned(w, v, from);
 	return r;
 }
+
+/* ---- the API ---- */
 
 static void source_item(void *ud, size_t i, struct pt_item *item, char *note _unused_)
 {
@@ -153,39 +271,68 @@ static void source_item(void *ud, size_t i, struct pt_item *item, char *note _un
 
 	*item = (struct pt_item){ .name = (char *)pt_src_kind_name(s->kind),
 				  .key = (char *)s->key,
-				  .current = (char *)s->where,
-				  .value = s->value[0] ? (char *)s->value : NULL,
-				  .note = (char *)s->note,
+				  .current = s->where,
+				  .value = s->value[0] ? s->value : NULL,
+				  .note = s->note,
 				  .flags = s->flags,
 				  .pid = s->pid };
 }
 
-static int why_impl(struct perftune_ctx *ctx, const char *key, const char *value,
-		    struct perftune_source_iter **iterp)
+/* the sources of each of @keys (@n of them) compared with @values[i] (NULL: the value now) */
+static int why_impl(struct perftune_ctx *ctx, const char *const *keys, const char *const *values,
+		    size_t n, struct perftune_source_iter **iterp)
 {
-	_cleanup_free_ struct pt_tunable *t = NULL;
+	struct pt_tunable **t = calloc(n + 1, sizeof(*t));
+	struct pt_why *w = pt_why_new(ctx);
 	struct pt_srcs v = { 0 };
 	struct pt_iter *it = NULL;
-	int n, r;
+	const char *key = n ? keys[0] : "";
+	int r = t && w ? 0 : -ENOMEM;
 
-	if (!ctx || !key || !iterp)
-		return -EINVAL;
-	*iterp = NULL;
-	pt_err_clear(ctx);
-	r = n = pt_resolve_all(ctx, key, &t);
-	for (int i = 0; i < n && r >= 0; i++)
-		r = pt_why_tunable(ctx, &t[i], value, &v);
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		int nt = r = pt_resolve_all(ctx, keys[i], &t[i]);
+		key = keys[i];
+		for (int k = 0; k < nt && r >= 0; k++)
+			r = pt_why_tunable(w, &t[i][k], values ? values[i] : NULL, &v);
+	}
 	if (r >= 0)
 		r = pt_iter_collect(v.n, source_item, &v, &it);
-	free(v.s);
+	if (r >= 0)
+		r = (int)v.n;
+	pt_srcs_free(&v);
+	pt_why_free(w);
+	for (size_t i = 0; t && i < n; i++)
+		free(t[i]);
+	free(t);
 	if (r < 0)
 		return r == -ENOMEM ? pt_err(ctx, r, "%s: out of memory", key) : r;
 	*iterp = pt_source_iter(it);
-	return (int)v.n;
+	return r;
 }
 
 PERFTUNE_EXPORT int perftune_why(struct perftune_ctx *ctx, const char *key, const char *value,
 				 struct perftune_source_iter **iterp)
 {
-	return pt_api_ret(why_impl(ctx, key, value, iterp));
+	if (iterp)
+		*iterp = NULL;
+	if (!ctx || !key || !iterp)
+		return -EINVAL;
+	pt_err_clear(ctx);
+	return pt_api_ret(why_impl(ctx, &key, &value, 1, iterp));
+}
+
+PERFTUNE_EXPORT int perftune_why_keys(struct perftune_ctx *ctx, const char *const *keys,
+				      const char *const *compare_to,
+				      struct perftune_source_iter **iterp)
+{
+	size_t n = 0;
+
+	if (iterp)
+		*iterp = NULL;
+	if (!ctx || !keys || !iterp)
+		return -EINVAL;
+	pt_err_clear(ctx);
+	while (keys[n])
+		n++;
+	return pt_api_ret(why_impl(ctx, keys, compare_to, n, iterp));
 }

@@ -3,10 +3,15 @@
  * lib/why: the sources of a key (sysctl.d in every directory with masking,
  * udev rules matched against the device, TuneD's active profile with its
  * includes, the kernel command line, daemons, transactions) and verify's
- * statuses, on the fake machine with configuration files below its root.
+ * statuses, on the fake machine with configuration files below its root;
+ * the scans: each file read once per call (counted by inotify), the work
+ * linear in the sources (counted by the library), lines as systemd reads
+ * them, links kept inside the root.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "harness.h"
@@ -29,6 +34,20 @@ static void put(const char *rel, const char *text)
 	ck_assert_ptr_nonnull(fp);
 	fputs(text, fp);
 	fclose(fp);
+}
+
+/* @len bytes of @data (NUL bytes too) to @rel below the root, its directories made */
+static void put_bytes(const char *rel, const char *data, size_t len)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	put(rel, "");
+	snprintf(path, sizeof(path), "%s/%s", f.root, rel);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
 }
 
 static void link_at(const char *target, const char *rel)
@@ -452,6 +471,370 @@ START_TEST(verify_profile_statuses)
 }
 END_TEST
 
+/* ---- the scans: lines, links, each file once, linear work ---- */
+
+static const struct {
+	const char *text;
+	size_t len;
+	const char *lines; /* each line followed by "|" */
+} line_cases[] = {
+	{ "a\nb\n", 4, "a|b|" },   { "a\nb", 3, "a|b|" },   { "a\r\nb\n", 5, "a|b|" }, /* Windows */
+	{ "a\rb\r", 4, "a|b|" },			    /* old MacOS */
+	{ "a\n\rb", 4, "a|b|" },			    /* "\n\r" is one end too */
+	{ "a\n\nb", 4, "a||b|" },			    /* "\n" seen twice: an empty line */
+	{ "a\r\rb", 4, "a||b|" },  { "a\0b\n", 4, "a|b|" }, /* a NUL ends a line */
+	{ "a\n\0b", 4, "a|b|" },			    /* "\n\0" is one end */
+	{ "a\r\n\0b", 5, "a|b|" },			    /* and "\r\n\0" */
+	{ "a\0\nb", 4, "a||b|" }, /* nothing after a NUL belongs to its end */
+	{ "a\0\0b", 4, "a||b|" },  { "", 0, "" },	    { "\n", 1, "|" },
+};
+
+START_TEST(lines_end_as_systemd_reads_them)
+{
+	char *text = malloc(line_cases[_i].len + 1), *line;
+	struct pt_buf b = { 0 };
+	struct pt_lines l;
+	int n = 0;
+
+	memcpy(text, line_cases[_i].text, line_cases[_i].len);
+	text[line_cases[_i].len] = '\0';
+	pt_lines_init(&l, text, line_cases[_i].len);
+	while ((line = pt_lines_next(&l))) {
+		pt_buf_printf(&b, "%s|", line);
+		ck_assert_int_eq(l.lineno, ++n);
+	}
+	line = pt_buf_steal(&b);
+	ck_assert_msg(!strcmp(line, line_cases[_i].lines), "case %d: got '%s', want '%s'", _i, line,
+		      line_cases[_i].lines);
+	free(line);
+	free(text);
+}
+END_TEST
+
+/* H7: systemd-sysctl and udevd end a line at a NUL byte and read on; so does why */
+START_TEST(a_nul_byte_ends_a_line_and_hides_nothing)
+{
+	static const char conf[] = "vm.swappiness = 11\0vm.dirty_ratio = 12\r\nvm.dirty_ratio = 13";
+	static const char rules[] = "KERNEL==\"sdb\", ATTR{queue/scheduler}=\"none\"\0"
+				    "KERNEL==\"sdb\", ATTR{queue/scheduler}=\"kyber\"\n";
+	char *got;
+
+	put_bytes("etc/sysctl.d/90-nul.conf", conf, sizeof(conf) - 1);
+	got = why("sysctl.vm.dirty_ratio", NULL);
+	ck_assert_ptr_nonnull(strstr(got,
+				     "sysctl.d /etc/sysctl.d/90-nul.conf:2 12 overridden differs\n"
+				     "sysctl.d /etc/sysctl.d/90-nul.conf:3 13 wins differs\n"));
+	free(got);
+	got = why("sysctl.vm.swappiness", NULL);
+	ck_assert_ptr_nonnull(strstr(got, "sysctl.d /etc/sysctl.d/90-nul.conf:1 11 wins differs\n"));
+	free(got);
+	put_bytes("etc/udev/rules.d/90-nul.rules", rules, sizeof(rules) - 1);
+	got = why("block.sdb.scheduler", NULL);
+	ck_assert_str_eq(got, "udev /etc/udev/rules.d/90-nul.rules:1 none overridden differs\n"
+			      "udev /etc/udev/rules.d/90-nul.rules:2 kyber wins differs\n");
+	free(got);
+}
+END_TEST
+
+/* H8: below --root, a link (relative or absolute) is resolved inside the root, as in a chroot */
+START_TEST(links_below_another_root_stay_inside_it)
+{
+	char outside[PATH_MAX], *got;
+	FILE *fp;
+
+	/* a file beside the root: what a relative link with many ".." reached */
+	snprintf(outside, sizeof(outside), "%.*s/outside", (int)(strrchr(f.root, '/') - f.root),
+		 f.root);
+	ck_assert_int_eq(mkdir(outside, 0755), 0);
+	strcat(outside, "/x.conf");
+	fp = fopen(outside, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("vm.dirty_ratio = 77\nKERNEL==\"sd*\", ATTR{queue/scheduler}=\"kyber\"\n", fp);
+	fclose(fp);
+	link_at("../../../outside/x.conf", "etc/sysctl.d/10-out.conf");
+	link_at("../../../../../../outside/x.conf", "etc/udev/rules.d/10-out.rules");
+	link_at("../../outside", "lib/sysctl.d"); /* a directory, the same way */
+	/* one that stays inside once ".." stops at the root: the root's own file */
+	link_at("../../../../../../usr/lib/sysctl.d/50-default.conf", "etc/sysctl.d/40-in.conf");
+	got = why("sysctl.vm.dirty_ratio", NULL);
+	ck_assert_ptr_null(strstr(got, "77"));
+	ck_assert_ptr_nonnull(strstr(got, "sysctl.d /etc/sysctl.d/40-in.conf:2 15 "));
+	free(got);
+	got = why("block.sda.scheduler", NULL);
+	ck_assert_ptr_null(strstr(got, "kyber"));
+	free(got);
+	/* an absolute link is taken below the root, as before */
+	put("outside/y.conf", "vm.dirty_ratio = 66\n");
+	link_at("/outside/y.conf", "etc/sysctl.d/20-abs.conf");
+	got = why("sysctl.vm.dirty_ratio", NULL);
+	ck_assert_ptr_nonnull(strstr(got, "sysctl.d /etc/sysctl.d/20-abs.conf:1 66 "));
+	ck_assert_ptr_null(strstr(got, "77"));
+	free(got);
+}
+END_TEST
+
+/* IN_OPEN events of the files in directory @rel below the root, from now on */
+static int watch_opens(const char *rel)
+{
+	char path[PATH_MAX];
+	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	snprintf(path, sizeof(path), "%s/%s", f.root, rel);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_ge(inotify_add_watch(fd, path, IN_OPEN), 0);
+	return fd;
+}
+
+/* how often @name was opened since the watch began (or the last call); closes it */
+static int opens_of(int fd, const char *name)
+{
+	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t len;
+	int n = 0;
+
+	while ((len = read(fd, buf, sizeof(buf))) > 0)
+		for (char *p = buf; p < buf + len;) {
+			const struct inotify_event *ev = (const void *)p;
+			n += ev->len && !strcmp(ev->name, name);
+			p += sizeof(*ev) + ev->len;
+		}
+	close(fd);
+	return n;
+}
+
+/* verify that names the source of many settings reads each file once (it did per setting) */
+START_TEST(verify_of_many_settings_reads_each_file_once)
+{
+	const char *const s[] = { "sysctl.vm.swappiness=1", "sysctl.vm.dirty_ratio=1",
+				  "sysctl.vm.dirty_background_ratio=1", "sysctl.kernel.printk=1",
+				  NULL };
+	int usr = watch_opens("usr/lib/sysctl.d"), run = watch_opens("run/sysctl.d");
+	char *got = verify(4, s);
+
+	ck_assert_ptr_nonnull(strstr(got, "differs sysctl.kernel.printk = 1 (now 4 4 1 7"));
+	ck_assert_int_eq(opens_of(usr, "50-default.conf"), 1);
+	ck_assert_int_eq(opens_of(run, "70-run.conf"), 1);
+	free(got);
+}
+END_TEST
+
+/* the sources of @keys (perftune_why_keys) as why() gives them, with each one's key first */
+static char *why_keys(const char *const *keys, const char *const *cmp)
+{
+	struct perftune_source_iter *it;
+	const struct perftune_source *s;
+	struct pt_buf b = { 0 };
+	int r = perftune_why_keys(f.ctx, keys, cmp, &it);
+
+	ck_assert_msg(r >= 0, "%s", perftune_ctx_last_error(f.ctx));
+	while ((s = perftune_source_iter_next(it)))
+		pt_buf_printf(&b, "%s: %s %s %s%s\n", perftune_source_key(s),
+			      perftune_source_kind(s), perftune_source_location(s),
+			      perftune_source_value(s) ? perftune_source_value(s) : "-",
+			      perftune_source_flags(s) & PERFTUNE_SOURCE_DIFFERS ? " differs" : "");
+	perftune_source_iter_free(it);
+	return pt_buf_steal(&b);
+}
+
+START_TEST(why_keys_reads_each_file_once_for_all_keys)
+{
+	const char *const keys[] = { "sysctl.vm.dirty_ratio", "block.sda.scheduler",
+				     "sysctl.net.ipv4.conf.eth0.rp_filter", NULL };
+	const char *const cmp[] = { "15", NULL, "1", NULL };
+	int usr = watch_opens("usr/lib/sysctl.d"), etc = watch_opens("etc/sysctl.d"),
+	    rules = watch_opens("etc/udev/rules.d");
+	char *got = why_keys(keys, cmp);
+
+	ck_assert_str_eq(
+		got, "sysctl.vm.dirty_ratio: sysctl.d /usr/lib/sysctl.d/50-default.conf:2 15\n"
+		     "sysctl.vm.dirty_ratio: tuned /usr/lib/tuned/base/tuned.conf:5 40 differs\n"
+		     "sysctl.vm.dirty_ratio: tuned /usr/lib/tuned/child/tuned.conf:4 35 differs\n"
+		     "block.sda.scheduler: udev /etc/udev/rules.d/60-sched.rules:2 bfq differs\n"
+		     "sysctl.net.ipv4.conf.eth0.rp_filter: sysctl.d "
+		     "/etc/sysctl.d/80-net.conf:1 0 differs\n");
+	ck_assert_int_eq(opens_of(usr, "50-default.conf"), 1);
+	ck_assert_int_eq(opens_of(etc, "80-net.conf"), 1);
+	ck_assert_int_eq(opens_of(rules, "60-sched.rules"), 1);
+	free(got);
+}
+END_TEST
+
+START_TEST(why_keys_bad_input)
+{
+	const char *const bad[] = { "sysctl.vm.swappiness", "sysctl.vm.nosuch", NULL };
+	const char *const none[] = { NULL };
+	struct perftune_source_iter *it = NULL;
+
+	ck_assert_int_eq(perftune_why_keys(f.ctx, bad, NULL, &it), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "sysctl.vm.nosuch"));
+	ck_assert_ptr_null(it);
+	ck_assert_int_eq(perftune_why_keys(f.ctx, NULL, NULL, &it), -EINVAL);
+	ck_assert_int_eq(perftune_why_keys(NULL, none, NULL, &it), -EINVAL);
+	ck_assert_int_eq(perftune_why_keys(f.ctx, none, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(perftune_why_keys(f.ctx, none, NULL, &it), 0); /* no keys, no sources */
+	perftune_source_iter_free(it);
+}
+END_TEST
+
+/* only the kinds of source that can name a key are read; /proc only for a daemon's keys */
+START_TEST(a_key_reads_only_the_sources_that_can_name_it)
+{
+	int sysctl_d, rules, proc;
+	char *got;
+
+	put("proc/812/comm", "tuned\n");
+	sysctl_d = watch_opens("usr/lib/sysctl.d");
+	proc = watch_opens("proc/812");
+	got = why("block.sda.read_ahead_kb", NULL); /* no rule, no profile line, no daemon */
+	ck_assert_str_eq(got, "");
+	free(got);
+	ck_assert_int_eq(opens_of(sysctl_d, "50-default.conf"), 0);
+	ck_assert_int_eq(opens_of(proc, "comm"), 0);
+	rules = watch_opens("etc/udev/rules.d");
+	got = why("sysctl.vm.swappiness", NULL);
+	ck_assert_ptr_nonnull(strstr(got, "daemon tuned (pid 812)")); /* tuned claims it */
+	free(got);
+	ck_assert_int_eq(opens_of(rules, "60-sched.rules"), 0);
+}
+END_TEST
+
+/* the work of @keys counted by the library: pt_why_tunable() of each tunable, one pt_why */
+static struct pt_why_work work_of(const char *key, size_t *nsrc, struct pt_srcs *keep)
+{
+	struct pt_tunable *t = NULL;
+	struct pt_why *w = pt_why_new(f.ctx);
+	struct pt_srcs v = { 0 };
+	struct pt_why_work work;
+	int n = pt_resolve_all(f.ctx, key, &t);
+
+	ck_assert_int_ge(n, 1);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_ge(pt_why_tunable(w, &t[i], NULL, &v), 0);
+	work = *pt_why_work(w);
+	*nsrc = v.n;
+	if (keep) { /* the flags of the first and last source */
+		keep->s = calloc(2, sizeof(*keep->s));
+		keep->s[0].flags = v.s[0].flags;
+		keep->s[1].flags = v.s[v.n - 1].flags;
+		keep->n = 2;
+	}
+	pt_srcs_free(&v);
+	pt_why_free(w);
+	free(t);
+	return work;
+}
+
+/* 65,536 lines that each set one key */
+static void big_file(const char *rel, const char *line, size_t n)
+{
+	struct pt_buf b = { 0 };
+	char *text;
+
+	for (size_t i = 0; i < n; i++)
+		pt_buf_puts(&b, line);
+	text = pt_buf_steal(&b);
+	ck_assert_ptr_nonnull(text);
+	put(rel, text);
+	free(text);
+}
+
+/* H3: one 1 MiB file of one key: why took 119 s and 614 MB (a scan per source pair) */
+START_TEST(a_1_mib_file_of_one_key_takes_linear_work)
+{
+	const size_t n = 65536;
+	struct pt_srcs first_last = { 0 };
+	struct pt_why_work w;
+	size_t nsrc;
+	char *got;
+
+	big_file("etc/sysctl.d/50-big.conf", "vm.swappiness=1\n", n);
+	w = work_of("sysctl.vm.swappiness", &nsrc, &first_last);
+	/* and the fixture's cmdline word, 2 sysctl.d lines and 1 TuneD line */
+	ck_assert_uint_eq(nsrc, n + 4);
+	ck_assert_uint_ge(w.lines, n);
+	/* each line parsed once, each source found, built and flagged once: a few steps each */
+	ck_assert_msg(w.steps <= 4 * n, "%zu steps for %zu lines", w.steps, n);
+	free(first_last.s);
+	/* the public call, under this test case's time limit (the quadratic scan took minutes) */
+	got = why("sysctl.vm.swappiness", NULL);
+	ck_assert_ptr_nonnull(strstr(got, "sysctl.d /etc/sysctl.d/50-big.conf:1 1 overridden "));
+	ck_assert_ptr_nonnull(strstr(got, "sysctl.d /etc/sysctl.d/50-big.conf:65536 1 overridden "));
+	ck_assert_ptr_nonnull(strstr(got, "sysctl.d /run/sysctl.d/70-run.conf:3 10 wins differs\n"));
+	free(got);
+}
+END_TEST
+
+/* the same with a glob that names every sysctl: matched once per key, not once per line */
+START_TEST(a_1_mib_file_of_globs_takes_linear_work)
+{
+	const size_t n = 65536;
+	struct pt_why_work w;
+	size_t nsrc;
+
+	big_file("etc/sysctl.d/50-big.conf", "*/*=1\n", n);
+	w = work_of("sysctl.vm.dirty_ratio", &nsrc, NULL);
+	ck_assert_uint_ge(nsrc, n);
+	ck_assert_msg(w.steps <= 4 * n, "%zu steps for %zu lines", w.steps, n);
+	/* two keys: twice the sources, twice the work, the file still read once */
+	w = work_of("sysctl.vm.dirty_*", &nsrc, NULL);
+	ck_assert_uint_ge(nsrc, 2 * n);
+	ck_assert_msg(w.steps <= 8 * n, "%zu steps for 2 keys of %zu lines", w.steps, n);
+	ck_assert_uint_eq(w.files,
+			  3 + 1 + 1); /* 50-default, 70-run, 80-net, 50-big, active_profile */
+}
+END_TEST
+
+/* H3: 20,000 one-line files (a scan of every name per name listed them) */
+START_TEST(twenty_thousand_files_are_read_once_each)
+{
+	const size_t n = 20000;
+	char dir[PATH_MAX], path[PATH_MAX + 32];
+	struct pt_why_work w;
+	size_t nsrc;
+
+	snprintf(dir, sizeof(dir), "%s/etc/sysctl.d", f.root);
+	for (size_t i = 0; i < n; i++) {
+		int fd;
+		snprintf(path, sizeof(path), "%s/%05zu.conf", dir, i);
+		fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(write(fd, "vm.swappiness=1\n", 16), 16);
+		close(fd);
+	}
+	w = work_of("sysctl.vm.swappiness", &nsrc, NULL);
+	ck_assert_uint_eq(nsrc, n + 4);
+	ck_assert_uint_eq(w.files, n + 4); /* and the fixture's 3 and active_profile */
+	ck_assert_msg(w.steps <= 4 * n, "%zu steps for %zu files", w.steps, n);
+}
+END_TEST
+
+/* H3: a name given 40,000 times in active_profile is one profile (TuneD loads a file once) */
+START_TEST(active_profile_names_load_once)
+{
+	struct pt_buf b = { 0 };
+	char *text, *got;
+
+	for (int i = 0; i < 40000; i++)
+		pt_buf_puts(&b, i % 2 ? "child " : "base ");
+	pt_buf_puts(&b, "../../../etc bad/name\n"); /* not names TuneD loads */
+	text = pt_buf_steal(&b);
+	put("etc/tuned/active_profile", text);
+	free(text);
+	got = why("sysctl.vm.dirty_ratio", "35");
+	/* base, then child without its include of base (processed already), each once */
+	ck_assert_str_eq(got, "sysctl.d /usr/lib/sysctl.d/50-default.conf:2 15 wins differs\n"
+			      "tuned /usr/lib/tuned/base/tuned.conf:5 40 overridden differs\n"
+			      "tuned /usr/lib/tuned/child/tuned.conf:4 35 overridden\n");
+	free(got);
+	put("etc/tuned/active_profile", "child base child\n"); /* base: child's include */
+	got = why("sysctl.vm.dirty_ratio", "35");
+	ck_assert_str_eq(got, "sysctl.d /usr/lib/sysctl.d/50-default.conf:2 15 wins differs\n"
+			      "tuned /usr/lib/tuned/base/tuned.conf:5 40 overridden differs\n"
+			      "tuned /usr/lib/tuned/child/tuned.conf:4 35 overridden\n");
+	free(got);
+}
+END_TEST
+
 static Suite *why_suite(void)
 {
 	Suite *s = suite_create("why");
@@ -468,6 +851,22 @@ static Suite *why_suite(void)
 	tcase_add_test(tc, daemons_from_proc);
 	tcase_add_test(tc, our_transactions_are_sources);
 	tcase_add_test(tc, bad_keys);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("scan");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	/* linear work takes well under a second here; the quadratic scans took minutes */
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, lines_end_as_systemd_reads_them, 0, ARRAY_SIZE(line_cases));
+	tcase_add_test(tc, a_nul_byte_ends_a_line_and_hides_nothing);
+	tcase_add_test(tc, links_below_another_root_stay_inside_it);
+	tcase_add_test(tc, verify_of_many_settings_reads_each_file_once);
+	tcase_add_test(tc, why_keys_reads_each_file_once_for_all_keys);
+	tcase_add_test(tc, why_keys_bad_input);
+	tcase_add_test(tc, a_key_reads_only_the_sources_that_can_name_it);
+	tcase_add_test(tc, a_1_mib_file_of_one_key_takes_linear_work);
+	tcase_add_test(tc, a_1_mib_file_of_globs_takes_linear_work);
+	tcase_add_test(tc, twenty_thousand_files_are_read_once_each);
+	tcase_add_test(tc, active_profile_names_load_once);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("verify");
 	tcase_add_checked_fixture(tc, setup, teardown);

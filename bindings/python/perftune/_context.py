@@ -334,6 +334,23 @@ class Context:
         _rc, it = self._call(_lib.perftune_why, _text("key", key), cmp)
         return _drain("source", it, source_from_c)
 
+    def why_keys(self, keys: Mapping[str, str | None] | Iterable[str]) -> List[Source]:
+        """:meth:`why` of many keys in one call: ``{key: compare_to}``
+        (``None``: the value now) or the keys alone; the sources of each
+        key in turn (:attr:`Source.key` tells whose). Every configuration
+        file is read once for all of them, and only the kinds of source
+        that can name one of the keys."""
+        if isinstance(keys, Mapping):
+            names = [_text("key", k) for k in keys]
+            cmp: List[str | None] | None = [
+                None if v is None else _text(f"compare_to for {k}", v) for k, v in keys.items()
+            ]
+        else:
+            names = [_text("key", k) for k in keys]
+            cmp = None
+        _rc, it = self._call(_lib.perftune_why_keys, names, cmp)
+        return _drain("source", it, source_from_c)
+
     def verify(self, settings: Mapping[str, str] | Iterable[str]) -> List[Check]:
         """Check ``{key: value}`` (or ``"KEY=VALUE"`` strings) against the
         machine: one :class:`Check` per concrete key."""

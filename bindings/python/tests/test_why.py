@@ -29,6 +29,24 @@ def test_why_names_the_sysctl_d_line(ctx: perftune.Context, sysctl_d: Path) -> N
     assert not same.differs
 
 
+def test_why_keys_of_many_keys(ctx: perftune.Context, tree: FakeTree, sysctl_d: Path) -> None:
+    rules = tree.root / "etc" / "udev" / "rules.d"
+    rules.mkdir(parents=True)
+    (rules / "60-x.rules").write_text('KERNEL=="fake0", ATTR{queue/scheduler}="kyber"\n')
+    got = ctx.why_keys({"sysctl.vm.swappiness": "10", "block.fake0.scheduler": None})
+    assert [(s.key, s.location, s.value, s.differs) for s in got] == [
+        ("sysctl.vm.swappiness", "/etc/sysctl.d/90-app.conf:2", "10", False),
+        ("block.fake0.scheduler", "/etc/udev/rules.d/60-x.rules:1", "kyber", True),
+    ]
+    assert [s.key for s in ctx.why_keys(["block.fake0.scheduler"])] == ["block.fake0.scheduler"]
+    assert ctx.why_keys([]) == []
+    with pytest.raises(perftune.PerftuneError) as e:
+        ctx.why_keys(["sysctl.vm.swappiness", "sysctl.vm.nosuch"])
+    assert "sysctl.vm.nosuch" in str(e.value)
+    with pytest.raises(TypeError):
+        ctx.why_keys({"sysctl.vm.swappiness": 10})  # type: ignore[dict-item]
+
+
 def test_why_nothing_and_bad_key(ctx: perftune.Context) -> None:
     assert ctx.why("sysctl.vm.swappiness") == []
     with pytest.raises(perftune.PerftuneValueError):
