@@ -6,6 +6,7 @@
 # one that drifted, a held one (a live `set --hold`), an orphaned one (its
 # holder killed -9), a key whose label needs escaping; -o replaces the file
 # atomically (a new inode, no temporary file left) in its directory.
+# H1 (issue 33): -o never writes through a link, a FIFO or over a device node.
 set -eu
 : "${PERFTUNE:?}"
 if command -v promtool >/dev/null; then
@@ -109,6 +110,30 @@ grep -qxF 'perftune_verify_in_force{verified="drifted",key="sysctl.vm.dirty_rati
 grep -qxF 'perftune_verify_not_in_force{verified="drifted"} 1' "$T/out/v.prom" || fail "verify not_in_force"
 pt verify --format prometheus 'sysfs[/sys/kernel/we"i\rd/val]=6' | parse
 rm "$T/out/v.prom"
+
+# H1: -o refuses a symbolic link and a FIFO (before: the link replaced, its
+# target's name gone), naming the file, exit 1; nothing written through them
+echo victim >"$T/victim"
+ln -s "$T/victim" "$T/out/link.prom"
+mkfifo "$T/out/fifo.prom"
+for f in link fifo; do
+	rc=0
+	timeout 30 "$PERFTUNE" --root "$R" --journal-dir "$T/j" status --format prometheus \
+		-o "$T/out/$f.prom" 2>"$T/err" || rc=$?
+	[ $rc = 1 ] || fail "-o a $f: exit $rc, want 1"
+	grep -q "$f.prom: it is a" "$T/err" || fail "-o a $f: $(cat "$T/err")"
+done
+[ -L "$T/out/link.prom" ] && [ -p "$T/out/fifo.prom" ] && [ "$(cat "$T/victim")" = victim ] ||
+	fail "-o replaced or wrote through a link or a FIFO"
+rm "$T/out/link.prom" "$T/out/fifo.prom"
+# a character device is written in place (before: /dev/null itself was replaced
+# by a regular file); root only: mknod
+if [ "$(id -u)" = 0 ]; then
+	mknod "$T/out/null" c 1 3
+	pt status --format prometheus -o "$T/out/null" || fail "-o a character device: exit $?"
+	[ -c "$T/out/null" ] || fail "-o replaced a character device by $(stat -c %F "$T/out/null")"
+	rm "$T/out/null"
+fi
 
 # a directory that cannot be written: an error naming the file, exit 1, the old file kept
 chmod 0555 "$T/out"
