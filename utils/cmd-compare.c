@@ -101,6 +101,13 @@ static int parse_opts(struct compare *c, int argc, char **argv)
 	return r;
 }
 
+/* a file to write, refused before anything runs: "--log FILE: it is a FIFO: ..." */
+static int path_error(const char *opt, const char *path, const char *why)
+{
+	fprintf(stderr, "%s: %s %s: %s; nothing was changed\n", program, opt, path, why);
+	return EXIT_FAIL;
+}
+
 /* everything that can be checked without running anything */
 static int check_args(struct compare *c, int argc, char **argv, int dd)
 {
@@ -144,14 +151,20 @@ static int check_args(struct compare *c, int argc, char **argv, int dd)
 			return usage_error(&cmd_compare,
 					   "--plot '%s': the file name must end in .svg or .png",
 					   c->plot);
-		c->gnuplot = find_program(getenv("PERFTUNE_GNUPLOT") ? getenv("PERFTUNE_GNUPLOT")
-								     : "gnuplot");
-		if (!c->gnuplot)
-			return usage_error(
-				&cmd_compare,
-				"--plot needs gnuplot, which is not installed (not in PATH)");
+		r = compare_find_gnuplot(c, err, sizeof(err));
+		if (r == -ENOENT)
+			return usage_error(&cmd_compare,
+					   "--plot needs gnuplot: apt-get install gnuplot-nox (or "
+					   "dnf install gnuplot)%s",
+					   err);
+		if (r < 0)
+			return usage_error(&cmd_compare, "--plot: %s", err);
 	}
-	c->exe = find_program(c->cmd[0]);
+	if (out_file_check(c->log, err, sizeof(err)) < 0)
+		return path_error("--log", c->log, err);
+	if (c->plot && out_file_check(c->plot, err, sizeof(err)) < 0)
+		return path_error("--plot", c->plot, err);
+	c->exe = find_program(c->cmd[0], NULL);
 	if (!c->exe)
 		return usage_error(&cmd_compare, "CMD '%s': %s", c->cmd[0],
 				   strchr(c->cmd[0], '/') ? "no such executable file"
@@ -355,15 +368,26 @@ static void report_text(struct compare *c)
 		       c->verdict, fabs(c->change), c->change > 0 ? "higher" : "lower", c->p);
 }
 
+/* the log is a new file renamed over the path at once (an out_file: never a
+ * link, a FIFO or another user's file followed or opened), written from then on */
 static int open_log(struct compare *c)
 {
-	c->logfd = open(c->log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-	if (c->logfd < 0) {
-		fprintf(stderr, "%s: --log %s: %s; nothing was changed\n", program, c->log,
-			strerror(errno));
-		return EXIT_FAIL;
+	struct out_file o;
+	char why[256];
+	int r = out_file_open(&o, c->log, out_file_mode(), why, sizeof(why));
+
+	if (r >= 0)
+		r = out_file_commit(&o, why, sizeof(why));
+	if (r >= 0 && fcntl(o.fd, F_SETFL, O_APPEND) < 0) {
+		r = -errno;
+		snprintf(why, sizeof(why), "%s", strerror(errno));
 	}
-	return 0;
+	if (r >= 0) {
+		c->logfd = o.fd;
+		o.fd = -1;
+	}
+	out_file_close(&o);
+	return r < 0 ? path_error("--log", c->log, why) : 0;
 }
 
 static int run_compare(struct perftune_ctx *ctx, int argc, char **argv)
@@ -451,10 +475,11 @@ const struct cmd cmd_compare = {
 	"  --higher-is-better  for --metric: a larger number is better\n"
 	"  --json              print the result as one JSON object\n"
 	"  --plot FILE         draw both distributions, every sample and the CI (.svg, .png;\n"
-	"                      needs gnuplot)\n"
+	"                      needs gnuplot, run with no init file and no environment)\n"
 	"  -v, --var VAR=VALUE override a profile variable\n"
 	"  --profile P         the change is profile P (else the KEY=VALUE list)\n"
-	"  --log FILE          CMD's stdout and stderr (default ./perftune-compare.log)\n"
+	"  --log FILE          CMD's stdout and stderr (default ./perftune-compare.log);\n"
+	"                      like --plot, a new file: a link or a FIFO there is refused\n"
 	"  --name NAME         the transaction's name (default compare-PID)\n"
 	"  --seed N            seed of the bootstrap and of --order random (default 1)\n"
 	"  --order abba|random the order of the two runs in each round (default abba)",

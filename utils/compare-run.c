@@ -35,15 +35,16 @@ double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-char *find_program(const char *name)
+char *find_program(const char *name, const char *path)
 {
-	const char *path = getenv("PATH");
 	char *buf;
 
 	if (!*name)
 		return NULL;
 	if (strchr(name, '/'))
 		return access(name, X_OK) == 0 ? strdup(name) : NULL;
+	if (!path)
+		path = getenv("PATH");
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	buf = malloc(strlen(path) + strlen(name) + 3);
