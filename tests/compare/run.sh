@@ -196,6 +196,25 @@ PERFTUNE_PROFILE_PATH=$TMP/prof P compare --json --rounds 5 --profile thp-on -v 
 eq "--profile with -v VAR=VALUE: better" "$(json "$TMP/p.json" 'd["verdict"]' 2>&1)" better
 check "--profile left the machine as found" untouched
 
+# --- --metric over any output size (issue 33 H10) ---------------------------
+# the first run prints "result: 1", 2 GiB of NUL bytes (a hole in the memfd
+# that takes CMD's output: no memory, no disk) and "result: 7"; the others
+# only the two lines.  Before, a read stopped at 2 GiB: the first run gave 1
+cat >"$TMP/big.py" <<'EOF'
+import os, sys
+first = not os.path.exists(sys.argv[1])
+open(sys.argv[1], "a").close()
+os.write(1, b"result: 1\n")
+if first:
+    os.lseek(1, (2 << 30) + 4096, os.SEEK_CUR)
+os.write(1, b"\nresult: 7\n")
+EOF
+P compare --json --rounds 3 --warmup 0 --metric 'result: ([0-9]+)' --log /dev/null \
+	thp.enabled=always -- python3 "$TMP/big.py" "$TMP/big.first" >"$TMP/big.json" 2>"$TMP/err"
+eq "--metric: the last line after 2 GiB of output" \
+	"$(json "$TMP/big.json" 'd["baseline"]["samples"][0], d["tuned"]["samples"]' 2>&1)" "7 [7, 7, 7]"
+check "--metric after 2 GiB: machine as found" untouched
+
 # --- the progress line: on a terminal only ----------------------------------
 if command -v script >/dev/null; then
 	# shellcheck disable=SC2046
