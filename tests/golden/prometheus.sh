@@ -6,7 +6,9 @@
 # one that drifted, a held one (a live `set --hold`), an orphaned one (its
 # holder killed -9), a key whose label needs escaping; -o replaces the file
 # atomically (a new inode, no temporary file left) in its directory.
-# H1 (issue 33): -o never writes through a link, a FIFO or over a device node.
+# Issue 33 H9: labels are valid UTF-8 whatever bytes a path or a key holds
+# (0xff as \xff), and every series is unique (verify K=60 K=10: one sample);
+# H1: -o never writes through a link, a FIFO or over a device node.
 set -eu
 : "${PERFTUNE:?}"
 if command -v promtool >/dev/null; then
@@ -25,6 +27,15 @@ else
 	exit 1
 fi
 echo "parser: $parser"
+# every series once: a scrape refuses a sample whose labels another one has
+# (neither parser checks it); the series is the line up to its value
+parse_unique() {
+	local in
+	in=$(cat)
+	printf '%s\n' "$in" | parse || return 1
+	dup=$(printf '%s\n' "$in" | grep -v '^#' | sed 's/ [^ ]*$//' | sort | uniq -d)
+	[ -z "$dup" ] || { printf 'duplicate series: %s\n' "$dup"; return 1; }
+}
 
 T=$(mktemp -d)
 HOLD=
@@ -51,7 +62,7 @@ has() { grep -qxF "$1" "$T/out/m.prom" || fail "no line '$1' in:$(echo; cat "$T/
 
 # nothing journaled: every family is there, with zero counts
 pt status --format prometheus -o "$T/out/m.prom"
-parse <"$T/out/m.prom"
+parse_unique <"$T/out/m.prom"
 has 'perftune_holds 0'
 has 'perftune_transactions{state="applied"} 0'
 has '# TYPE perftune_tunable_in_force gauge'
@@ -108,7 +119,29 @@ parse <"$T/out/v.prom"
 grep -qxF 'perftune_verify_in_force{verified="drifted",key="sysctl.vm.dirty_ratio",origin="transaction drifted"} 0' "$T/out/v.prom" ||
 	fail "verify metrics: $(cat "$T/out/v.prom")"
 grep -qxF 'perftune_verify_not_in_force{verified="drifted"} 1' "$T/out/v.prom" || fail "verify not_in_force"
-pt verify --format prometheus 'sysfs[/sys/kernel/we"i\rd/val]=6' | parse
+pt verify --format prometheus 'sysfs[/sys/kernel/we"i\rd/val]=6' | parse_unique
+
+# H9: a profile path holding bytes that are not UTF-8 (0xff, a cut sequence)
+# beside UTF-8 (e acute): valid UTF-8 labels (verified, origin), the stray
+# bytes as \xHH
+bad=$(printf 'p\377\303(\303\251')
+mkdir -p "$T/$bad"
+printf '[sysctl]\nvm.dirty_ratio=33\n' >"$T/$bad/tuned.conf"
+pt verify --format prometheus -o "$T/out/v.prom" "$T/$bad/tuned.conf" || fail "verify of a profile in force: exit $?"
+parse_unique <"$T/out/v.prom" || fail "verify metrics of a non-UTF-8 profile path: $(cat -v "$T/out/v.prom")"
+want=$(printf '%s/p\\\\xff\\\\xc3(\303\251/tuned.conf' "$T") # the label's text, escaped
+grep -qF "verified=\"$want\",key=\"sysctl.vm.dirty_ratio\",origin=\"$want:2\"} 1" "$T/out/v.prom" ||
+	fail "the path's bytes as \\xHH: $(cat -v "$T/out/v.prom")"
+# H9: one key checked thrice in one verification (held at 10): one sample, 0
+# as one check differs; each check counted
+pt verify --format prometheus sysctl.vm.swappiness=10 sysctl.vm.swappiness=60 \
+	sysctl.vm.swappiness=10 >"$T/out/v.prom" && fail "verify of two values of one key: exit 0"
+parse_unique <"$T/out/v.prom" || fail "verify K=10 K=60 K=10: $(cat "$T/out/v.prom")"
+[ "$(grep -c '^perftune_verify_in_force{' "$T/out/v.prom")" = 1 ] || fail "verify K=10 K=60 K=10: not one sample"
+grep -qxF 'perftune_verify_in_force{verified="settings",key="sysctl.vm.swappiness",origin=""} 0' "$T/out/v.prom" ||
+	fail "verify K=10 K=60 K=10: $(cat "$T/out/v.prom")"
+grep -qxF 'perftune_verify_checks{verified="settings",state="in_force"} 2' "$T/out/v.prom" ||
+	fail "verify K=10 K=60 K=10: each check counted: $(cat "$T/out/v.prom")"
 rm "$T/out/v.prom"
 
 # H1: -o refuses a symbolic link and a FIFO (before: the link replaced, its
