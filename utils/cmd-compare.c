@@ -46,9 +46,16 @@ static int parse_opts(struct compare *c, int argc, char **argv)
 	unsigned seed;
 	int o, r = 0;
 
-	optind = 1;
-	while (r == 0 && (o = getopt_long(argc, argv, "+n:v:h", opts, NULL)) != -1) {
+	/* "-": options and KEY=VALUE operands in any order before "--" (as GNU
+	 * tools take them, whatever POSIXLY_CORRECT says), each operand returned
+	 * as 1 in its place; optind 0 makes glibc read that "-" (with 1 it keeps
+	 * the ordering of the global options' parse) */
+	optind = 0;
+	while (r == 0 && (o = getopt_long(argc, argv, "-n:v:h", opts, NULL)) != -1) {
 		switch (o) {
+		case 1:
+			c->keys[c->nkeys++] = optarg;
+			break;
 		case 'n':
 			r = parse_uint("--rounds", optarg, 3, &c->rounds);
 			break;
@@ -120,8 +127,6 @@ static int check_args(struct compare *c, int argc, char **argv, int dd)
 	if (dd + 1 >= argc || !*argv[dd + 1])
 		return usage_error(&cmd_compare, "compare needs a CMD after '--'");
 	c->cmd = argv + dd + 1;
-	c->keys = argv + optind;
-	c->nkeys = dd - optind;
 	if (!c->profile == !c->nkeys)
 		return usage_error(&cmd_compare, "give either --profile P or KEY=VALUE..., not %s",
 				   c->profile ? "both" : "neither");
@@ -405,6 +410,9 @@ static int run_compare(struct perftune_ctx *ctx, int argc, char **argv)
 	for (int i = 1; i < argc && dd < 0; i++)
 		if (!strcmp(argv[i], "--"))
 			dd = i;
+	c.keys = calloc((size_t)argc, sizeof(*c.keys));
+	if (!c.keys)
+		return lib_error(NULL, -ENOMEM, "compare");
 	ret = parse_opts(&c, dd < 0 ? argc : dd, argv);
 	if (!ret)
 		ret = check_args(&c, argc, argv, dd);
@@ -452,6 +460,7 @@ out:
 	perftune_profile_free(c.prof);
 	free(c.exe);
 	free(c.gnuplot);
+	free(c.keys);
 	return ret;
 }
 
@@ -467,7 +476,8 @@ const struct cmd cmd_compare = {
 	"SIGINT/SIGTERM or a failing CMD (exit 1, naming the round); after kill -9,\n"
 	"'restore --orphans' gives it back.  Reports per state n, median, IQR, CV, the\n"
 	"change of the median with a bootstrap 95% CI, a Mann-Whitney U p-value and a\n"
-	"verdict: better, worse or no difference.\n"
+	"verdict: better, worse or no difference.  Options may come anywhere before\n"
+	"'--'.\n"
 	"  --rounds N          rounds, each one run per state (at least 3)\n"
 	"  --warmup N          unmeasured runs of each state first\n"
 	"  --metric REGEX      the measure is the number REGEX's one capture group finds\n"

@@ -215,6 +215,18 @@ eq "--metric: the last line after 2 GiB of output" \
 	"$(json "$TMP/big.json" 'd["baseline"]["samples"][0], d["tuned"]["samples"]' 2>&1)" "7 [7, 7, 7]"
 check "--metric after 2 GiB: machine as found" untouched
 
+# --- options anywhere before -- (as version 1 took them) ---------------------
+# shellcheck disable=SC2046
+P compare thp.enabled=always --json --rounds 3 --warmup 0 --metric "$M" --log "$TMP/t.log" \
+	-- $(work 0.8 0.05 after) >"$TMP/after.json" 2>"$TMP/err"
+eq "options after KEY=VALUE: taken" "$(json "$TMP/after.json" 'd["rounds"], d["baseline"]["n"]' 2>&1)" "3 3"
+# shellcheck disable=SC2046
+POSIXLY_CORRECT=1 P compare --rounds 3 thp.enabled=always --warmup 0 --json --metric "$M" \
+	--log "$TMP/t.log" -- $(work 0.8 0.05 posix) >"$TMP/after.json" 2>"$TMP/err"
+eq "options after KEY=VALUE, POSIXLY_CORRECT set: taken" \
+	"$(json "$TMP/after.json" 'd["warmup"], d["tuned"]["n"]' 2>&1)" "0 3"
+bad "an option after -- is CMD's" 2 "CMD '--rounds': command not found" thp.enabled=always -- --rounds 3
+
 # --- the progress line: on a terminal only ----------------------------------
 if command -v script >/dev/null; then
 	# shellcheck disable=SC2046
