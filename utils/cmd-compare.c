@@ -46,9 +46,16 @@ static int parse_opts(struct compare *c, int argc, char **argv)
 	unsigned seed;
 	int o, r = 0;
 
-	optind = 1;
-	while (r == 0 && (o = getopt_long(argc, argv, "+n:v:h", opts, NULL)) != -1) {
+	/* "-": options and KEY=VALUE operands in any order before "--" (as GNU
+	 * tools take them, whatever POSIXLY_CORRECT says), each operand returned
+	 * as 1 in its place; optind 0 makes glibc read that "-" (with 1 it keeps
+	 * the ordering of the global options' parse) */
+	optind = 0;
+	while (r == 0 && (o = getopt_long(argc, argv, "-n:v:h", opts, NULL)) != -1) {
 		switch (o) {
+		case 1:
+			c->keys[c->nkeys++] = optarg;
+			break;
 		case 'n':
 			r = parse_uint("--rounds", optarg, 3, &c->rounds);
 			break;
@@ -101,6 +108,13 @@ static int parse_opts(struct compare *c, int argc, char **argv)
 	return r;
 }
 
+/* a file to write, refused before anything runs: "--log FILE: it is a FIFO: ..." */
+static int path_error(const char *opt, const char *path, const char *why)
+{
+	fprintf(stderr, "%s: %s %s: %s; nothing was changed\n", program, opt, path, why);
+	return EXIT_FAIL;
+}
+
 /* everything that can be checked without running anything */
 static int check_args(struct compare *c, int argc, char **argv, int dd)
 {
@@ -113,8 +127,6 @@ static int check_args(struct compare *c, int argc, char **argv, int dd)
 	if (dd + 1 >= argc || !*argv[dd + 1])
 		return usage_error(&cmd_compare, "compare needs a CMD after '--'");
 	c->cmd = argv + dd + 1;
-	c->keys = argv + optind;
-	c->nkeys = dd - optind;
 	if (!c->profile == !c->nkeys)
 		return usage_error(&cmd_compare, "give either --profile P or KEY=VALUE..., not %s",
 				   c->profile ? "both" : "neither");
@@ -144,14 +156,20 @@ static int check_args(struct compare *c, int argc, char **argv, int dd)
 			return usage_error(&cmd_compare,
 					   "--plot '%s': the file name must end in .svg or .png",
 					   c->plot);
-		c->gnuplot = find_program(getenv("PERFTUNE_GNUPLOT") ? getenv("PERFTUNE_GNUPLOT")
-								     : "gnuplot");
-		if (!c->gnuplot)
-			return usage_error(
-				&cmd_compare,
-				"--plot needs gnuplot, which is not installed (not in PATH)");
+		r = compare_find_gnuplot(c, err, sizeof(err));
+		if (r == -ENOENT)
+			return usage_error(&cmd_compare,
+					   "--plot needs gnuplot: apt-get install gnuplot-nox (or "
+					   "dnf install gnuplot)%s",
+					   err);
+		if (r < 0)
+			return usage_error(&cmd_compare, "--plot: %s", err);
 	}
-	c->exe = find_program(c->cmd[0]);
+	if (out_file_check(c->log, err, sizeof(err)) < 0)
+		return path_error("--log", c->log, err);
+	if (c->plot && out_file_check(c->plot, err, sizeof(err)) < 0)
+		return path_error("--plot", c->plot, err);
+	c->exe = find_program(c->cmd[0], NULL);
 	if (!c->exe)
 		return usage_error(&cmd_compare, "CMD '%s': %s", c->cmd[0],
 				   strchr(c->cmd[0], '/') ? "no such executable file"
@@ -355,15 +373,26 @@ static void report_text(struct compare *c)
 		       c->verdict, fabs(c->change), c->change > 0 ? "higher" : "lower", c->p);
 }
 
+/* the log is a new file renamed over the path at once (an out_file: never a
+ * link, a FIFO or another user's file followed or opened), written from then on */
 static int open_log(struct compare *c)
 {
-	c->logfd = open(c->log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-	if (c->logfd < 0) {
-		fprintf(stderr, "%s: --log %s: %s; nothing was changed\n", program, c->log,
-			strerror(errno));
-		return EXIT_FAIL;
+	struct out_file o;
+	char why[256];
+	int r = out_file_open(&o, c->log, out_file_mode(), why, sizeof(why));
+
+	if (r >= 0)
+		r = out_file_commit(&o, why, sizeof(why));
+	if (r >= 0 && fcntl(o.fd, F_SETFL, O_APPEND) < 0) {
+		r = -errno;
+		snprintf(why, sizeof(why), "%s", strerror(errno));
 	}
-	return 0;
+	if (r >= 0) {
+		c->logfd = o.fd;
+		o.fd = -1;
+	}
+	out_file_close(&o);
+	return r < 0 ? path_error("--log", c->log, why) : 0;
 }
 
 static int run_compare(struct perftune_ctx *ctx, int argc, char **argv)
@@ -381,6 +410,9 @@ static int run_compare(struct perftune_ctx *ctx, int argc, char **argv)
 	for (int i = 1; i < argc && dd < 0; i++)
 		if (!strcmp(argv[i], "--"))
 			dd = i;
+	c.keys = calloc((size_t)argc, sizeof(*c.keys));
+	if (!c.keys)
+		return lib_error(NULL, -ENOMEM, "compare");
 	ret = parse_opts(&c, dd < 0 ? argc : dd, argv);
 	if (!ret)
 		ret = check_args(&c, argc, argv, dd);
@@ -428,6 +460,7 @@ out:
 	perftune_profile_free(c.prof);
 	free(c.exe);
 	free(c.gnuplot);
+	free(c.keys);
 	return ret;
 }
 
@@ -443,18 +476,21 @@ const struct cmd cmd_compare = {
 	"SIGINT/SIGTERM or a failing CMD (exit 1, naming the round); after kill -9,\n"
 	"'restore --orphans' gives it back.  Reports per state n, median, IQR, CV, the\n"
 	"change of the median with a bootstrap 95% CI, a Mann-Whitney U p-value and a\n"
-	"verdict: better, worse or no difference.\n"
+	"verdict: better, worse or no difference.  Options may come anywhere before\n"
+	"'--'.\n"
 	"  --rounds N          rounds, each one run per state (at least 3)\n"
 	"  --warmup N          unmeasured runs of each state first\n"
-	"  --metric REGEX      the measure is the last number REGEX's one capture group\n"
-	"                      finds in CMD's stdout (default: CMD's wall time)\n"
+	"  --metric REGEX      the measure is the number REGEX's one capture group finds\n"
+	"                      in the last line of CMD's stdout it matches (default:\n"
+	"                      CMD's wall time)\n"
 	"  --higher-is-better  for --metric: a larger number is better\n"
 	"  --json              print the result as one JSON object\n"
 	"  --plot FILE         draw both distributions, every sample and the CI (.svg, .png;\n"
-	"                      needs gnuplot)\n"
+	"                      needs gnuplot, run with no init file and no environment)\n"
 	"  -v, --var VAR=VALUE override a profile variable\n"
 	"  --profile P         the change is profile P (else the KEY=VALUE list)\n"
-	"  --log FILE          CMD's stdout and stderr (default ./perftune-compare.log)\n"
+	"  --log FILE          CMD's stdout and stderr (default ./perftune-compare.log);\n"
+	"                      like --plot, a new file: a link or a FIFO there is refused\n"
 	"  --name NAME         the transaction's name (default compare-PID)\n"
 	"  --seed N            seed of the bootstrap and of --order random (default 1)\n"
 	"  --order abba|random the order of the two runs in each round (default abba)",

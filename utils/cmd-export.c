@@ -86,15 +86,9 @@ static int run_export(struct perftune_ctx *ctx, int argc, char **argv)
 	}
 	if (r < 0)
 		return lib_error(ctx, r, what);
-	if (e.output && strcmp(e.output, "-")) {
-		r = write_file_atomic(e.output, text);
-		if (r < 0)
-			fprintf(stderr, "%s: %s: %s\n", program, e.output, strerror(-r));
-	} else {
-		fputs(text, stdout);
-	}
+	r = write_output(e.output, text);
 	free(text);
-	return r < 0 ? EXIT_FAIL : 0;
+	return r;
 }
 
 const struct cmd cmd_export = {

@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* perftune compare --plot: both distributions with gnuplot.  gnuplot runs as a
- * fixed program (execv, no shell) on a script file we write; every string we put
- * into the script is quoted for gnuplot and stripped of control characters. */
+ * fixed program (execve, no shell) found where only root can change it when
+ * perftune is root; it reads our script on its standard input and writes the
+ * picture to its standard output, which is the plot file perftune made (an
+ * out_file: gnuplot never opens a path), with -d (no gnuplotrc, no ~/.gnuplot,
+ * no $XDG_CONFIG_HOME/gnuplot/gnuplotrc), an environment of PATH alone (no
+ * HOME, no GNUPLOT_* variables, no locale or font paths of the caller) and /
+ * as its working directory.  Every string we put into the script is quoted
+ * for gnuplot and stripped of control characters. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "compare.h"
@@ -43,11 +52,11 @@ static void write_script(struct compare *c, FILE *f)
 	char cmd[120], label[160];
 	uint64_t rng = c->seed;
 
-	fprintf(f, "set terminal %s size 800,560 font 'sans,12'\nset output ",
+	/* no "set output": the picture goes to gnuplot's standard output */
+	fprintf(f, "set terminal %s size 800,560 font 'sans,12'\n",
 		png ? "pngcairo" : "svg dynamic");
-	gp_str(f, c->plot);
 	cmdline(c, cmd, sizeof(cmd));
-	fputs("\nset title ", f);
+	fputs("set title ", f);
 	snprintf(label, sizeof(label), "perftune compare: %s  (verdict: %s)", cmd, c->verdict);
 	gp_str(f, label);
 	fputs("\nset ylabel ", f);
@@ -101,40 +110,132 @@ static void write_script(struct compare *c, FILE *f)
 	fputc('\n', f);
 }
 
-int compare_plot(struct compare *c)
+/* "" if as root @prog may be run: it and the directories above it can be
+ * changed by root alone (a directory others write only with the sticky bit),
+ * else why not */
+static int trusted(const char *prog, char *why, size_t size)
 {
-	char script[] = "/tmp/perftune-plot-XXXXXX";
-	int fd = mkstemp(script), status = 0, null;
-	FILE *f;
-	pid_t pid;
+	char real[PATH_MAX], *slash;
+	struct stat st;
 
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		fprintf(stderr, "%s: --plot: cannot write a gnuplot script: %s\n", program,
-			strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return EXIT_FAIL;
+	if (geteuid() != 0)
+		return 0;
+	if (!realpath(prog, real)) {
+		snprintf(why, size, "%s: %s", prog, strerror(errno));
+		return -EPERM;
+	}
+	for (bool file = true;; file = false) {
+		const char *bad = NULL;
+		if (stat(real[0] ? real : "/", &st) < 0)
+			bad = strerror(errno);
+		else if (st.st_uid != 0)
+			bad = "owned by another user than root";
+		else if ((st.st_mode & S_IWGRP) && st.st_gid != 0)
+			bad = "writable by its group";
+		else if ((st.st_mode & S_IWOTH) && (file || !(st.st_mode & S_ISVTX)))
+			bad = "writable by others";
+		if (bad) {
+			snprintf(why, size,
+				 "gnuplot %s: %s is %s: as root, perftune runs no program "
+				 "that others can change",
+				 prog, real[0] ? real : "/", bad);
+			return -EPERM;
+		}
+		if (!real[0])
+			return 0;
+		slash = strrchr(real, '/');
+		*slash = '\0'; /* "/usr/bin" -> "/usr" -> "" (the root) */
+	}
+}
+
+int compare_find_gnuplot(struct compare *c, char *why, size_t size)
+{
+	const char *env = getenv("PERFTUNE_GNUPLOT");
+
+	/* as root, not the caller's PATH: it may be another user's (sudo -E, su -m) */
+	c->gnuplot = find_program(env ? env : "gnuplot",
+				  geteuid() == 0 ? "/usr/local/bin:/usr/bin:/bin" : NULL);
+	*why = '\0';
+	if (!c->gnuplot) {
+		if (env)
+			snprintf(why, size, " (PERFTUNE_GNUPLOT=%s is no program)", env);
+		return -ENOENT;
+	}
+	return trusted(c->gnuplot, why, size);
+}
+
+/* gnuplot, in a child: @script on stdin, the plot file on stdout */
+static void run_gnuplot(struct compare *c, int script, int out)
+{
+	char *const argv[] = { c->gnuplot, "-d", NULL };
+	char *const envp[] = { "PATH=/usr/bin:/bin", NULL };
+
+	if (dup2(script, 0) < 0 || dup2(out, 1) < 0 || chdir("/") < 0)
+		_exit(127);
+	execve(c->gnuplot, argv, envp);
+	dprintf(2, "%s: --plot: cannot run %s: %s\n", program, c->gnuplot, strerror(errno));
+	_exit(127);
+}
+
+/* the script in a memory file, read from its start */
+static int make_script(struct compare *c)
+{
+	int fd = memfd_create("perftune-plot", MFD_CLOEXEC), dupfd;
+	FILE *f;
+
+	if (fd < 0)
+		return -1;
+	dupfd = dup(fd);
+	if (dupfd < 0 || !(f = fdopen(dupfd, "w"))) {
+		if (dupfd >= 0)
+			close(dupfd);
+		close(fd);
+		return -1;
 	}
 	write_script(c, f);
-	fclose(f);
-	pid = fork();
-	if (pid == 0) {
-		char *argv[] = { c->gnuplot, script, NULL };
-		null = open("/dev/null", O_RDWR);
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 1);
-		}
-		execv(c->gnuplot, argv);
-		_exit(127);
+	if (fclose(f) != 0 || lseek(fd, 0, SEEK_SET) < 0) {
+		close(fd);
+		return -1;
 	}
+	return fd;
+}
+
+int compare_plot(struct compare *c)
+{
+	struct out_file out;
+	char why[256];
+	int script = make_script(c), status = 0, r;
+	pid_t pid = -1;
+
+	if (script < 0) {
+		fprintf(stderr, "%s: --plot: cannot write a gnuplot script: %s\n", program,
+			strerror(errno));
+		return EXIT_FAIL;
+	}
+	r = out_file_open(&out, c->plot, out_file_mode(), why, sizeof(why));
+	if (r < 0) {
+		fprintf(stderr, "%s: --plot %s: %s\n", program, c->plot, why);
+		out_file_close(&out);
+		close(script);
+		return EXIT_FAIL;
+	}
+	pid = fork();
+	if (pid == 0)
+		run_gnuplot(c, script, out.fd);
 	if (pid > 0)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
-	unlink(script);
+	close(script);
 	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		fprintf(stderr, "%s: --plot %s: gnuplot (%s) failed\n", program, c->plot,
 			c->gnuplot);
+		out_file_close(&out);
+		return EXIT_FAIL;
+	}
+	r = out_file_commit(&out, why, sizeof(why));
+	out_file_close(&out);
+	if (r < 0) {
+		fprintf(stderr, "%s: --plot %s: %s\n", program, c->plot, why);
 		return EXIT_FAIL;
 	}
 	return 0;

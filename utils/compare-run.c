@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "compare.h"
+#include "compare-metric.h"
 
 static const char *const state_name[] = { "baseline", "tuned" };
 
@@ -35,15 +36,16 @@ double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-char *find_program(const char *name)
+char *find_program(const char *name, const char *path)
 {
-	const char *path = getenv("PATH");
 	char *buf;
 
 	if (!*name)
 		return NULL;
 	if (strchr(name, '/'))
 		return access(name, X_OK) == 0 ? strdup(name) : NULL;
+	if (!path)
+		path = getenv("PATH");
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	buf = malloc(strlen(path) + strlen(name) + 3);
@@ -152,57 +154,62 @@ static void child(struct compare *c, int outfd, const sigset_t *orig, pid_t pare
 	_exit(127);
 }
 
-/* the last match of the metric's group in @out, as a number */
-static int parse_metric(struct compare *c, const char *out, double *v, char *why, size_t wsize)
-{
-	regmatch_t m[2];
-	const char *p = out, *last = NULL;
-	size_t len = 0;
-	char num[64], *end;
+#define CHUNK (1024 * 1024)
 
-	while (*p && regexec(&c->re, p, 2, m, p == out ? 0 : REG_NOTBOL) == 0) {
-		if (m[1].rm_so >= 0) {
-			last = p + m[1].rm_so;
-			len = (size_t)(m[1].rm_eo - m[1].rm_so);
-		}
-		p += m[0].rm_eo > 0 ? m[0].rm_eo : 1;
-	}
-	if (!last) {
-		snprintf(why, wsize, "--metric '%s' matched nothing in CMD's output", c->metric);
-		return -1;
-	}
-	snprintf(num, sizeof(num), "%.*s", (int)(len < 63 ? len : 63), last);
-	errno = 0;
-	*v = strtod(num, &end);
-	if (end == num || *end || errno || !isfinite(*v)) {
-		snprintf(why, wsize, "--metric '%s' captured '%s', which is not a number",
-			 c->metric, num);
-		return -1;
+/* @n bytes to @fd, whole: 0 or -1 */
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
 	}
 	return 0;
 }
 
-/* CMD's stdout (a memfd) appended to the log, and returned as a string */
-static char *collect_stdout(struct compare *c, int fd)
+/* CMD's stdout (a memfd) appended to the log and scanned for the metric, a
+ * chunk at a time (any size: no read is asked for more than CHUNK bytes); 0
+ * with the number in @v, or -1 with @why */
+static int collect_stdout(struct compare *c, int fd, double *v, char *why, size_t wsize)
 {
-	off_t size = lseek(fd, 0, SEEK_END);
-	char *buf;
+	struct metric_scan s;
+	char *buf = malloc(CHUNK);
+	bool logged = true;
+	off_t off = 0;
 	ssize_t n;
+	int r = -1;
 
-	if (size < 0 || lseek(fd, 0, SEEK_SET) < 0)
-		return NULL;
-	buf = malloc((size_t)size + 1);
-	if (!buf)
-		return NULL;
-	n = read(fd, buf, (size_t)size);
-	if (n < 0) {
+	if (!buf || metric_scan_init(&s, &c->re, 0) < 0) {
 		free(buf);
-		return NULL;
+		snprintf(why, wsize, "cannot read CMD's output: %s", strerror(ENOMEM));
+		return -1;
 	}
-	buf[n] = '\0';
-	if (n && write(c->logfd, buf, (size_t)n) != n)
-		fprintf(stderr, "%s: warning: cannot write the log %s\n", program, c->log);
-	return buf;
+	while ((n = pread(fd, buf, CHUNK, off)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		off += n;
+		if (logged && write_all(c->logfd, buf, (size_t)n) < 0) {
+			fprintf(stderr, "%s: warning: cannot write the log %s: %s\n", program,
+				c->log, strerror(errno));
+			logged = false;
+		}
+		metric_scan_feed(&s, buf, (size_t)n);
+	}
+	if (n < 0) {
+		snprintf(why, wsize, "cannot read CMD's output: %s", strerror(errno));
+	} else {
+		metric_scan_end(&s);
+		r = metric_scan_value(&s, c->metric, v, why, wsize);
+	}
+	metric_scan_free(&s);
+	free(buf);
+	return r;
 }
 
 struct one_run {
@@ -250,10 +257,10 @@ static int run_once(struct compare *c, struct one_run *run, const sigset_t *orig
 {
 	struct perftune_tx *tx = NULL;
 	struct rusage ru;
-	int outfd = c->logfd, status = 0, r;
+	int outfd = c->logfd, status = 0, r, metric = 0;
 	double t0;
 	pid_t pid, parent = getpid();
-	char *out = NULL;
+	char why[200];
 
 	run_label(run->label, sizeof(run->label), run->round, run->warm, run->state);
 	dprintf(c->logfd, "=== %s ===\n", run->label);
@@ -287,8 +294,8 @@ static int run_once(struct compare *c, struct one_run *run, const sigset_t *orig
 	run->out.user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
 	run->out.sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 	run->out.value = run->out.wall;
-	if (c->metric)
-		out = collect_stdout(c, outfd);
+	if (c->metric) /* into the log whatever CMD's exit */
+		metric = collect_stdout(c, outfd, &run->out.value, why, sizeof(why));
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		if (WIFEXITED(status))
 			snprintf(run->why, sizeof(run->why), "CMD failed in %s: exit status %d",
@@ -299,20 +306,15 @@ static int run_once(struct compare *c, struct one_run *run, const sigset_t *orig
 				 WTERMSIG(status));
 		goto fail;
 	}
-	if (c->metric) {
-		char why[200];
-		if (!out || parse_metric(c, out, &run->out.value, why, sizeof(why)) < 0) {
-			snprintf(run->why, sizeof(run->why), "%s of %s",
-				 out ? why : "cannot read CMD's output", run->label);
-			goto fail;
-		}
-		free(out);
-		close(outfd);
+	if (metric < 0) {
+		snprintf(run->why, sizeof(run->why), "%s of %s", why, run->label);
+		goto fail;
 	}
+	if (outfd != c->logfd)
+		close(outfd);
 	return 0;
 fail:
 	give_back(c, tx);
-	free(out);
 	if (outfd != c->logfd)
 		close(outfd);
 	return -1;

@@ -57,8 +57,12 @@ int compare_run(struct compare *c);
 int compare_stage(struct compare *c, struct perftune_tx *tx);
 /* compare-plot.c: write c->plot with gnuplot; 0 or EXIT_FAIL */
 int compare_plot(struct compare *c);
-/* a program's path: @name with a slash as is, else searched in $PATH; NULL if none */
-char *find_program(const char *name);
+/* gnuplot for --plot in c->gnuplot: 0; -ENOENT (not installed), -EPERM (as
+ * root: a gnuplot that others can change) with the reason in @why */
+int compare_find_gnuplot(struct compare *c, char *why, size_t size);
+/* a program's path: @name with a slash as is, else searched in @path (NULL:
+ * $PATH); NULL if none */
+char *find_program(const char *name, const char *path);
 /* wall time in seconds (CLOCK_MONOTONIC) */
 double now_s(void);
 

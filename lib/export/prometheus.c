@@ -7,7 +7,12 @@
  * setting whether it is in force, and counts per state.  Every family is
  * written with its HELP and TYPE lines and all its samples together (the
  * parser refuses a family split in two), label values escaped as the
- * exposition format says (backslash, double quote, newline).
+ * exposition format says (backslash, double quote, newline) and always valid
+ * UTF-8: a byte that is not part of a valid UTF-8 sequence (a path or a
+ * kernel name may hold any byte) is written as the four characters \xHH, as
+ * Python's "backslashreplace" does.  No two samples of a family have the
+ * same labels: a verification that checks one key twice from one origin
+ * (verify K=60 K=10) gives one sample, 1 only if every check of it is in force.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -56,17 +61,52 @@ static enum tx_state tx_state(const struct perftune_status_entry *e)
 	return T_INCOMPLETE;
 }
 
-/* a label value: \ " and newline escaped, as the exposition format wants */
+/* the length of the valid UTF-8 sequence at @s (1 to 4; Unicode's table 3-7:
+ * no overlong form, no surrogate, nothing past U+10FFFF), or 0 */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		lo = s[0] == 0xe0 ? 0xa0 : lo;
+		hi = s[0] == 0xed ? 0x9f : hi;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		lo = s[0] == 0xf0 ? 0x90 : lo;
+		hi = s[0] == 0xf4 ? 0x8f : hi;
+	} else {
+		return 0;
+	}
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++) /* stops at the NUL that ends @s */
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* a label value: \ " and newline escaped, as the exposition format wants, a
+ * byte of no valid UTF-8 sequence as \xHH (its backslash escaped too) */
 static void label(struct pt_buf *b, const char *name, const char *v)
 {
 	pt_buf_printf(b, "%s=\"", name);
-	for (const char *s = v ? v : ""; *s; s++) {
+	for (const unsigned char *s = (const unsigned char *)(v ? v : ""); *s;) {
+		size_t n = utf8_len(s);
 		if (*s == '\\' || *s == '"')
 			pt_buf_printf(b, "\\%c", *s);
 		else if (*s == '\n')
 			pt_buf_puts(b, "\\n");
+		else if (!n)
+			pt_buf_printf(b, "\\\\x%02x", *s);
 		else
-			pt_buf_add(b, s, 1);
+			pt_buf_add(b, (const char *)s, n);
+		s += n ? n : 1;
 	}
 	pt_buf_puts(b, "\"");
 }
@@ -206,6 +246,82 @@ static void state_label(struct pt_buf *b, const char *name)
 	pt_buf_puts(b, "\"");
 }
 
+/* a check's sample labels, and its place in the verification */
+struct sample {
+	const char *key, *origin;
+	size_t i;
+};
+
+static int by_labels(const void *a, const void *b)
+{
+	const struct sample *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	if (!c)
+		c = strcmp(x->origin, y->origin);
+	if (!c)
+		c = (x->i > y->i) - (x->i < y->i);
+	return c;
+}
+
+/* @lead[i]: the first check with the labels of check @i, whose sample stands
+ * for all of them (sorted, not compared pairwise: a verification of many
+ * keys stays n log n); 0 or -ENOMEM */
+static int same_labels(const struct perftune_check **v, size_t n, size_t *lead)
+{
+	struct sample *s = calloc(n ? n : 1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const char *o = perftune_check_origin(v[i]);
+		const char *k = perftune_check_key(v[i]);
+		s[i] = (struct sample){ k ? k : "", o ? o : "", i };
+	}
+	qsort(s, n, sizeof(*s), by_labels);
+	for (size_t g = 0, e; g < n; g = e) {
+		for (e = g + 1;
+		     e < n && !strcmp(s[e].key, s[g].key) && !strcmp(s[e].origin, s[g].origin); e++)
+			;
+		for (size_t k = g; k < e; k++)
+			lead[s[k].i] = s[g].i; /* the smallest index: sorted by it last */
+	}
+	free(s);
+	return 0;
+}
+
+/* perftune_verify_in_force: one sample per key and origin, 1 if every check
+ * of it is in force */
+static int verify_in_force(struct pt_buf *b, const struct perftune_check **v, size_t n,
+			   const char *what)
+{
+	size_t *lead = calloc(n ? n : 1, sizeof(*lead));
+	bool *all = calloc(n ? n : 1, sizeof(*all));
+	int r = lead && all ? same_labels(v, n, lead) : -ENOMEM;
+
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		all[i] = true;
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		if (perftune_check_status(v[i]) != PERFTUNE_CHECK_IN_FORCE)
+			all[lead[i]] = false;
+	family(b, "perftune_verify_in_force",
+	       "1 if the setting reads back the value expected, else 0 (perftune verify).");
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		if (lead[i] != i)
+			continue;
+		pt_buf_puts(b, "perftune_verify_in_force{");
+		label(b, "verified", what);
+		pt_buf_puts(b, ",");
+		label(b, "key", perftune_check_key(v[i]));
+		pt_buf_puts(b, ",");
+		label(b, "origin", perftune_check_origin(v[i]));
+		pt_buf_printf(b, "} %d\n", all[i]);
+	}
+	free(lead);
+	free(all);
+	return r;
+}
+
 static int verify_metrics_impl(struct perftune_check_iter *it, const char *what, char **text)
 {
 	const struct perftune_check *c;
@@ -221,25 +337,19 @@ static int verify_metrics_impl(struct perftune_check_iter *it, const char *what,
 		if (r >= 0)
 			v[n++] = c;
 	}
+	if (r >= 0)
+		r = verify_in_force(&b, v, n, what);
 	if (r < 0) {
+		free(pt_buf_steal(&b));
 		free(v);
 		return r;
 	}
-	family(&b, "perftune_verify_in_force",
-	       "1 if the setting reads back the value expected, else 0 (perftune verify).");
 	for (size_t i = 0; i < n; i++) {
 		int st = perftune_check_status(v[i]);
 		if (st >= 0 && st < CHECK_NSTATES)
 			count[st]++;
 		bad += st == PERFTUNE_CHECK_DIFFERS || st == PERFTUNE_CHECK_CLAMPED ||
 		       st == PERFTUNE_CHECK_NEEDS_REBOOT;
-		pt_buf_puts(&b, "perftune_verify_in_force{");
-		label(&b, "verified", what);
-		pt_buf_puts(&b, ",");
-		label(&b, "key", perftune_check_key(v[i]));
-		pt_buf_puts(&b, ",");
-		label(&b, "origin", perftune_check_origin(v[i]));
-		pt_buf_printf(&b, "} %d\n", st == PERFTUNE_CHECK_IN_FORCE);
 	}
 	family(&b, "perftune_verify_checks", "Settings verified, per state.");
 	for (int s = 0; s < CHECK_NSTATES; s++) {

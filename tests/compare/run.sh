@@ -23,6 +23,7 @@ PASS=0 FAIL=0
 ok() { PASS=$((PASS + 1)); echo "ok $((PASS + FAIL)) - $*"; }
 not_ok() { FAIL=$((FAIL + 1)); echo "not ok $((PASS + FAIL)) - $*"; }
 check() { local n=$1; shift; if "$@"; then ok "$n"; else not_ok "$n"; fi; }
+eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: got '$2', want '$3'"; fi; }
 # the fake THP file as found, and no transaction journal left (the commit lock
 # file .lock stays: it is the journal directory's, not a transaction's)
 untouched() { [ "$(thp_now)" = "$ORIG" ] && [ -z "$(ls "$J" 2>/dev/null)" ]; }
@@ -73,6 +74,55 @@ bad "regex never matching" 1 "never-(\[0-9\]+).*matched nothing.*first run" --me
 	thp.enabled=always -- $(work 1 0.1 0)
 check "the never-matching regex was found after one run" [ "$(cat "$TMP/counter-0")" = 1 ]
 
+# --- the files compare writes (issue 33 H1, H2) -------------------------------
+# never through a link, never a FIFO (which hung): refused before anything runs
+echo victim >"$TMP/victim"
+ln -s "$TMP/victim" "$TMP/link.log"
+ln -s "$TMP/victim" "$TMP/link.svg"
+mkfifo "$TMP/fifo.log"
+bad "--log a symbolic link" 1 "--log $TMP/link.log: it is a symbolic link.*nothing was changed" \
+	--log "$TMP/link.log" thp.enabled=always -- /bin/true
+bad "--plot a symbolic link" 1 "--plot $TMP/link.svg: it is a symbolic link" \
+	--plot "$TMP/link.svg" thp.enabled=always -- /bin/true
+check "the links' target is untouched" [ "$(cat "$TMP/victim")" = victim ]
+rc=0
+timeout 60 "$PERFTUNE" --root "$TMP/root" --journal-dir "$J" compare --log "$TMP/fifo.log" \
+	thp.enabled=always -- /bin/true >/dev/null 2>"$TMP/err" || rc=$?
+eq "--log a FIFO: refused at once (exit 1, not a hang: 124)" "$rc" 1
+check "--log a FIFO: the message says so" grep -q "it is a FIFO" "$TMP/err"
+check "--log a FIFO: nothing changed" untouched
+# an existing file of ours is replaced (a new file renamed over it); /dev/null is written
+echo "old contents" >"$TMP/own.log"
+# shellcheck disable=SC2046
+P compare --rounds 3 --warmup 0 --metric "$M" --log "$TMP/own.log" thp.enabled=always \
+	-- $(work 0.8 0.05 own) >/dev/null 2>"$TMP/err"
+check "--log an existing file of ours: replaced by CMD's output" \
+	bash -c "grep -q '=== round 1 (baseline run) ===' '$TMP/own.log' && ! grep -q 'old contents' '$TMP/own.log'"
+check "--log: no temporary file left beside it" bash -c "! ls '$TMP' | grep -q perftune-"
+# shellcheck disable=SC2046
+P compare --rounds 3 --warmup 0 --metric "$M" --log /dev/null thp.enabled=always \
+	-- $(work 0.8 0.05 null) >/dev/null 2>"$TMP/err"
+eq "--log /dev/null: written in place (a character device, not replaced)" \
+	"$? $(stat -c %F /dev/null)" "0 character special file"
+# gnuplot missing: how to install it, exit 2 before anything runs
+PERFTUNE_GNUPLOT=$TMP/no-gnuplot bad "--plot without gnuplot" 2 \
+	"--plot needs gnuplot: apt-get install gnuplot-nox (or dnf install gnuplot)" \
+	--plot "$TMP/p.svg" thp.enabled=always -- /bin/true
+# gnuplot reads no init file of the caller's: not $HOME/.gnuplot, not
+# $XDG_CONFIG_HOME/gnuplot/gnuplotrc, nothing from GNUPLOT_LIB (H2: as root,
+# the HOME of another user ran its system() as uid 0)
+mkdir -p "$TMP/home/.config/gnuplot" "$TMP/gplib"
+for f in "$TMP/home/.gnuplot" "$TMP/home/.config/gnuplot/gnuplotrc" "$TMP/gplib/gnuplotrc"; do
+	printf 'system("echo %s >>%s")\n' "$f" "$TMP/init-ran" >"$f"
+done
+# shellcheck disable=SC2046
+HOME=$TMP/home XDG_CONFIG_HOME=$TMP/home/.config GNUPLOT_LIB=$TMP/gplib P compare --rounds 3 \
+	--warmup 0 --metric "$M" --log "$TMP/t.log" --plot "$TMP/home.svg" thp.enabled=always \
+	-- $(work 0.8 0.05 home) >/dev/null 2>"$TMP/err"
+check "--plot: drawn with the caller's HOME and XDG_CONFIG_HOME set" grep -q "<svg" "$TMP/home.svg"
+check "--plot: no init file of the caller's ran ($(cat "$TMP/init-ran" 2>/dev/null))" \
+	[ ! -e "$TMP/init-ran" ]
+
 # --- A/A: the change compared with itself -----------------------------------
 # thp.enabled=madvise is the machine's value already: 40 experiments, seeded noise
 fp=0
@@ -92,7 +142,6 @@ check "A/A left the machine as found" untouched
 P compare --json --metric "$M" --log "$TMP/k.log" thp.enabled=always -- $(work 0.8 0.05 k1) \
 	>"$TMP/k.json" 2>"$TMP/err"
 check "known effect: the experiment ran" [ -s "$TMP/k.json" ]
-eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: got '$2', want '$3'"; fi; }
 eq "known effect -20%: verdict" "$(json "$TMP/k.json" 'd["verdict"]')" better
 eq "known effect -20%: the CI covers -20 and excludes 0" \
 	"$(json "$TMP/k.json" 'd["ci95"][0] <= -20 <= d["ci95"][1] < 0')" True
@@ -146,6 +195,37 @@ PERFTUNE_PROFILE_PATH=$TMP/prof P compare --json --rounds 5 --profile thp-on -v 
 	--metric "$M" --log "$TMP/t.log" -- $(work 0.5 0.02 p1) >"$TMP/p.json" 2>"$TMP/err"
 eq "--profile with -v VAR=VALUE: better" "$(json "$TMP/p.json" 'd["verdict"]' 2>&1)" better
 check "--profile left the machine as found" untouched
+
+# --- --metric over any output size (issue 33 H10) ---------------------------
+# the first run prints "result: 1", 2 GiB of NUL bytes (a hole in the memfd
+# that takes CMD's output: no memory, no disk) and "result: 7"; the others
+# only the two lines.  Before, a read stopped at 2 GiB: the first run gave 1
+cat >"$TMP/big.py" <<'EOF'
+import os, sys
+first = not os.path.exists(sys.argv[1])
+open(sys.argv[1], "a").close()
+os.write(1, b"result: 1\n")
+if first:
+    os.lseek(1, (2 << 30) + 4096, os.SEEK_CUR)
+os.write(1, b"\nresult: 7\n")
+EOF
+P compare --json --rounds 3 --warmup 0 --metric 'result: ([0-9]+)' --log /dev/null \
+	thp.enabled=always -- python3 "$TMP/big.py" "$TMP/big.first" >"$TMP/big.json" 2>"$TMP/err"
+eq "--metric: the last line after 2 GiB of output" \
+	"$(json "$TMP/big.json" 'd["baseline"]["samples"][0], d["tuned"]["samples"]' 2>&1)" "7 [7, 7, 7]"
+check "--metric after 2 GiB: machine as found" untouched
+
+# --- options anywhere before -- (as version 1 took them) ---------------------
+# shellcheck disable=SC2046
+P compare thp.enabled=always --json --rounds 3 --warmup 0 --metric "$M" --log "$TMP/t.log" \
+	-- $(work 0.8 0.05 after) >"$TMP/after.json" 2>"$TMP/err"
+eq "options after KEY=VALUE: taken" "$(json "$TMP/after.json" 'd["rounds"], d["baseline"]["n"]' 2>&1)" "3 3"
+# shellcheck disable=SC2046
+POSIXLY_CORRECT=1 P compare --rounds 3 thp.enabled=always --warmup 0 --json --metric "$M" \
+	--log "$TMP/t.log" -- $(work 0.8 0.05 posix) >"$TMP/after.json" 2>"$TMP/err"
+eq "options after KEY=VALUE, POSIXLY_CORRECT set: taken" \
+	"$(json "$TMP/after.json" 'd["warmup"], d["tuned"]["n"]' 2>&1)" "0 3"
+bad "an option after -- is CMD's" 2 "CMD '--rounds': command not found" thp.enabled=always -- --rounds 3
 
 # --- the progress line: on a terminal only ----------------------------------
 if command -v script >/dev/null; then

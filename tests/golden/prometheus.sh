@@ -6,6 +6,9 @@
 # one that drifted, a held one (a live `set --hold`), an orphaned one (its
 # holder killed -9), a key whose label needs escaping; -o replaces the file
 # atomically (a new inode, no temporary file left) in its directory.
+# Issue 33 H9: labels are valid UTF-8 whatever bytes a path or a key holds
+# (0xff as \xff), and every series is unique (verify K=60 K=10: one sample);
+# H1: -o never writes through a link, a FIFO or over a device node.
 set -eu
 : "${PERFTUNE:?}"
 if command -v promtool >/dev/null; then
@@ -24,6 +27,15 @@ else
 	exit 1
 fi
 echo "parser: $parser"
+# every series once: a scrape refuses a sample whose labels another one has
+# (neither parser checks it); the series is the line up to its value
+parse_unique() {
+	local in
+	in=$(cat)
+	printf '%s\n' "$in" | parse || return 1
+	dup=$(printf '%s\n' "$in" | grep -v '^#' | sed 's/ [^ ]*$//' | sort | uniq -d)
+	[ -z "$dup" ] || { printf 'duplicate series: %s\n' "$dup"; return 1; }
+}
 
 T=$(mktemp -d)
 HOLD=
@@ -50,7 +62,7 @@ has() { grep -qxF "$1" "$T/out/m.prom" || fail "no line '$1' in:$(echo; cat "$T/
 
 # nothing journaled: every family is there, with zero counts
 pt status --format prometheus -o "$T/out/m.prom"
-parse <"$T/out/m.prom"
+parse_unique <"$T/out/m.prom"
 has 'perftune_holds 0'
 has 'perftune_transactions{state="applied"} 0'
 has '# TYPE perftune_tunable_in_force gauge'
@@ -107,8 +119,54 @@ parse <"$T/out/v.prom"
 grep -qxF 'perftune_verify_in_force{verified="drifted",key="sysctl.vm.dirty_ratio",origin="transaction drifted"} 0' "$T/out/v.prom" ||
 	fail "verify metrics: $(cat "$T/out/v.prom")"
 grep -qxF 'perftune_verify_not_in_force{verified="drifted"} 1' "$T/out/v.prom" || fail "verify not_in_force"
-pt verify --format prometheus 'sysfs[/sys/kernel/we"i\rd/val]=6' | parse
+pt verify --format prometheus 'sysfs[/sys/kernel/we"i\rd/val]=6' | parse_unique
+
+# H9: a profile path holding bytes that are not UTF-8 (0xff, a cut sequence)
+# beside UTF-8 (e acute): valid UTF-8 labels (verified, origin), the stray
+# bytes as \xHH
+bad=$(printf 'p\377\303(\303\251')
+mkdir -p "$T/$bad"
+printf '[sysctl]\nvm.dirty_ratio=33\n' >"$T/$bad/tuned.conf"
+pt verify --format prometheus -o "$T/out/v.prom" "$T/$bad/tuned.conf" || fail "verify of a profile in force: exit $?"
+parse_unique <"$T/out/v.prom" || fail "verify metrics of a non-UTF-8 profile path: $(cat -v "$T/out/v.prom")"
+want=$(printf '%s/p\\\\xff\\\\xc3(\303\251/tuned.conf' "$T") # the label's text, escaped
+grep -qF "verified=\"$want\",key=\"sysctl.vm.dirty_ratio\",origin=\"$want:2\"} 1" "$T/out/v.prom" ||
+	fail "the path's bytes as \\xHH: $(cat -v "$T/out/v.prom")"
+# H9: one key checked thrice in one verification (held at 10): one sample, 0
+# as one check differs; each check counted
+pt verify --format prometheus sysctl.vm.swappiness=10 sysctl.vm.swappiness=60 \
+	sysctl.vm.swappiness=10 >"$T/out/v.prom" && fail "verify of two values of one key: exit 0"
+parse_unique <"$T/out/v.prom" || fail "verify K=10 K=60 K=10: $(cat "$T/out/v.prom")"
+[ "$(grep -c '^perftune_verify_in_force{' "$T/out/v.prom")" = 1 ] || fail "verify K=10 K=60 K=10: not one sample"
+grep -qxF 'perftune_verify_in_force{verified="settings",key="sysctl.vm.swappiness",origin=""} 0' "$T/out/v.prom" ||
+	fail "verify K=10 K=60 K=10: $(cat "$T/out/v.prom")"
+grep -qxF 'perftune_verify_checks{verified="settings",state="in_force"} 2' "$T/out/v.prom" ||
+	fail "verify K=10 K=60 K=10: each check counted: $(cat "$T/out/v.prom")"
 rm "$T/out/v.prom"
+
+# H1: -o refuses a symbolic link and a FIFO (before: the link replaced, its
+# target's name gone), naming the file, exit 1; nothing written through them
+echo victim >"$T/victim"
+ln -s "$T/victim" "$T/out/link.prom"
+mkfifo "$T/out/fifo.prom"
+for f in link fifo; do
+	rc=0
+	timeout 30 "$PERFTUNE" --root "$R" --journal-dir "$T/j" status --format prometheus \
+		-o "$T/out/$f.prom" 2>"$T/err" || rc=$?
+	[ $rc = 1 ] || fail "-o a $f: exit $rc, want 1"
+	grep -q "$f.prom: it is a" "$T/err" || fail "-o a $f: $(cat "$T/err")"
+done
+[ -L "$T/out/link.prom" ] && [ -p "$T/out/fifo.prom" ] && [ "$(cat "$T/victim")" = victim ] ||
+	fail "-o replaced or wrote through a link or a FIFO"
+rm "$T/out/link.prom" "$T/out/fifo.prom"
+# a character device is written in place (before: /dev/null itself was replaced
+# by a regular file); root only: mknod
+if [ "$(id -u)" = 0 ]; then
+	mknod "$T/out/null" c 1 3
+	pt status --format prometheus -o "$T/out/null" || fail "-o a character device: exit $?"
+	[ -c "$T/out/null" ] || fail "-o replaced a character device by $(stat -c %F "$T/out/null")"
+	rm "$T/out/null"
+fi
 
 # a directory that cannot be written: an error naming the file, exit 1, the old file kept
 chmod 0555 "$T/out"
