@@ -13,11 +13,12 @@ static int run_exec(struct perftune_ctx *ctx, int argc, char **argv)
 		{ "preferred", no_argument, NULL, 'p' },   { "interleave", no_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },	   { 0 },
 	};
+	static const char optstr[] = "+N:h";
 	const char *nodes = NULL;
 	int o, policy = PERFTUNE_MEM_LOCAL, r;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+N:h", opts, NULL)) != -1) {
+	cmd_getopt_reset(); /* "+": CMD's own options are not ours, with or without "--" */
+	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
 		switch (o) {
 		case 'N':
 			nodes = optarg;
@@ -35,7 +36,7 @@ static int run_exec(struct perftune_ctx *ctx, int argc, char **argv)
 			print_cmd_help(&cmd_exec, stdout);
 			return 0;
 		default:
-			return usage_error(&cmd_exec, "bad option");
+			return bad_option(&cmd_exec, argv, optstr);
 		}
 	}
 	if (!nodes || optind >= argc)

@@ -26,10 +26,11 @@ static int parse_export(int argc, char **argv, struct export_opts *e)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char optstr[] = "f:o:v:h";
 	int o;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+f:o:v:h", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
 		switch (o) {
 		case 'f':
 			e->format = optarg;
@@ -52,7 +53,7 @@ static int parse_export(int argc, char **argv, struct export_opts *e)
 			print_cmd_help(&cmd_export, stdout);
 			exit(0);
 		default:
-			return usage_error(&cmd_export, "bad option");
+			return bad_option(&cmd_export, argv, optstr);
 		}
 	}
 	if (optind != argc - 1)

@@ -109,10 +109,11 @@ static int parse_apply(int argc, char **argv, struct apply_opts *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char optstr[] = "n:v:h";
 	int o;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+n:v:h", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
 		switch (o) {
 		case 'n':
 			a->name = optarg;
@@ -143,7 +144,7 @@ static int parse_apply(int argc, char **argv, struct apply_opts *a)
 			print_cmd_help(&cmd_apply, stdout);
 			exit(0);
 		default:
-			return usage_error(&cmd_apply, "bad option");
+			return bad_option(&cmd_apply, argv, optstr);
 		}
 	}
 	if (optind != argc - 1)
@@ -218,7 +219,9 @@ static int run_list_profiles(struct perftune_ctx *ctx, int argc, char **argv)
 	bool json = false, first = true;
 	int i = parse_simple(&cmd_list_profiles, argc, argv, &json), r;
 
-	if (i < 0 || i != argc)
+	if (i < 0)
+		return EXIT_USAGE;
+	if (i != argc)
 		return usage_error(&cmd_list_profiles, "list-profiles takes no operands");
 	r = perftune_profile_list(ctx, &it);
 	if (r < 0)

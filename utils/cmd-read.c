@@ -5,7 +5,8 @@
 #include <string.h>
 #include "common.h"
 
-/* list's options: --json, --writable, --help; index of the first operand or -1 */
+/* list's options: --json, --writable, --help; index of the first operand, or -1
+ * after the usage error */
 static int parse_list(int argc, char **argv, bool *json, bool *writable)
 {
 	static const struct option opts[] = {
@@ -14,10 +15,11 @@ static int parse_list(int argc, char **argv, bool *json, bool *writable)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char optstr[] = "jwh";
 	int o;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+jwh", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
 		switch (o) {
 		case 'j':
 			*json = true;
@@ -29,6 +31,7 @@ static int parse_list(int argc, char **argv, bool *json, bool *writable)
 			print_cmd_help(&cmd_list, stdout);
 			exit(0);
 		default:
+			bad_option(&cmd_list, argv, optstr);
 			return -1;
 		}
 	}
@@ -42,7 +45,9 @@ static int run_list(struct perftune_ctx *ctx, int argc, char **argv)
 	bool json = false, writable = false, first = true;
 	int i = parse_list(argc, argv, &json, &writable), r;
 
-	if (i < 0 || argc - i > 1)
+	if (i < 0)
+		return EXIT_USAGE;
+	if (argc - i > 1)
 		return usage_error(&cmd_list, "list takes at most one PREFIX");
 	r = perftune_list(ctx, i < argc ? argv[i] : NULL, &it);
 	if (r < 0)
@@ -90,7 +95,9 @@ static int run_get(struct perftune_ctx *ctx, int argc, char **argv)
 	bool json = false, first = true;
 	int i = parse_simple(&cmd_get, argc, argv, &json), ret = 0;
 
-	if (i < 0 || i >= argc)
+	if (i < 0)
+		return EXIT_USAGE;
+	if (i >= argc)
 		return usage_error(&cmd_get, "get needs at least one KEY");
 	if (json)
 		fputs("{", stdout);
@@ -130,7 +137,9 @@ static int run_describe(struct perftune_ctx *ctx, int argc, char **argv)
 	int i = parse_simple(&cmd_describe, argc, argv, &json), r;
 	bool range;
 
-	if (i < 0 || argc - i != 1)
+	if (i < 0)
+		return EXIT_USAGE;
+	if (argc - i != 1)
 		return usage_error(&cmd_describe, "describe takes one KEY");
 	r = perftune_describe(ctx, argv[i], &d);
 	if (r < 0)

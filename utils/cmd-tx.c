@@ -19,6 +19,7 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char optstr[] = "n:h";
 	const char *name = "default";
 	unsigned flags = 0;
 	bool json = false;
@@ -26,8 +27,8 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 	sigset_t set;
 	int o, r, ret = 0;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+n:h", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
 		switch (o) {
 		case 'n':
 			name = optarg;
@@ -48,7 +49,7 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 			print_cmd_help(&cmd_set, stdout);
 			return 0;
 		default:
-			return usage_error(&cmd_set, "bad option");
+			return bad_option(&cmd_set, argv, optstr);
 		}
 	}
 	if (optind >= argc)
@@ -121,12 +122,13 @@ static int run_restore(struct perftune_ctx *ctx, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char optstr[] = "h";
 	unsigned flags = 0;
 	int o, r;
 	const char *name = NULL;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
 		switch (o) {
 		case 'a':
 			flags |= PERFTUNE_RESTORE_ALL;
@@ -141,7 +143,7 @@ static int run_restore(struct perftune_ctx *ctx, int argc, char **argv)
 			print_cmd_help(&cmd_restore, stdout);
 			return 0;
 		default:
-			return usage_error(&cmd_restore, "bad option");
+			return bad_option(&cmd_restore, argv, optstr);
 		}
 	}
 	if (optind < argc)
@@ -223,11 +225,12 @@ static int parse_status(int argc, char **argv, int *format, const char **output)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char optstr[] = "o:h";
 	static const char *const names[] = { "text", "json", "prometheus" };
 	int o;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
 		if (o == 'j') {
 			*format = STATUS_JSON;
 		} else if (o == 'f') {
@@ -244,7 +247,7 @@ static int parse_status(int argc, char **argv, int *format, const char **output)
 			print_cmd_help(&cmd_status, stdout);
 			exit(0);
 		} else {
-			return usage_error(&cmd_status, "bad option");
+			return bad_option(&cmd_status, argv, optstr);
 		}
 	}
 	if (optind < argc)

@@ -138,7 +138,9 @@ static int run_why(struct perftune_ctx *ctx, int argc, char **argv)
 	int i = parse_simple(&cmd_why, argc, argv, &json), r;
 	char *value = NULL;
 
-	if (i < 0 || argc - i != 1)
+	if (i < 0)
+		return EXIT_USAGE;
+	if (argc - i != 1)
 		return usage_error(&cmd_why, "why takes one KEY");
 	r = perftune_why(ctx, argv[i], NULL, &it);
 	if (r < 0)
@@ -256,14 +258,15 @@ static int run_verify(struct perftune_ctx *ctx, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char optstr[] = "v:o:h";
 	const char *vars[MAX_VARS + 1] = { 0 }, *output = NULL;
 	bool prometheus = false;
 	struct perftune_check_iter *it = NULL;
 	int o, nvars = 0, settings = 0, r, counts[PERFTUNE_CHECK_SKIPPED + 1] = { 0 };
 	bool json = false;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+v:o:h", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
 		switch (o) {
 		case 'j':
 			json = true;
@@ -288,7 +291,7 @@ static int run_verify(struct perftune_ctx *ctx, int argc, char **argv)
 			print_cmd_help(&cmd_verify, stdout);
 			exit(0);
 		default:
-			return usage_error(&cmd_verify, "bad option");
+			return bad_option(&cmd_verify, argv, optstr);
 		}
 	}
 	if (output && !prometheus)

@@ -86,6 +86,32 @@ void json_ki(FILE *f, bool *first, const char *key, long long value)
 	fprintf(f, "%lld", value);
 }
 
+void cmd_getopt_reset(void)
+{
+	/*
+	 * Not optind = 1: glibc reads the ordering ('+', '-', $POSIXLY_CORRECT)
+	 * when optind is 0 only, so with 1 a command kept that of main()'s "+"
+	 * parse of the global options, and stopped at its first operand
+	 * ("apply PROFILE --dry-run": "apply takes one PROFILE").
+	 */
+	optind = 0;
+}
+
+int bad_option(const struct cmd *c, char **argv, const char *optstring)
+{
+	bool verbose = optopt == 'v' || (optind > 0 && !strcmp(argv[optind - 1], "--verbose"));
+
+	if (verbose && strstr(optstring, "v:"))
+		return usage_error(c,
+				   "-v after '%s' is --var VAR=VALUE; -v before it is --verbose "
+				   "(%s -v %s ...)",
+				   c->name, program, c->name);
+	if (verbose)
+		return usage_error(c, "-v, --verbose goes before the command: %s -v %s ...",
+				   program, c->name);
+	return usage_error(c, "bad option (see %s %s --help)", program, c->name);
+}
+
 int parse_simple(const struct cmd *c, int argc, char **argv, bool *json)
 {
 	static const struct option opts[] = {
@@ -93,10 +119,11 @@ int parse_simple(const struct cmd *c, int argc, char **argv, bool *json)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char optstr[] = "jh";
 	int o;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
 		switch (o) {
 		case 'j':
 			*json = true;
@@ -105,6 +132,7 @@ int parse_simple(const struct cmd *c, int argc, char **argv, bool *json)
 			print_cmd_help(c, stdout);
 			exit(0);
 		default:
+			bad_option(c, argv, optstr);
 			return -1;
 		}
 	}
