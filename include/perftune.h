@@ -14,7 +14,10 @@
  * or libc answers becomes -EIO, its cause kept in the message).  The codes a
  * function may return are listed with it.
  *   -EINVAL     malformed key or value, a value the tunable does not accept
- *               (also a number out of its range), a key naming a directory
+ *               (also a number out of its range), a key naming a directory;
+ *               a key that is a mistake for one this machine has, its
+ *               message ending "; did you mean KEY?" (a sysctl name a letter
+ *               or two off, a sysctl without "sysctl.": perftune(8) KEYS)
  *   -ENOENT     the key names a tunable this kernel does not have; no such
  *               transaction or profile
  *   -ENODEV     the selector names no device (or a device without the

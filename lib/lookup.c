@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
+#include "suggest.h"
 
 static const struct pt_family *const families[] = {
 	&pt_block_family,  &pt_cpu_family,	 &pt_hugepages_family, &pt_irq_family,
@@ -43,6 +44,7 @@ int pt_resolve(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void 
 			   "%s: unknown family '%s' (block, cpu, hugepages, irq, module, net, numa, pmqos, "
 			   "proc, selinux, sysctl, sysfs, thp, workqueue)",
 			   pt_key_shown(key, sb, sizeof(sb)), kp->c[0].s);
+		r = pt_suggest(ctx, kp, NULL, r, families, ARRAY_SIZE(families));
 		goto out;
 	}
 	r = fam->resolve(ctx, kp, emit, ud);
@@ -51,6 +53,8 @@ int pt_resolve(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void 
 			   "%s: cannot open kernel files: the kernel or a seccomp filter refuses "
 			   "openat2 and the calls of the user-space resolver (%s)",
 			   pt_key_shown(key, sb, sizeof(sb)), strerror(pt_resolver_refused(ctx)));
+	else if (r < 0) /* a mistake rather than a tunable this machine lacks: say the key meant */
+		r = pt_suggest(ctx, kp, fam, r, families, ARRAY_SIZE(families));
 out:
 	free(kp);
 	return r;

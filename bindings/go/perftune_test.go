@@ -154,6 +154,26 @@ func TestGetErrors(t *testing.T) {
 	}
 }
 
+// A key one letter off a sysctl here, or a sysctl without "sysctl.", is a
+// mistake: EINVAL with the key meant in the library's message (Verify too).
+func TestTypoNamesTheKeyMeant(t *testing.T) {
+	c := newFakeTree(t).open(t)
+	for _, key := range []string{"sysctl.vm.swapiness", "vm.swappiness"} {
+		_, err := c.Get(key)
+		wantErrno(t, err, syscall.EINVAL, key)
+		if !strings.HasSuffix(err.Error(), "; did you mean sysctl.vm.swappiness?") {
+			t.Errorf("Get(%q): %q names no key meant", key, err)
+		}
+		_, _, err = c.Verify(key + "=1")
+		wantErrno(t, err, syscall.EINVAL, key)
+	}
+	_, err := c.Get("sysctl.vm.nosuch") // far from every name: perhaps another kernel's
+	wantErrno(t, err, syscall.ENOENT, "sysctl.vm.nosuch")
+	if strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("Get(sysctl.vm.nosuch): %q suggests a key", err)
+	}
+}
+
 func TestList(t *testing.T) {
 	c := newFakeTree(t).open(t)
 	items, err := c.List("block.fake0.")

@@ -163,6 +163,31 @@ def test_unknown_key_is_a_value_error(ctx: perftune.Context) -> None:
     assert e.strerror == str(e)  # the library's one line, no "[Errno 22]" prefix
 
 
+@pytest.mark.parametrize(
+    "key, meant",
+    [
+        ("sysctl.vm.swapiness", "sysctl.vm.swappiness"),  # a letter off a sysctl here
+        ("vm.swappiness", "sysctl.vm.swappiness"),  # a sysctl without "sysctl."
+    ],
+)
+def test_typo_is_a_value_error_naming_the_key_meant(ctx: perftune.Context, key: str, meant: str) -> None:
+    with pytest.raises(perftune.PerftuneValueError) as ei:
+        ctx.get(key)
+    assert ei.value.errno == errno.EINVAL
+    assert str(ei.value).startswith(key + ": ")
+    assert str(ei.value).endswith(f"; did you mean {meant}?")
+    with pytest.raises(perftune.PerftuneValueError) as ei:
+        ctx.verify([f"{key}=1"])  # a usage error, never "not here"
+    assert str(ei.value).endswith(f"; did you mean {meant}?")
+
+
+def test_far_name_stays_not_found(ctx: perftune.Context) -> None:
+    with pytest.raises(perftune.PerftuneNotFound) as ei:
+        ctx.get("sysctl.vm.nosuch")  # perhaps another kernel's: no suggestion
+    assert ei.value.errno == errno.ENOENT
+    assert "did you mean" not in str(ei.value)
+
+
 def test_missing_device_is_enodev(ctx: perftune.Context) -> None:
     with pytest.raises(perftune.PerftuneNotFound) as ei:
         ctx.get("block.nosuchdisk.scheduler")
