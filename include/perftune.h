@@ -182,10 +182,28 @@ const char *perftune_tunable_note(const struct perftune_tunable *t);
 /** Flags of a tunable (perftune_tunable_flags()). */
 enum perftune_tunable_flag {
 	PERFTUNE_TUNABLE_READONLY = 1 << 7, /* the kernel file is read-only (kernel.ostype) */
+	/* perftune_get_each(): not here (a disk without the attribute, no cpufreq
+	 * driver); without it, a NULL value is unreadable (permission, EIO) */
+	PERFTUNE_TUNABLE_ABSENT = 1 << 8,
 };
 
 /** perftune_tunable_flags() - PERFTUNE_TUNABLE_* bits. */
 unsigned perftune_tunable_flags(const struct perftune_tunable *t);
+
+/**
+ * perftune_get_each() - read each tunable @key names on its own: a glob or a
+ * selector reads what it can and says why it cannot read the rest (zram0 has
+ * no scheduler: block.*.scheduler reads the other disks).
+ * @iterp: receives the tunables in key order: perftune_tunable_key() the
+ *   concrete key, perftune_tunable_value() its value, or NULL with the reason
+ *   in perftune_tunable_note() (the message perftune_get() would give, naming
+ *   the concrete key) and PERFTUNE_TUNABLE_ABSENT where it is not here.
+ * Return: the number of values read (0: none, each reason in its note),
+ *         -EINVAL, -ENOENT, -ENODEV, -EOPNOTSUPP (the key itself names nothing
+ *         here: the message), -ENOMEM.
+ */
+int perftune_get_each(struct perftune_ctx *ctx, const char *key,
+		      struct perftune_tunable_iter **iterp);
 
 /**
  * perftune_list() - iterate over the existing tunables whose key starts with @prefix

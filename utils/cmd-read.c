@@ -90,6 +90,74 @@ const struct cmd cmd_list = {
 	"leaves them out.",
 };
 
+/* @v[0..@n) the tunables of one key: the value all those read have, or NULL if they differ */
+static const char *common_value(const struct perftune_tunable *const *v, size_t n)
+{
+	const char *common = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *x = perftune_tunable_value(v[i]);
+		if (x && common && strcmp(x, common))
+			return NULL;
+		if (x)
+			common = x;
+	}
+	return common;
+}
+
+/* "KEY = VALUE" (the value alone for @alone), or a member of get --json's object */
+static void print_value(const char *key, const char *value, bool alone, bool json, bool *first)
+{
+	if (json)
+		json_kv(stdout, first, key, value);
+	else if (alone)
+		puts(value);
+	else
+		printf("%s = %s\n", key, value);
+}
+
+/*
+ * One KEY of get: the value its tunables share, or each one's where they
+ * differ; those that cannot be read said on stderr (JSON: null), an error
+ * only when none can be.  0, or EXIT_FAIL.
+ */
+static int get_key(struct perftune_ctx *ctx, const char *key, bool alone, bool json, bool *first)
+{
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *t, **v = NULL, **grown;
+	const char *common;
+	size_t n = 0;
+	int nread = perftune_get_each(ctx, key, &it), ret = 0;
+
+	if (nread < 0)
+		return lib_error(ctx, nread, key);
+	while ((t = perftune_tunable_iter_next(it)) && (grown = realloc(v, (n + 1) * sizeof(*v))))
+		(v = grown)[n++] = t;
+	common = common_value(v, n);
+	for (size_t i = 0; i < n; i++) {
+		const char *x = perftune_tunable_value(v[i]), *why = perftune_tunable_note(v[i]);
+		if (!x && !nread)
+			fprintf(stderr, "%s: %s\n", program, why);
+		else if (!x)
+			fprintf(stderr, "%s: %s: %s\n", program,
+				perftune_tunable_flags(v[i]) & PERFTUNE_TUNABLE_ABSENT
+					? "not here"
+					: "cannot read",
+				why);
+		else if (!common)
+			print_value(perftune_tunable_key(v[i]), x, false, json, first);
+		if (!x && !common && nread && json)
+			json_kv(stdout, first, perftune_tunable_key(v[i]), NULL);
+	}
+	if (common)
+		print_value(key, common, alone, json, first);
+	if (!nread)
+		ret = EXIT_FAIL;
+	free(v);
+	perftune_tunable_iter_free(it);
+	return ret;
+}
+
 static int run_get(struct perftune_ctx *ctx, int argc, char **argv)
 {
 	bool json = false, first = true;
@@ -102,19 +170,9 @@ static int run_get(struct perftune_ctx *ctx, int argc, char **argv)
 	if (json)
 		fputs("{", stdout);
 	for (int k = i; k < argc; k++) {
-		char *v = NULL;
-		int r = perftune_get(ctx, argv[k], &v);
-		if (r < 0) {
-			ret = lib_error(ctx, r, argv[k]);
-			continue;
-		}
-		if (json)
-			json_kv(stdout, &first, argv[k], v);
-		else if (argc - i == 1)
-			puts(v);
-		else
-			printf("%s = %s\n", argv[k], v);
-		free(v);
+		int r = get_key(ctx, argv[k], argc - i == 1, json, &first);
+		if (r)
+			ret = r;
 	}
 	if (json)
 		puts("}");
@@ -126,7 +184,10 @@ const struct cmd cmd_get = {
 	run_get,
 	"get [--json] KEY...",
 	"Print the current value of each KEY (alone for one key, 'KEY = VALUE' for\n"
-	"several). A key that names several tunables prints their common value.",
+	"several). A key that names several tunables prints their common value, or\n"
+	"'KEY = VALUE' for each where they differ; one not here (a disk without the\n"
+	"attribute) or unreadable is said on stderr and the others are read. Exit 1\n"
+	"when none of a key's tunables can be read.",
 };
 
 static int run_describe(struct perftune_ctx *ctx, int argc, char **argv)

@@ -281,6 +281,44 @@ func (c *Context) Get(key string) (string, error) {
 	return C.GoString(v), nil
 }
 
+// Reading is one tunable of a key, read on its own by [Context.GetEach].
+type Reading struct {
+	Key      string // concrete key ("block.zram0.scheduler")
+	Value    string // current value; "" if it cannot be read
+	Readable bool   // whether Value could be read
+	Note     string // why Value could not be read (the library's message), or a remark
+	Absent   bool   // not here (a disk without the attribute), rather than unreadable
+}
+
+// GetEach reads each tunable key names on its own, in key order: a glob reads
+// what it can, and says in Note why it cannot read the rest (zram0 has no
+// scheduler: block.*.scheduler reads the other disks). Errors, for a key that
+// names nothing here, wrap EINVAL, ENOENT, ENODEV or EOPNOTSUPP, as [Context.Get].
+func (c *Context) GetEach(key string) ([]Reading, error) {
+	var out []Reading
+	err := c.do("get", key, func(p *C.struct_perftune_ctx) C.int {
+		k := C.CString(key)
+		defer C.free(unsafe.Pointer(k))
+		var it *C.struct_perftune_tunable_iter
+		if rc := C.perftune_get_each(p, k, &it); rc < 0 {
+			return rc
+		}
+		defer C.perftune_tunable_iter_free(it)
+		for t := C.perftune_tunable_iter_next(it); t != nil; t = C.perftune_tunable_iter_next(it) {
+			v := C.perftune_tunable_value(t)
+			out = append(out, Reading{
+				Key:      C.GoString(C.perftune_tunable_key(t)),
+				Value:    C.GoString(v),
+				Readable: v != nil,
+				Note:     C.GoString(C.perftune_tunable_note(t)),
+				Absent:   C.perftune_tunable_flags(t)&C.PERFTUNE_TUNABLE_ABSENT != 0,
+			})
+		}
+		return 0
+	}, key)
+	return out, err
+}
+
 // Tunable is one item of [Context.List].
 type Tunable struct {
 	Key      string // concrete key ("block.sda.scheduler")

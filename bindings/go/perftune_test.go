@@ -130,6 +130,39 @@ func TestGet(t *testing.T) {
 	}
 }
 
+func TestGetEachReadsWhatAGlobCan(t *testing.T) {
+	ft := newFakeTree(t)
+	ft.write(t, "sys/block/fake1/queue/scheduler", "none [mq-deadline]\n")
+	if err := os.MkdirAll(ft.path("sys/block/fake2/queue"), 0o755); err != nil { // no scheduler: zram
+		t.Fatal(err)
+	}
+	c := ft.open(t)
+	got, err := c.GetEach("block.fake*.scheduler")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []perftune.Reading{
+		{Key: "block.fake0.scheduler", Value: "none", Readable: true},
+		{Key: "block.fake1.scheduler", Value: "mq-deadline", Readable: true},
+		{Key: "block.fake2.scheduler", Absent: true},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("GetEach = %+v", got)
+	}
+	for i := range want {
+		g := got[i]
+		if g.Key != want[i].Key || g.Value != want[i].Value || g.Readable != want[i].Readable ||
+			g.Absent != want[i].Absent {
+			t.Errorf("GetEach[%d] = %+v, want %+v", i, g, want[i])
+		}
+	}
+	if !strings.HasPrefix(got[2].Note, "block.fake2.scheduler: ") {
+		t.Errorf("Note of the absent one = %q", got[2].Note)
+	}
+	_, err = c.GetEach("block.nosuch.scheduler")
+	wantErrno(t, err, syscall.ENODEV, "block.nosuch.scheduler")
+}
+
 func TestGetErrors(t *testing.T) {
 	c := newFakeTree(t).open(t)
 	_, err := c.Get("block.nosuch.scheduler")

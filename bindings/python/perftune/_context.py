@@ -31,6 +31,7 @@ from ._types import (
     LogPriority,
     MemPolicy,
     ProfileInfo,
+    Reading,
     Source,
     StatusEntry,
     Tunable,
@@ -104,6 +105,26 @@ def _drain(kind: str, it: Any, item: Callable[[Any], Any]) -> list[Any]:
         return out
     finally:
         getattr(_lib, f"perftune_{kind}_iter_free")(it)
+
+
+def _tunable(t: Any) -> Tunable:
+    """A struct perftune_tunable of perftune_list."""
+    return Tunable(
+        _str(_lib.perftune_tunable_key(t)),
+        _lib.perftune_tunable_value(t),
+        _lib.perftune_tunable_note(t) or None,
+        bool(_lib.perftune_tunable_flags(t) & _lib.PERFTUNE_TUNABLE_READONLY),
+    )
+
+
+def _reading(t: Any) -> Reading:
+    """A struct perftune_tunable of perftune_get_each."""
+    return Reading(
+        _str(_lib.perftune_tunable_key(t)),
+        _lib.perftune_tunable_value(t),
+        _lib.perftune_tunable_note(t) or None,
+        bool(_lib.perftune_tunable_flags(t) & _lib.PERFTUNE_TUNABLE_ABSENT),
+    )
 
 
 class Context:
@@ -219,6 +240,14 @@ class Context:
         _rc, value = self._call(_lib.perftune_get, _text("key", key))
         return str(value)
 
+    def get_each(self, key: str) -> List[Reading]:
+        """Each tunable ``key`` names, read on its own, in key order: a glob
+        reads what it can, and a :class:`Reading` whose ``value`` is None says
+        why in ``note`` (``absent`` if it is not here: a disk without the
+        attribute).  Raises for a key that names nothing here, as :meth:`get`."""
+        _rc, it = self._call(_lib.perftune_get_each, _text("key", key))
+        return _drain("tunable", it, _reading)
+
     def list(self, prefix: str | None = None) -> Iterator[Tunable]:
         """Iterate over the existing tunables whose key starts with
         ``prefix`` (all if None), in a stable order, as :class:`Tunable`
@@ -226,18 +255,7 @@ class Context:
         if prefix is not None:
             _text("prefix", prefix)
         _rc, it = self._call(_lib.perftune_list, prefix)
-        return iter(
-            _drain(
-                "tunable",
-                it,
-                lambda t: Tunable(
-                    _str(_lib.perftune_tunable_key(t)),
-                    _lib.perftune_tunable_value(t),
-                    _lib.perftune_tunable_note(t) or None,
-                    bool(_lib.perftune_tunable_flags(t) & _lib.PERFTUNE_TUNABLE_READONLY),
-                ),
-            )
-        )
+        return iter(_drain("tunable", it, _tunable))
 
     def describe(self, key: str) -> Description:
         """Current value, choices or range, unit, writability of one tunable."""

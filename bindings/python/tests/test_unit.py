@@ -72,6 +72,21 @@ def test_get_normalizes_values(ctx: perftune.Context) -> None:
     assert ctx.get("thp.enabled") == "madvise"
 
 
+def test_get_each_reads_what_a_glob_can(ctx: perftune.Context, tree: FakeTree) -> None:
+    tree.path("sys/block/fake1/queue").mkdir(parents=True)
+    tree.write("sys/block/fake1/queue/scheduler", "none [mq-deadline]\n")
+    tree.path("sys/block/fake2/queue").mkdir(parents=True)  # no scheduler: zram
+    got = ctx.get_each("block.fake*.scheduler")
+    assert [(t.key, t.value, t.absent) for t in got] == [
+        ("block.fake0.scheduler", "none", False),
+        ("block.fake1.scheduler", "mq-deadline", False),
+        ("block.fake2.scheduler", None, True),
+    ]
+    assert got[2].note is not None and got[2].note.startswith("block.fake2.scheduler: ")
+    with pytest.raises(perftune.PerftuneNotFound):
+        ctx.get_each("block.nosuch.scheduler")  # names nothing: as get()
+
+
 def test_get_follows_the_file(ctx: perftune.Context, tree: FakeTree) -> None:
     tree.write(THP, "[always] madvise never\n")
     assert ctx.get("thp.enabled") == "always"
