@@ -51,7 +51,7 @@ static int run_list(struct perftune_ctx *ctx, int argc, char **argv)
 		return usage_error(&cmd_list, "list takes at most one PREFIX");
 	r = perftune_list(ctx, i < argc ? argv[i] : NULL, &it);
 	if (r < 0)
-		return lib_error(ctx, r, "list");
+		return key_error(&cmd_list, ctx, r, i < argc ? argv[i] : "list");
 	if (json)
 		fputs("[", stdout);
 	while ((e = perftune_tunable_iter_next(it))) {
@@ -130,7 +130,7 @@ static int get_key(struct perftune_ctx *ctx, const char *key, bool alone, bool j
 	int nread = perftune_get_each(ctx, key, &it), ret = 0;
 
 	if (nread < 0)
-		return lib_error(ctx, nread, key);
+		return key_error(&cmd_get, ctx, nread, key);
 	while ((t = perftune_tunable_iter_next(it)) && (grown = realloc(v, (n + 1) * sizeof(*v))))
 		(v = grown)[n++] = t;
 	common = common_value(v, n);
@@ -169,9 +169,9 @@ static int run_get(struct perftune_ctx *ctx, int argc, char **argv)
 		return usage_error(&cmd_get, "get needs at least one KEY");
 	if (json)
 		fputs("{", stdout);
-	for (int k = i; k < argc; k++) {
+	for (int k = i; k < argc; k++) { /* a usage error (2) over a failure (1) */
 		int r = get_key(ctx, argv[k], argc - i == 1, json, &first);
-		if (r)
+		if (r > ret)
 			ret = r;
 	}
 	if (json)
@@ -204,7 +204,7 @@ static int run_describe(struct perftune_ctx *ctx, int argc, char **argv)
 		return usage_error(&cmd_describe, "describe takes one KEY");
 	r = perftune_describe(ctx, argv[i], &d);
 	if (r < 0)
-		return lib_error(ctx, r, argv[i]);
+		return key_error(&cmd_describe, ctx, r, argv[i]);
 	range = perftune_desc_range(d, &min, &max);
 	if (json) {
 		fputs("{", stdout);

@@ -8,6 +8,28 @@
 #include <unistd.h>
 #include "common.h"
 
+/*
+ * perftune_tx_set(@key)'s error @r: a usage error where the key is refused
+ * (-EINVAL of the key alone too: malformed, a mistake), not its value; else
+ * EXIT_FAIL, nothing changed.
+ */
+static int set_error(struct perftune_ctx *ctx, int r, const char *key)
+{
+	struct perftune_tunable_iter *it = NULL;
+	bool key_refused = false;
+	char msg[2048];
+
+	snprintf(msg, sizeof(msg), "%s", perftune_ctx_last_error(ctx));
+	if (r == -EINVAL)
+		key_refused = perftune_get_each(ctx, key, &it) == -EINVAL;
+	perftune_tunable_iter_free(it);
+	if (key_refused)
+		return usage_error(&cmd_set, "%s", msg);
+	fprintf(stderr, "%s: %s\n%s: nothing was changed\n", program, *msg ? msg : strerror(-r),
+		program);
+	return EXIT_FAIL;
+}
+
 static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -65,12 +87,11 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 		char *key = strdup(argv[i]), *eq = strchr(key, '=');
 		*eq = '\0';
 		r = perftune_tx_set(tx, key, eq + 1);
+		if (r < 0)
+			ret = set_error(ctx, r, key);
 		free(key);
-		if (r < 0) {
-			ret = lib_error(ctx, r, argv[i]);
-			fprintf(stderr, "%s: nothing was changed\n", program);
+		if (r < 0)
 			goto out;
-		}
 	}
 	ret = commit_tx(ctx, tx, flags & PERFTUNE_TX_HOLD, &set);
 	if (ret)

@@ -144,8 +144,7 @@ static int run_why(struct perftune_ctx *ctx, int argc, char **argv)
 		return usage_error(&cmd_why, "why takes one KEY");
 	r = perftune_why(ctx, argv[i], NULL, &it);
 	if (r < 0)
-		return r == -EINVAL ? usage_error(&cmd_why, "%s", perftune_ctx_last_error(ctx))
-				    : lib_error(ctx, r, argv[i]);
+		return key_error(&cmd_why, ctx, r, argv[i]);
 	if (perftune_get(ctx, argv[i], &value) < 0)
 		value = NULL;
 	if (json)

@@ -41,6 +41,17 @@ int lib_error(struct perftune_ctx *ctx, int r, const char *what)
 	return EXIT_FAIL;
 }
 
+int key_error(const struct cmd *c, struct perftune_ctx *ctx, int r, const char *key)
+{
+	const char *msg = perftune_ctx_last_error(ctx);
+
+	if (r != -EINVAL)
+		return lib_error(ctx, r, key);
+	if (msg && *msg)
+		return usage_error(c, "%s", msg);
+	return usage_error(c, "%s: %s", key, strerror(-r));
+}
+
 void json_str(FILE *f, const char *s)
 {
 	if (!s) {

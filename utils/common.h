@@ -28,6 +28,9 @@ extern const char *program;
 int usage_error(const struct cmd *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* print the library's message for @r and return EXIT_FAIL */
 int lib_error(struct perftune_ctx *ctx, int r, const char *what);
+/* The library's error for operand @key of command @c: -EINVAL (a malformed key,
+ * a mistake "did you mean ...") is a usage error, EXIT_USAGE; else lib_error(). */
+int key_error(const struct cmd *c, struct perftune_ctx *ctx, int r, const char *key);
 void print_cmd_help(const struct cmd *c, FILE *f);
 /* "key: old -> new (note)" for each staged key (all of them with @dry, else those written) */
 void print_changes(struct perftune_tx *tx, bool dry);

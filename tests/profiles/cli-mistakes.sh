@@ -22,6 +22,28 @@ expect() { # expect STATUS PATTERN CMD...: exit status and a stderr pattern
 	[ -z "$pat" ] || grep -q -- "$pat" "$TMP/err" || fail "$*: stderr lacks '$pat': $(cat "$TMP/err")"
 }
 
+# a malformed key, or a mistake for a key this machine has, is a usage error (2)
+# in every command that takes keys, never "not here" for verify; a typo says
+# the key meant; a key absent here is a failure (1), "not here" for verify
+for cmd in get describe why "set --dry-run" verify; do
+	case $cmd in set* | verify) eq="=1" ;; *) eq="" ;; esac
+	# shellcheck disable=SC2086 # $cmd: a command and its options
+	expect 2 "^perftune: bad..key: empty component" "${P[@]}" $cmd "bad..key$eq"
+	# shellcheck disable=SC2086
+	expect 2 "did you mean sysctl.vm.swappiness?" "${P[@]}" $cmd "sysctl.vm.swapiness$eq"
+	# shellcheck disable=SC2086
+	expect 2 "unknown family 'vm'.*; did you mean sysctl.vm.swappiness?" "${P[@]}" $cmd "vm.swappiness$eq"
+	! grep -q "not here" "$TMP/out" || fail "$cmd vm.swappiness$eq: 'not here': $(cat "$TMP/out")"
+done
+expect 2 "a list prefix takes" "${P[@]}" list 'sysctl[x]'
+expect 1 "^perftune: sysctl.vm.nosuch: no such sysctl$" "${P[@]}" get sysctl.vm.nosuch
+expect 0 "" "${P[@]}" verify sysctl.vm.nosuch=1
+grep -q "^not here  *sysctl.vm.nosuch = 1" "$TMP/out" || fail "verify of an absent sysctl: $(cat "$TMP/out")"
+# a value the key does not take is a failure of set (exit 1), as before
+expect 1 "nothing was changed" "${P[@]}" set sysctl.vm.swappiness=abc
+expect 2 "^perftune: vm.swappiness: " "${P[@]}" set sysctl.vm.swappiness=1 vm.swappiness=1
+! grep -q "nothing was changed" "$TMP/err" || fail "a usage error is no failure: $(cat "$TMP/err")"
+
 # a glob over disks one of which lacks the attribute: the others are read,
 # the one without it is said (text and JSON); exit 0
 expect 0 "^perftune: not here: block.zram0.scheduler: " "${P[@]}" get 'block.*.scheduler'

@@ -49,7 +49,7 @@ same status --json ""
 # "--" ends the options: what follows is an operand even if it starts with '-'
 rc=0
 "${P[@]}" get -- --json >/dev/null 2>"$TMP/err" || rc=$?
-[ "$rc" != 0 ] || fail "get -- --json: exit 0"
+[ "$rc" = 2 ] || fail "get -- --json: exit $rc, expected 2 (a malformed key)"
 grep -q "^perftune: --json: " "$TMP/err" || fail "get -- --json: not taken as a key: $(cat "$TMP/err")"
 
 # exec: its options end at CMD, with or without "--"; CMD's own options are CMD's
