@@ -86,8 +86,10 @@ const struct cmd cmd_list = {
 	"list [--json] [--writable] [PREFIX]",
 	"List the tunables present on this machine with their values,\n"
 	"optionally only those whose key starts with PREFIX (block.sda, sysctl.vm).\n"
-	"Read-only sysctls (kernel.ostype) are marked '(read-only)'; --writable\n"
-	"leaves them out.",
+	"Read-only sysctls (kernel.ostype) are marked '(read-only)'.\n"
+	"  -j, --json      an array of {key, value, read_only, note} (see perftune(8))\n"
+	"  -w, --writable  leave the read-only sysctls out\n"
+	"  -h, --help      this help",
 };
 
 /* @v[0..@n) the tunables of one key: the value all those read have, or NULL if they differ */
@@ -187,7 +189,10 @@ const struct cmd cmd_get = {
 	"several). A key that names several tunables prints their common value, or\n"
 	"'KEY = VALUE' for each where they differ; one not here (a disk without the\n"
 	"attribute) or unreadable is said on stderr and the others are read. Exit 1\n"
-	"when none of a key's tunables can be read.",
+	"when none of a key's tunables can be read, 2 for a malformed or mistyped key.\n"
+	"  -j, --json  one object: each KEY and its value (each tunable's where\n"
+	"              they differ, null where one cannot be read)\n"
+	"  -h, --help  this help",
 };
 
 static int run_describe(struct perftune_ctx *ctx, int argc, char **argv)
@@ -253,5 +258,8 @@ const struct cmd cmd_describe = {
 	"describe [--json] KEY",
 	"Show a tunable's value, file, allowed choices or range, unit, and whether\n"
 	"it can be written (and why not). A file that refuses reads (EIO, a\n"
-	"write-only trigger) shows as '(unreadable: REASON)'.",
+	"write-only trigger) shows as '(unreadable: REASON)'.\n"
+	"  -j, --json  one object: key, value, unreadable, path, choices, min, max,\n"
+	"              unit, writable, reason, info (see perftune(8))\n"
+	"  -h, --help  this help",
 };

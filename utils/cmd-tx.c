@@ -121,17 +121,19 @@ out:
 const struct cmd cmd_set = {
 	"set",
 	run_set,
-	"set [--name NAME] [--hold] [--dry-run] [--allow-partial] [--json] KEY=VALUE...",
+	"set [-n|--name NAME] [--hold] [--dry-run] [--allow-partial] [--json]\n"
+	"         KEY=VALUE...",
 	"Change tunables as one transaction (default name 'default'): each original\n"
 	"is journaled before the write, each write is read back, and any failure\n"
 	"restores everything already written. Prints 'key: old -> new'.\n"
-	"  --name NAME      transaction name, for restore NAME; re-using a name extends it\n"
+	"  -n, --name NAME  transaction name, for restore NAME; a name re-used extends it\n"
 	"  --hold           stay in the foreground holding the values (PM QoS needs it);\n"
 	"                   SIGTERM, SIGINT or SIGHUP restores them\n"
 	"  --dry-run        validate and print the changes, write nothing\n"
 	"  --allow-partial  accept fewer huge pages than asked (reports what was allocated)\n"
 	"  --json           one object: transaction, dry_run, changes (key, old, new,\n"
-	"                   unchanged, note) and warnings (sources that put a key back)",
+	"                   unchanged, note) and warnings (sources that put a key back)\n"
+	"  -h, --help       this help",
 };
 
 static int run_restore(struct perftune_ctx *ctx, int argc, char **argv)
@@ -189,9 +191,11 @@ const struct cmd cmd_restore = {
 	run_restore,
 	"restore [--force] NAME|--all|--orphans",
 	"Return every key of a transaction to its original and remove its journal.\n"
-	"--orphans restores the transactions whose holder died (kill -9, OOM).\n"
 	"Keys changed behind perftune's back (drift) are restored too, with a warning.\n"
-	"A transaction held by a live process is refused unless --force.",
+	"  --all       every journaled transaction instead of NAME\n"
+	"  --orphans   the transactions whose holder died (kill -9, OOM)\n"
+	"  --force     also a transaction held by a live process (refused without)\n"
+	"  -h, --help  this help",
 };
 
 static void status_json(struct perftune_status_iter *it)
@@ -337,8 +341,10 @@ const struct cmd cmd_status = {
 	"status [--json|--format text|json|prometheus] [-o FILE]",
 	"List journaled transactions: each key's original, written and current value,\n"
 	"drift (changed behind perftune's back) and orphans (holder process gone).\n"
+	"  --json               the same as --format json: an array (see perftune(8))\n"
 	"  --format prometheus  metrics for node_exporter's textfile collector: per key\n"
 	"                       in force and drift, holds, orphaned journals, counts per state\n"
 	"  -o, --output FILE    write FILE (replaced atomically: a temporary file in its\n"
-	"                       directory, renamed) instead of stdout; prometheus only",
+	"                       directory, renamed) instead of stdout; prometheus only\n"
+	"  -h, --help           this help",
 };

@@ -165,7 +165,8 @@ const struct cmd cmd_why = {
 	"line wins), udev rules for the device, TuneD's active profile and includes,\n"
 	"daemons that set it again (tuned, power-profiles-daemon), perftune's own\n"
 	"transactions. Files are read below --root.\n"
-	"  --json           print the sources as JSON (see perftune(8))",
+	"  -j, --json  print the sources as JSON (see perftune(8))\n"
+	"  -h, --help  this help",
 };
 
 /* ---- verify ---- */
@@ -335,18 +336,20 @@ static int run_verify(struct perftune_ctx *ctx, int argc, char **argv)
 const struct cmd cmd_verify = {
 	"verify",
 	run_verify,
-	"verify [--json|--format text|json|prometheus] [-o FILE] [-v VAR=VALUE]...\n"
-	"         (PROFILE | NAME | KEY=VALUE...)",
+	"verify [--json|--format text|json|prometheus] [-o FILE]\n"
+	"         [-v|--var VAR=VALUE]... (PROFILE | NAME | KEY=VALUE...)",
 	"Check whether settings are in force: a profile's, those a transaction NAME\n"
 	"wrote (a transaction is looked up before a profile), or KEY=VALUE given. Each\n"
 	"setting is 'in force', 'differs' (now X, expected Y, and the source that set\n"
 	"X), 'clamped' (the kernel holds less than asked), 'not here' (the machine\n"
 	"lacks it), 'needs reboot' (boot loader cmdline not on /proc/cmdline) or\n"
 	"'skipped' (by policy). Exit 0 if every applicable setting is in force, 1 if\n"
-	"not, 2 on usage errors.\n"
-	"  --json           print the result as JSON (see perftune(8))\n"
+	"not, 2 on usage errors: also a malformed or mistyped key (never 'not here').\n"
+	"  --json               print the result as JSON (see perftune(8))\n"
 	"  --format prometheus  metrics for node_exporter's textfile collector\n"
 	"  -o, --output FILE    write FILE (replaced atomically) instead of stdout;\n"
 	"                       prometheus only\n"
-	"  -v, --var VAR=VALUE  override the profile's variable VAR",
+	"  -v, --var VAR=VALUE  set the profile's variable VAR to VALUE; repeatable.\n"
+	"                       Not --verbose, which goes before the command\n"
+	"  -h, --help           this help",
 };

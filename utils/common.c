@@ -13,7 +13,11 @@ const char *program = "perftune";
 
 void print_cmd_help(const struct cmd *c, FILE *f)
 {
-	fprintf(f, "Usage: %s %s\n\n%s\n", program, c->usage, c->help);
+	fprintf(f,
+		"Usage: %s %s\n\n%s\n\n"
+		"The global options --root DIR, --journal-dir DIR and -v, --verbose go\n"
+		"before the command (%s --help); after it, -v is the command's --var.\n",
+		program, c->usage, c->help, program);
 }
 
 int usage_error(const struct cmd *c, const char *fmt, ...)

@@ -71,4 +71,30 @@ grep -q "verbose goes before the command: perftune -v set" "$TMP/err" || fail "s
 [ "$(cat "$TMP/root/proc/sys/vm/swappiness")" = 60 ] || fail "set -v changed swappiness"
 out=$("${P[@]}" -v apply --dry-run vars --var sw=9 2>&1) || fail "-v apply --var: $out"
 grep -q '^sysctl.vm.swappiness: 60 -> 9$' <<<"$out" || fail "-v apply --var sw=9: $out"
-echo "$n commands take their options after the operands; -- and exec's CMD kept apart"
+
+# each command's --help describes every option it has (those bash completion
+# offers), each listed option is offered, and -v after the command is --var
+# and says --verbose goes before it
+comp=$SRCDIR/completion/perftune
+for cmd in list get describe set restore status apply list-profiles export exec verify why; do
+	"${P[@]}" "$cmd" --help >"$TMP/all" || fail "$cmd --help"
+	grep -q "^The global options --root DIR, --journal-dir DIR and -v, --verbose go" "$TMP/all" ||
+		fail "$cmd --help does not say where the global options go"
+	sed '/^The global options/,$d' "$TMP/all" >"$TMP/help" # the command's own
+	offered=$(sed -n "s/^\t\(.*| \)\{0,1\}$cmd\( |.*\)\{0,1\}) opts=\"\(.*\)\" ;;$/\3/p" "$comp")
+	[ -n "$offered" ] || fail "completion offers no options for $cmd"
+	for o in $offered; do
+		grep -qE -- "(^|[ |\[])$o([ ,|=]|\]|$)" "$TMP/help" || fail "$cmd --help does not describe $o"
+	done
+	# the options of the usage and of the option lines ("  -o, --output FILE  ...")
+	for o in $(sed -n '1,/^$/p; s/^  \(-[a-z], \)\{0,1\}\(--[a-z-]*\).*/\2/p' "$TMP/help" |
+		grep -oE -- '(^|[ [|])--[a-z-]+' | tr -d ' [|' | sort -u); do
+		grep -qw -- "$o" <<<"$offered" || fail "$cmd --help has $o, which completion does not offer"
+	done
+	if grep -q -- "--var" <<<"$offered"; then
+		grep -q -- "-v, --var VAR=VALUE" "$TMP/help" || fail "$cmd --help: no -v, --var line"
+		grep -q "Not --verbose" "$TMP/help" || fail "$cmd --help does not tell -v from --verbose"
+	fi
+done
+echo "$n commands take their options after the operands; -- and exec's CMD kept apart;"
+echo "every command's --help describes its options"
