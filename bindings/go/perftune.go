@@ -296,27 +296,43 @@ type Reading struct {
 // names nothing here, wrap EINVAL, ENOENT, ENODEV or EOPNOTSUPP, as [Context.Get].
 func (c *Context) GetEach(key string) ([]Reading, error) {
 	var out []Reading
-	err := c.do("get", key, func(p *C.struct_perftune_ctx) C.int {
-		k := C.CString(key)
-		defer C.free(unsafe.Pointer(k))
+	err := c.tunables("get", key, func(p *C.struct_perftune_ctx, k *C.char, it **C.struct_perftune_tunable_iter) C.int {
+		return C.perftune_get_each(p, k, it)
+	}, func(t cTunable) {
+		out = append(out, Reading{Key: t.key, Value: t.value, Readable: t.readable, Note: t.note,
+			Absent: t.flags&C.PERFTUNE_TUNABLE_ABSENT != 0})
+	})
+	return out, err
+}
+
+// cTunable is a struct perftune_tunable read into Go.
+type cTunable struct {
+	key, value, note string
+	readable         bool
+	flags            C.uint
+}
+
+// tunables calls open (perftune_list, perftune_get_each) with arg, then add
+// with each tunable of the iterator it hands out.
+func (c *Context) tunables(op, arg string,
+	open func(*C.struct_perftune_ctx, *C.char, **C.struct_perftune_tunable_iter) C.int,
+	add func(cTunable)) error {
+	return c.do(op, arg, func(p *C.struct_perftune_ctx) C.int {
+		a := C.CString(arg)
+		defer C.free(unsafe.Pointer(a))
 		var it *C.struct_perftune_tunable_iter
-		if rc := C.perftune_get_each(p, k, &it); rc < 0 {
+		if rc := open(p, a, &it); rc < 0 {
 			return rc
 		}
 		defer C.perftune_tunable_iter_free(it)
 		for t := C.perftune_tunable_iter_next(it); t != nil; t = C.perftune_tunable_iter_next(it) {
 			v := C.perftune_tunable_value(t)
-			out = append(out, Reading{
-				Key:      C.GoString(C.perftune_tunable_key(t)),
-				Value:    C.GoString(v),
-				Readable: v != nil,
-				Note:     C.GoString(C.perftune_tunable_note(t)),
-				Absent:   C.perftune_tunable_flags(t)&C.PERFTUNE_TUNABLE_ABSENT != 0,
-			})
+			add(cTunable{key: C.GoString(C.perftune_tunable_key(t)), value: C.GoString(v),
+				readable: v != nil, note: C.GoString(C.perftune_tunable_note(t)),
+				flags: C.perftune_tunable_flags(t)})
 		}
 		return 0
-	}, key)
-	return out, err
+	}, arg)
 }
 
 // Tunable is one item of [Context.List].
@@ -333,26 +349,12 @@ type Tunable struct {
 // are listed with Readable false.
 func (c *Context) List(prefix string) ([]Tunable, error) {
 	var out []Tunable
-	err := c.do("list", prefix, func(p *C.struct_perftune_ctx) C.int {
-		pre := C.CString(prefix)
-		defer C.free(unsafe.Pointer(pre))
-		var it *C.struct_perftune_tunable_iter
-		if rc := C.perftune_list(p, pre, &it); rc < 0 {
-			return rc
-		}
-		defer C.perftune_tunable_iter_free(it)
-		for t := C.perftune_tunable_iter_next(it); t != nil; t = C.perftune_tunable_iter_next(it) {
-			v := C.perftune_tunable_value(t)
-			out = append(out, Tunable{
-				Key:      C.GoString(C.perftune_tunable_key(t)),
-				Value:    C.GoString(v),
-				Readable: v != nil,
-				Note:     C.GoString(C.perftune_tunable_note(t)),
-				ReadOnly: C.perftune_tunable_flags(t)&C.PERFTUNE_TUNABLE_READONLY != 0,
-			})
-		}
-		return 0
-	}, prefix)
+	err := c.tunables("list", prefix, func(p *C.struct_perftune_ctx, s *C.char, it **C.struct_perftune_tunable_iter) C.int {
+		return C.perftune_list(p, s, it)
+	}, func(t cTunable) {
+		out = append(out, Tunable{Key: t.key, Value: t.value, Readable: t.readable, Note: t.note,
+			ReadOnly: t.flags&C.PERFTUNE_TUNABLE_READONLY != 0})
+	})
 	return out, err
 }
 
