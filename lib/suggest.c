@@ -4,8 +4,9 @@
  * mistake from a tunable this machine lacks (perftune(8) KEYS, "Mistakes"):
  *
  *  - a sysctl name missing from a directory this kernel has, one edit away
- *    from one of its entries (two for names of 8 bytes and more), under which
- *    the rest of the key exists, is a typo of it: sysctl.vm.swapiness;
+ *    from one of its entries (two for names of 8 bytes and more, none below 3;
+ *    a difference of case alone always), under which the rest of the key
+ *    exists, is a typo of it: sysctl.vm.swapiness, sysctl.VM.swappiness;
  *  - a key without "sysctl." whose sysctl exists meant that sysctl:
  *    vm.swappiness, net.core.somaxconn (net is also a family);
  *  - a first name as near a family's meant that family, if the key then
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "suggest.h"
 
 #define NEAR_MAX 64 /* bytes of a name compared; longer names are never near */
@@ -72,6 +74,12 @@ static int edits_allowed(size_t len)
 	return len < 8 ? 1 : 2;
 }
 
+/* how far @name is from @other: 0 for a difference of case alone (VM, vm), as near as can be */
+static int distance(const char *name, const char *other, int max)
+{
+	return strcasecmp(name, other) ? pt_edit_distance(name, other, max) : 0;
+}
+
 /* @a and @b are the same but for their digits (eth0, eth1): another instance, not a typo */
 static bool other_instance(const char *a, const char *b)
 {
@@ -106,11 +114,11 @@ static bool nearest_entry(struct perftune_ctx *ctx, const char *dir, const char 
 	int max = edits_allowed(strlen(name)), best = max + 1;
 	struct dirent *de;
 
-	if (max == 0 || !(d = pt_attr_opendir(ctx, dir)))
+	if (!(d = pt_attr_opendir(ctx, dir)))
 		return false;
 	while ((de = readdir(d))) {
 		char p[PATH_MAX];
-		int k = pt_edit_distance(name, de->d_name, max);
+		int k = distance(name, de->d_name, max);
 
 		if (de->d_name[0] == '.' || k > best ||
 		    (k == best && strcmp(de->d_name, out) >= 0) || other_instance(name, de->d_name))
@@ -228,7 +236,7 @@ static int family_meant(struct perftune_ctx *ctx, const struct pt_keyparts *kp,
 	char key[PERFTUNE_KEY_MAX];
 
 	for (size_t i = 0; i < nfams; i++) {
-		int k = pt_edit_distance(first, fams[i]->name, max);
+		int k = distance(first, fams[i]->name, max);
 
 		if (k < best) {
 			best = k;

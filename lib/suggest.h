@@ -9,8 +9,9 @@
 /*
  * @kp failed with @r in family @fam (NULL: no family has its first name;
  * @fams, @nfams: the registry).  Where the key meant can be named (a sysctl
- * one or two letters off, the sysctl of a key given without "sysctl.", a
- * family name mistyped), the message gets "; did you mean KEY?" and the
+ * one or two letters off or in another case, the sysctl of a key given
+ * without "sysctl.", a family name mistyped), the message gets "; did you
+ * mean KEY?" and the
  * error becomes -EINVAL: the key is a mistake, not a tunable this machine
  * lacks.  Returns the error to report (@r where nothing is suggested).
  */

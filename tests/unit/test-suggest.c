@@ -35,6 +35,8 @@ static const struct {
 	{ "sysctl.vm.swapinness", "no such sysctl", "sysctl.vm.swappiness" }, /* two edits */
 	{ "sysctl.vm.dirty_ratoi", "no such sysctl", "sysctl.vm.dirty_ratio" }, /* a swap */
 	{ "sysctl.vmm.swappiness", "no such sysctl", "sysctl.vm.swappiness" },	/* a directory */
+	{ "sysctl.VM.swappiness", "no such sysctl", "sysctl.vm.swappiness" }, /* case: even short */
+	{ "CPU.0.governor", "unknown family 'CPU'", "cpu.0.governor" },
 	{ "sysctl.kernel.numa_balanc1ng", "no such sysctl", "sysctl.kernel.numa_balancing" },
 	{ "sysctl.net.ipv4.conf.[eth0.100].rp_filtr", "no such sysctl",
 	  "sysctl.net.ipv4.conf.[eth0.100].rp_filter" },
