@@ -14,7 +14,10 @@
  * or libc answers becomes -EIO, its cause kept in the message).  The codes a
  * function may return are listed with it.
  *   -EINVAL     malformed key or value, a value the tunable does not accept
- *               (also a number out of its range), a key naming a directory
+ *               (also a number out of its range), a key naming a directory;
+ *               a key that is a mistake for one this machine has, its
+ *               message ending "; did you mean KEY?" (a sysctl name a letter
+ *               or two off, a sysctl without "sysctl.": perftune(8) KEYS)
  *   -ENOENT     the key names a tunable this kernel does not have; no such
  *               transaction or profile
  *   -ENODEV     the selector names no device (or a device without the
@@ -181,10 +184,28 @@ const char *perftune_tunable_note(const struct perftune_tunable *t);
 /** Flags of a tunable (perftune_tunable_flags()). */
 enum perftune_tunable_flag {
 	PERFTUNE_TUNABLE_READONLY = 1 << 7, /* the kernel file is read-only (kernel.ostype) */
+	/* perftune_get_each(): not here (a disk without the attribute, no cpufreq
+	 * driver); without it, a NULL value is unreadable (permission, EIO) */
+	PERFTUNE_TUNABLE_ABSENT = 1 << 8,
 };
 
 /** perftune_tunable_flags() - PERFTUNE_TUNABLE_* bits. */
 unsigned perftune_tunable_flags(const struct perftune_tunable *t);
+
+/**
+ * perftune_get_each() - read each tunable @key names on its own: a glob or a
+ * selector reads what it can and says why it cannot read the rest (zram0 has
+ * no scheduler: block.*.scheduler reads the other disks).
+ * @iterp: receives the tunables in key order: perftune_tunable_key() the
+ *   concrete key, perftune_tunable_value() its value, or NULL with the reason
+ *   in perftune_tunable_note() (the message perftune_get() would give, naming
+ *   the concrete key) and PERFTUNE_TUNABLE_ABSENT where it is not here.
+ * Return: the number of values read (0: none, each reason in its note),
+ *         -EINVAL, -ENOENT, -ENODEV, -EOPNOTSUPP (the key itself names nothing
+ *         here: the message), -ENOMEM.
+ */
+int perftune_get_each(struct perftune_ctx *ctx, const char *key,
+		      struct perftune_tunable_iter **iterp);
 
 /**
  * perftune_list() - iterate over the existing tunables whose key starts with @prefix

@@ -286,7 +286,7 @@ void pt_iter_free(struct pt_iter *it)
 #define OBJECT(obj, iter, ...) TYPED_ITER(obj, iter) EACH(FIELD, obj, __VA_ARGS__)
 
 OBJECT(tunable, tunable, (key, key), (value, value), (note, note))
-FLAGS(tunable, PERFTUNE_TUNABLE_READONLY)
+FLAGS(tunable, PERFTUNE_TUNABLE_READONLY | PERFTUNE_TUNABLE_ABSENT)
 
 OBJECT(change, change, (key, key), (old_value, old), (new_value, value), (note, note))
 FLAGS(change, PERFTUNE_CHANGE_WRITTEN | PERFTUNE_CHANGE_UNCHANGED)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
+#include "suggest.h"
 
 static const struct pt_family *const families[] = {
 	&pt_block_family,  &pt_cpu_family,	 &pt_hugepages_family, &pt_irq_family,
@@ -43,6 +44,7 @@ int pt_resolve(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void 
 			   "%s: unknown family '%s' (block, cpu, hugepages, irq, module, net, numa, pmqos, "
 			   "proc, selinux, sysctl, sysfs, thp, workqueue)",
 			   pt_key_shown(key, sb, sizeof(sb)), kp->c[0].s);
+		r = pt_suggest(ctx, kp, NULL, r, families, ARRAY_SIZE(families));
 		goto out;
 	}
 	r = fam->resolve(ctx, kp, emit, ud);
@@ -51,6 +53,8 @@ int pt_resolve(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void 
 			   "%s: cannot open kernel files: the kernel or a seccomp filter refuses "
 			   "openat2 and the calls of the user-space resolver (%s)",
 			   pt_key_shown(key, sb, sizeof(sb)), strerror(pt_resolver_refused(ctx)));
+	else if (r < 0) /* a mistake rather than a tunable this machine lacks: say the key meant */
+		r = pt_suggest(ctx, kp, fam, r, families, ARRAY_SIZE(families));
 out:
 	free(kp);
 	return r;
@@ -157,6 +161,62 @@ static int get_impl(struct perftune_ctx *ctx, const char *key, char **value)
 PERFTUNE_EXPORT int perftune_get(struct perftune_ctx *ctx, const char *key, char **value)
 {
 	return pt_api_ret(get_impl(ctx, key, value));
+}
+
+/* what a tunable that cannot be read is: not here, or there and unreadable */
+static bool absent(int r)
+{
+	return r == -ENOENT || r == -ENODEV || r == -EOPNOTSUPP;
+}
+
+static int get_each_impl(struct perftune_ctx *ctx, const char *key, struct pt_iter **iterp)
+{
+	_cleanup_free_ struct pt_tunable *t = NULL;
+	struct pt_iter *it;
+	int n, r = 0, nread = 0;
+
+	if (!ctx || !iterp)
+		return -EINVAL;
+	pt_lock(ctx);
+	pt_err_clear(ctx);
+	n = pt_resolve_all(ctx, key, &t);
+	it = n < 0 ? NULL : pt_iter_new();
+	for (int i = 0; it && i < n && r >= 0; i++) {
+		char buf[PT_VAL], why[PT_ERR_MAX];
+		struct pt_item item = { .key = t[i].key, .note = t[i].note[0] ? t[i].note : NULL };
+
+		r = t[i].fam->read(ctx, &t[i], buf, sizeof(buf));
+		if (r >= 0) {
+			item.value = buf;
+			nread++;
+		} else if (r != -ENOMEM) {
+			snprintf(why, sizeof(why), "%s", pt_errmsg(ctx));
+			item.note = why;
+			item.flags = absent(r) ? PT_ITEM_ABSENT : 0;
+			r = 0;
+		}
+		if (r >= 0)
+			r = pt_iter_add(it, &item);
+	}
+	pt_unlock(ctx);
+	if (n < 0 || !it || r < 0) {
+		pt_iter_free(it);
+		return n < 0 ? n : -ENOMEM;
+	}
+	pt_iter_sort(it);
+	*iterp = it;
+	return nread;
+}
+
+PERFTUNE_EXPORT int perftune_get_each(struct perftune_ctx *ctx, const char *key,
+				      struct perftune_tunable_iter **iterp)
+{
+	struct pt_iter *it = NULL;
+	int r = get_each_impl(ctx, key, iterp ? &it : NULL);
+
+	if (r >= 0)
+		*iterp = pt_tunable_iter(it);
+	return pt_api_ret(r);
 }
 
 struct list_state {

@@ -13,11 +13,12 @@ static int run_exec(struct perftune_ctx *ctx, int argc, char **argv)
 		{ "preferred", no_argument, NULL, 'p' },   { "interleave", no_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },	   { 0 },
 	};
+	static const char optstr[] = "+N:h";
 	const char *nodes = NULL;
 	int o, policy = PERFTUNE_MEM_LOCAL, r;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+N:h", opts, NULL)) != -1) {
+	cmd_getopt_reset(); /* "+": CMD's own options are not ours, with or without "--" */
+	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
 		switch (o) {
 		case 'N':
 			nodes = optarg;
@@ -35,7 +36,7 @@ static int run_exec(struct perftune_ctx *ctx, int argc, char **argv)
 			print_cmd_help(&cmd_exec, stdout);
 			return 0;
 		default:
-			return usage_error(&cmd_exec, "bad option");
+			return bad_option(&cmd_exec, argv, optstr);
 		}
 	}
 	if (!nodes || optind >= argc)
@@ -51,9 +52,15 @@ static int run_exec(struct perftune_ctx *ctx, int argc, char **argv)
 const struct cmd cmd_exec = {
 	"exec",
 	run_exec,
-	"exec --nodes LIST [--membind|--preferred|--interleave] -- CMD...",
+	"exec -N|--nodes LIST [--membind|--preferred|--interleave]\n"
+	"         [--] CMD...",
 	"Run CMD on the CPUs of NUMA nodes LIST (0, 0-1). Memory comes from the node\n"
-	"the thread runs on, unless --membind (only LIST), --preferred (the first\n"
-	"node of LIST first) or --interleave (round-robin over LIST). To move a\n"
-	"running process instead: perftune set proc.PID.numa_nodes=LIST.",
+	"the thread runs on unless a policy is given. exec's options end at CMD,\n"
+	"with or without '--': the options after it are CMD's. To move a running\n"
+	"process instead: perftune set proc.PID.numa_nodes=LIST.\n"
+	"  -N, --nodes LIST  the NUMA nodes (required)\n"
+	"  --membind         memory from LIST only\n"
+	"  --preferred       memory from the first node of LIST first\n"
+	"  --interleave      memory round-robin over LIST\n"
+	"  -h, --help        this help",
 };

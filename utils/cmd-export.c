@@ -26,10 +26,11 @@ static int parse_export(int argc, char **argv, struct export_opts *e)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char optstr[] = "f:o:v:h";
 	int o;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+f:o:v:h", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
 		switch (o) {
 		case 'f':
 			e->format = optarg;
@@ -52,7 +53,7 @@ static int parse_export(int argc, char **argv, struct export_opts *e)
 			print_cmd_help(&cmd_export, stdout);
 			exit(0);
 		default:
-			return usage_error(&cmd_export, "bad option");
+			return bad_option(&cmd_export, argv, optstr);
 		}
 	}
 	if (optind != argc - 1)
@@ -94,16 +95,19 @@ static int run_export(struct perftune_ctx *ctx, int argc, char **argv)
 const struct cmd cmd_export = {
 	"export",
 	run_export,
-	"export --format sysctl|udev|cmdline|tuned [-o FILE] [--profile|--transaction]\n"
-	"         [-v VAR=VALUE]... NAME|PROFILE",
+	"export -f|--format sysctl|udev|cmdline|tuned [-o FILE]\n"
+	"         [--profile|--transaction] [-v|--var VAR=VALUE]... NAME|PROFILE",
 	"Write what a journaled transaction NAME wrote, or what PROFILE maps to, in a\n"
 	"format that persists without perftune: a sysctl.d file, udev rules for block\n"
 	"queue attributes, a kernel command line fragment (huge pages, THP), or a\n"
 	"TuneD profile. NAME is looked up as a transaction first, then as a profile.\n"
 	"Keys the format cannot carry are listed in comments (cmdline: on stderr);\n"
 	"options this machine skips are kept as '# skipped here:' comments.\n"
-	"  -o, --output FILE  write FILE (replaced atomically) instead of stdout\n"
-	"  --profile          PROFILE is a profile even if a transaction has its name\n"
-	"  --transaction      NAME must be a journaled transaction\n"
-	"  -v, --var VAR=VALUE  override a profile variable",
+	"  -f, --format F       sysctl, udev, cmdline or tuned (required)\n"
+	"  -o, --output FILE    write FILE (replaced atomically) instead of stdout\n"
+	"  --profile            PROFILE is a profile even if a transaction has its name\n"
+	"  --transaction        NAME must be a journaled transaction\n"
+	"  -v, --var VAR=VALUE  set the profile's variable VAR to VALUE; repeatable.\n"
+	"                       Not --verbose, which goes before the command\n"
+	"  -h, --help           this help",
 };

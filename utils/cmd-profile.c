@@ -109,10 +109,11 @@ static int parse_apply(int argc, char **argv, struct apply_opts *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char optstr[] = "n:v:h";
 	int o;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+n:v:h", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
 		switch (o) {
 		case 'n':
 			a->name = optarg;
@@ -143,7 +144,7 @@ static int parse_apply(int argc, char **argv, struct apply_opts *a)
 			print_cmd_help(&cmd_apply, stdout);
 			exit(0);
 		default:
-			return usage_error(&cmd_apply, "bad option");
+			return bad_option(&cmd_apply, argv, optstr);
 		}
 	}
 	if (optind != argc - 1)
@@ -197,18 +198,24 @@ out:
 const struct cmd cmd_apply = {
 	"apply",
 	run_apply,
-	"apply [--name NAME] [--hold] [--dry-run] [--strict] [--json] [-v VAR=VALUE]... PROFILE",
+	"apply [-n|--name NAME] [--hold] [--dry-run] [--strict] [--allow-partial] [--json]\n"
+	"         [-v|--var VAR=VALUE]... PROFILE",
 	"Apply a TuneD-format profile (a name on the profile path, or a path) as one\n"
 	"transaction, named after the profile unless --name. Prints 'key: old -> new'\n"
 	"for each change and 'skipped: [section] option: reason' for each option that\n"
 	"has no key here or would run something (nothing in a profile is executed).\n"
-	"  --name NAME      transaction name, for restore NAME\n"
-	"  --hold           stay in the foreground holding the values; force_latency\n"
-	"                   then holds PM QoS (pmqos.cpu_dma_latency_us)\n"
-	"  --dry-run        validate and print the changes, write nothing\n"
-	"  --strict         a skipped option is an error (exit 1, nothing changed)\n"
-	"  --json           print the result as JSON (see perftune(8))\n"
-	"  -v, --var VAR=VALUE  override the profile's variable VAR",
+	"  -n, --name NAME      transaction name, for restore NAME\n"
+	"  --hold               stay in the foreground holding the values; force_latency\n"
+	"                       then holds PM QoS (pmqos.cpu_dma_latency_us)\n"
+	"  --dry-run            validate and print the changes, write nothing\n"
+	"  --strict             a skipped option is an error (exit 1, nothing changed)\n"
+	"  --allow-partial      accept fewer huge pages than asked (reports what was\n"
+	"                       allocated)\n"
+	"  --json               print the result as JSON (see perftune(8))\n"
+	"  -v, --var VAR=VALUE  set the profile's variable VAR (its [variables] value,\n"
+	"                       ${VAR}) to VALUE; repeatable. Not --verbose, which goes\n"
+	"                       before the command: perftune -v apply ...\n"
+	"  -h, --help           this help",
 };
 
 static int run_list_profiles(struct perftune_ctx *ctx, int argc, char **argv)
@@ -218,7 +225,9 @@ static int run_list_profiles(struct perftune_ctx *ctx, int argc, char **argv)
 	bool json = false, first = true;
 	int i = parse_simple(&cmd_list_profiles, argc, argv, &json), r;
 
-	if (i < 0 || i != argc)
+	if (i < 0)
+		return EXIT_USAGE;
+	if (i != argc)
 		return usage_error(&cmd_list_profiles, "list-profiles takes no operands");
 	r = perftune_profile_list(ctx, &it);
 	if (r < 0)
@@ -256,5 +265,7 @@ const struct cmd cmd_list_profiles = {
 	"list-profiles [--json]",
 	"List the profiles on the profile path ($PERFTUNE_PROFILE_PATH, or\n"
 	"/etc/perftune/profiles, perftune's own, /etc/tuned, /usr/lib/tuned) with\n"
-	"their summaries.",
+	"their summaries.\n"
+	"  -j, --json  an array of {name, summary, path, error}\n"
+	"  -h, --help  this help",
 };

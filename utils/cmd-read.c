@@ -5,7 +5,8 @@
 #include <string.h>
 #include "common.h"
 
-/* list's options: --json, --writable, --help; index of the first operand or -1 */
+/* list's options: --json, --writable, --help; index of the first operand, or -1
+ * after the usage error */
 static int parse_list(int argc, char **argv, bool *json, bool *writable)
 {
 	static const struct option opts[] = {
@@ -14,10 +15,11 @@ static int parse_list(int argc, char **argv, bool *json, bool *writable)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char optstr[] = "jwh";
 	int o;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+jwh", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
 		switch (o) {
 		case 'j':
 			*json = true;
@@ -29,6 +31,7 @@ static int parse_list(int argc, char **argv, bool *json, bool *writable)
 			print_cmd_help(&cmd_list, stdout);
 			exit(0);
 		default:
+			bad_option(&cmd_list, argv, optstr);
 			return -1;
 		}
 	}
@@ -42,11 +45,13 @@ static int run_list(struct perftune_ctx *ctx, int argc, char **argv)
 	bool json = false, writable = false, first = true;
 	int i = parse_list(argc, argv, &json, &writable), r;
 
-	if (i < 0 || argc - i > 1)
+	if (i < 0)
+		return EXIT_USAGE;
+	if (argc - i > 1)
 		return usage_error(&cmd_list, "list takes at most one PREFIX");
 	r = perftune_list(ctx, i < argc ? argv[i] : NULL, &it);
 	if (r < 0)
-		return lib_error(ctx, r, "list");
+		return key_error(&cmd_list, ctx, r, i < argc ? argv[i] : "list");
 	if (json)
 		fputs("[", stdout);
 	while ((e = perftune_tunable_iter_next(it))) {
@@ -81,33 +86,95 @@ const struct cmd cmd_list = {
 	"list [--json] [--writable] [PREFIX]",
 	"List the tunables present on this machine with their values,\n"
 	"optionally only those whose key starts with PREFIX (block.sda, sysctl.vm).\n"
-	"Read-only sysctls (kernel.ostype) are marked '(read-only)'; --writable\n"
-	"leaves them out.",
+	"Read-only sysctls (kernel.ostype) are marked '(read-only)'.\n"
+	"  -j, --json      an array of {key, value, read_only, note} (see perftune(8))\n"
+	"  -w, --writable  leave the read-only sysctls out\n"
+	"  -h, --help      this help",
 };
+
+/* @v[0..@n) the tunables of one key: the value all those read have, or NULL if they differ */
+static const char *common_value(const struct perftune_tunable *const *v, size_t n)
+{
+	const char *common = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *x = perftune_tunable_value(v[i]);
+		if (x && common && strcmp(x, common))
+			return NULL;
+		if (x)
+			common = x;
+	}
+	return common;
+}
+
+/* "KEY = VALUE" (the value alone for @alone), or a member of get --json's object */
+static void print_value(const char *key, const char *value, bool alone, bool json, bool *first)
+{
+	if (json)
+		json_kv(stdout, first, key, value);
+	else if (alone)
+		puts(value);
+	else
+		printf("%s = %s\n", key, value);
+}
+
+/*
+ * One KEY of get: the value its tunables share, or each one's where they
+ * differ; those that cannot be read said on stderr (JSON: null), an error
+ * only when none can be.  0, or EXIT_FAIL.
+ */
+static int get_key(struct perftune_ctx *ctx, const char *key, bool alone, bool json, bool *first)
+{
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *t, **v = NULL, **grown;
+	const char *common;
+	size_t n = 0;
+	int nread = perftune_get_each(ctx, key, &it), ret = 0;
+
+	if (nread < 0)
+		return key_error(&cmd_get, ctx, nread, key);
+	while ((t = perftune_tunable_iter_next(it)) && (grown = realloc(v, (n + 1) * sizeof(*v))))
+		(v = grown)[n++] = t;
+	common = common_value(v, n);
+	for (size_t i = 0; i < n; i++) {
+		const char *x = perftune_tunable_value(v[i]), *why = perftune_tunable_note(v[i]);
+		if (!x && !nread)
+			fprintf(stderr, "%s: %s\n", program, why);
+		else if (!x)
+			fprintf(stderr, "%s: %s: %s\n", program,
+				perftune_tunable_flags(v[i]) & PERFTUNE_TUNABLE_ABSENT
+					? "not here"
+					: "cannot read",
+				why);
+		else if (!common)
+			print_value(perftune_tunable_key(v[i]), x, false, json, first);
+		if (!x && !common && nread && json)
+			json_kv(stdout, first, perftune_tunable_key(v[i]), NULL);
+	}
+	if (common)
+		print_value(key, common, alone, json, first);
+	if (!nread)
+		ret = EXIT_FAIL;
+	free(v);
+	perftune_tunable_iter_free(it);
+	return ret;
+}
 
 static int run_get(struct perftune_ctx *ctx, int argc, char **argv)
 {
 	bool json = false, first = true;
 	int i = parse_simple(&cmd_get, argc, argv, &json), ret = 0;
 
-	if (i < 0 || i >= argc)
+	if (i < 0)
+		return EXIT_USAGE;
+	if (i >= argc)
 		return usage_error(&cmd_get, "get needs at least one KEY");
 	if (json)
 		fputs("{", stdout);
-	for (int k = i; k < argc; k++) {
-		char *v = NULL;
-		int r = perftune_get(ctx, argv[k], &v);
-		if (r < 0) {
-			ret = lib_error(ctx, r, argv[k]);
-			continue;
-		}
-		if (json)
-			json_kv(stdout, &first, argv[k], v);
-		else if (argc - i == 1)
-			puts(v);
-		else
-			printf("%s = %s\n", argv[k], v);
-		free(v);
+	for (int k = i; k < argc; k++) { /* a usage error (2) over a failure (1) */
+		int r = get_key(ctx, argv[k], argc - i == 1, json, &first);
+		if (r > ret)
+			ret = r;
 	}
 	if (json)
 		puts("}");
@@ -119,7 +186,13 @@ const struct cmd cmd_get = {
 	run_get,
 	"get [--json] KEY...",
 	"Print the current value of each KEY (alone for one key, 'KEY = VALUE' for\n"
-	"several). A key that names several tunables prints their common value.",
+	"several). A key that names several tunables prints their common value, or\n"
+	"'KEY = VALUE' for each where they differ; one not here (a disk without the\n"
+	"attribute) or unreadable is said on stderr and the others are read. Exit 1\n"
+	"when none of a key's tunables can be read, 2 for a malformed or mistyped key.\n"
+	"  -j, --json  one object: each KEY and its value (each tunable's where\n"
+	"              they differ, null where one cannot be read)\n"
+	"  -h, --help  this help",
 };
 
 static int run_describe(struct perftune_ctx *ctx, int argc, char **argv)
@@ -130,11 +203,13 @@ static int run_describe(struct perftune_ctx *ctx, int argc, char **argv)
 	int i = parse_simple(&cmd_describe, argc, argv, &json), r;
 	bool range;
 
-	if (i < 0 || argc - i != 1)
+	if (i < 0)
+		return EXIT_USAGE;
+	if (argc - i != 1)
 		return usage_error(&cmd_describe, "describe takes one KEY");
 	r = perftune_describe(ctx, argv[i], &d);
 	if (r < 0)
-		return lib_error(ctx, r, argv[i]);
+		return key_error(&cmd_describe, ctx, r, argv[i]);
 	range = perftune_desc_range(d, &min, &max);
 	if (json) {
 		fputs("{", stdout);
@@ -183,5 +258,8 @@ const struct cmd cmd_describe = {
 	"describe [--json] KEY",
 	"Show a tunable's value, file, allowed choices or range, unit, and whether\n"
 	"it can be written (and why not). A file that refuses reads (EIO, a\n"
-	"write-only trigger) shows as '(unreadable: REASON)'.",
+	"write-only trigger) shows as '(unreadable: REASON)'.\n"
+	"  -j, --json  one object: key, value, unreadable, path, choices, min, max,\n"
+	"              unit, writable, reason, info (see perftune(8))\n"
+	"  -h, --help  this help",
 };

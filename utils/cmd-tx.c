@@ -8,6 +8,28 @@
 #include <unistd.h>
 #include "common.h"
 
+/*
+ * perftune_tx_set(@key)'s error @r: a usage error where the key is refused
+ * (-EINVAL of the key alone too: malformed, a mistake), not its value; else
+ * EXIT_FAIL, nothing changed.
+ */
+static int set_error(struct perftune_ctx *ctx, int r, const char *key)
+{
+	struct perftune_tunable_iter *it = NULL;
+	bool key_refused = false;
+	char msg[2048];
+
+	snprintf(msg, sizeof(msg), "%s", perftune_ctx_last_error(ctx));
+	if (r == -EINVAL)
+		key_refused = perftune_get_each(ctx, key, &it) == -EINVAL;
+	perftune_tunable_iter_free(it);
+	if (key_refused)
+		return usage_error(&cmd_set, "%s", msg);
+	fprintf(stderr, "%s: %s\n%s: nothing was changed\n", program, *msg ? msg : strerror(-r),
+		program);
+	return EXIT_FAIL;
+}
+
 static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -19,6 +41,7 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char optstr[] = "n:h";
 	const char *name = "default";
 	unsigned flags = 0;
 	bool json = false;
@@ -26,8 +49,8 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 	sigset_t set;
 	int o, r, ret = 0;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+n:h", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
 		switch (o) {
 		case 'n':
 			name = optarg;
@@ -48,7 +71,7 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 			print_cmd_help(&cmd_set, stdout);
 			return 0;
 		default:
-			return usage_error(&cmd_set, "bad option");
+			return bad_option(&cmd_set, argv, optstr);
 		}
 	}
 	if (optind >= argc)
@@ -64,12 +87,11 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 		char *key = strdup(argv[i]), *eq = strchr(key, '=');
 		*eq = '\0';
 		r = perftune_tx_set(tx, key, eq + 1);
+		if (r < 0)
+			ret = set_error(ctx, r, key);
 		free(key);
-		if (r < 0) {
-			ret = lib_error(ctx, r, argv[i]);
-			fprintf(stderr, "%s: nothing was changed\n", program);
+		if (r < 0)
 			goto out;
-		}
 	}
 	ret = commit_tx(ctx, tx, flags & PERFTUNE_TX_HOLD, &set);
 	if (ret)
@@ -99,17 +121,19 @@ out:
 const struct cmd cmd_set = {
 	"set",
 	run_set,
-	"set [--name NAME] [--hold] [--dry-run] [--allow-partial] [--json] KEY=VALUE...",
+	"set [-n|--name NAME] [--hold] [--dry-run] [--allow-partial] [--json]\n"
+	"         KEY=VALUE...",
 	"Change tunables as one transaction (default name 'default'): each original\n"
 	"is journaled before the write, each write is read back, and any failure\n"
 	"restores everything already written. Prints 'key: old -> new'.\n"
-	"  --name NAME      transaction name, for restore NAME; re-using a name extends it\n"
+	"  -n, --name NAME  transaction name, for restore NAME; a name re-used extends it\n"
 	"  --hold           stay in the foreground holding the values (PM QoS needs it);\n"
 	"                   SIGTERM, SIGINT or SIGHUP restores them\n"
 	"  --dry-run        validate and print the changes, write nothing\n"
 	"  --allow-partial  accept fewer huge pages than asked (reports what was allocated)\n"
 	"  --json           one object: transaction, dry_run, changes (key, old, new,\n"
-	"                   unchanged, note) and warnings (sources that put a key back)",
+	"                   unchanged, note) and warnings (sources that put a key back)\n"
+	"  -h, --help       this help",
 };
 
 static int run_restore(struct perftune_ctx *ctx, int argc, char **argv)
@@ -121,12 +145,13 @@ static int run_restore(struct perftune_ctx *ctx, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char optstr[] = "h";
 	unsigned flags = 0;
 	int o, r;
 	const char *name = NULL;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
 		switch (o) {
 		case 'a':
 			flags |= PERFTUNE_RESTORE_ALL;
@@ -141,7 +166,7 @@ static int run_restore(struct perftune_ctx *ctx, int argc, char **argv)
 			print_cmd_help(&cmd_restore, stdout);
 			return 0;
 		default:
-			return usage_error(&cmd_restore, "bad option");
+			return bad_option(&cmd_restore, argv, optstr);
 		}
 	}
 	if (optind < argc)
@@ -166,9 +191,11 @@ const struct cmd cmd_restore = {
 	run_restore,
 	"restore [--force] NAME|--all|--orphans",
 	"Return every key of a transaction to its original and remove its journal.\n"
-	"--orphans restores the transactions whose holder died (kill -9, OOM).\n"
 	"Keys changed behind perftune's back (drift) are restored too, with a warning.\n"
-	"A transaction held by a live process is refused unless --force.",
+	"  --all       every journaled transaction instead of NAME\n"
+	"  --orphans   the transactions whose holder died (kill -9, OOM)\n"
+	"  --force     also a transaction held by a live process (refused without)\n"
+	"  -h, --help  this help",
 };
 
 static void status_json(struct perftune_status_iter *it)
@@ -223,11 +250,12 @@ static int parse_status(int argc, char **argv, int *format, const char **output)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char optstr[] = "o:h";
 	static const char *const names[] = { "text", "json", "prometheus" };
 	int o;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
 		if (o == 'j') {
 			*format = STATUS_JSON;
 		} else if (o == 'f') {
@@ -244,7 +272,7 @@ static int parse_status(int argc, char **argv, int *format, const char **output)
 			print_cmd_help(&cmd_status, stdout);
 			exit(0);
 		} else {
-			return usage_error(&cmd_status, "bad option");
+			return bad_option(&cmd_status, argv, optstr);
 		}
 	}
 	if (optind < argc)
@@ -313,8 +341,10 @@ const struct cmd cmd_status = {
 	"status [--json|--format text|json|prometheus] [-o FILE]",
 	"List journaled transactions: each key's original, written and current value,\n"
 	"drift (changed behind perftune's back) and orphans (holder process gone).\n"
+	"  --json               the same as --format json: an array (see perftune(8))\n"
 	"  --format prometheus  metrics for node_exporter's textfile collector: per key\n"
 	"                       in force and drift, holds, orphaned journals, counts per state\n"
 	"  -o, --output FILE    write FILE (replaced atomically: a temporary file in its\n"
-	"                       directory, renamed) instead of stdout; prometheus only",
+	"                       directory, renamed) instead of stdout; prometheus only\n"
+	"  -h, --help           this help",
 };

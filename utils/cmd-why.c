@@ -206,12 +206,13 @@ static int run_why(struct perftune_ctx *ctx, int argc, char **argv)
 	int i = parse_simple(&cmd_why, argc, argv, &json), r;
 	char *value = NULL;
 
-	if (i < 0 || argc - i != 1)
+	if (i < 0)
+		return EXIT_USAGE;
+	if (argc - i != 1)
 		return usage_error(&cmd_why, "why takes one KEY");
 	r = perftune_why(ctx, argv[i], NULL, &it);
 	if (r < 0)
-		return r == -EINVAL ? usage_error(&cmd_why, "%s", perftune_ctx_last_error(ctx))
-				    : lib_error(ctx, r, argv[i]);
+		return key_error(&cmd_why, ctx, r, argv[i]);
 	if (perftune_get(ctx, argv[i], &value) < 0)
 		value = NULL;
 	if (json)
@@ -232,7 +233,8 @@ const struct cmd cmd_why = {
 	"line wins), udev rules for the device, TuneD's active profile and includes,\n"
 	"daemons that set it again (tuned, power-profiles-daemon), perftune's own\n"
 	"transactions. Files are read below --root.\n"
-	"  --json           print the sources as JSON (see perftune(8))",
+	"  -j, --json  print the sources as JSON (see perftune(8))\n"
+	"  -h, --help  this help",
 };
 
 /* ---- verify ---- */
@@ -324,14 +326,15 @@ static int run_verify(struct perftune_ctx *ctx, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char optstr[] = "v:o:h";
 	const char *vars[MAX_VARS + 1] = { 0 }, *output = NULL;
 	bool prometheus = false;
 	struct perftune_check_iter *it = NULL;
 	int o, nvars = 0, settings = 0, r, counts[PERFTUNE_CHECK_SKIPPED + 1] = { 0 };
 	bool json = false;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+v:o:h", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
 		switch (o) {
 		case 'j':
 			json = true;
@@ -356,7 +359,7 @@ static int run_verify(struct perftune_ctx *ctx, int argc, char **argv)
 			print_cmd_help(&cmd_verify, stdout);
 			exit(0);
 		default:
-			return usage_error(&cmd_verify, "bad option");
+			return bad_option(&cmd_verify, argv, optstr);
 		}
 	}
 	if (output && !prometheus)
@@ -401,18 +404,20 @@ static int run_verify(struct perftune_ctx *ctx, int argc, char **argv)
 const struct cmd cmd_verify = {
 	"verify",
 	run_verify,
-	"verify [--json|--format text|json|prometheus] [-o FILE] [-v VAR=VALUE]...\n"
-	"         (PROFILE | NAME | KEY=VALUE...)",
+	"verify [--json|--format text|json|prometheus] [-o FILE]\n"
+	"         [-v|--var VAR=VALUE]... (PROFILE | NAME | KEY=VALUE...)",
 	"Check whether settings are in force: a profile's, those a transaction NAME\n"
 	"wrote (a transaction is looked up before a profile), or KEY=VALUE given. Each\n"
 	"setting is 'in force', 'differs' (now X, expected Y, and the source that set\n"
 	"X), 'clamped' (the kernel holds less than asked), 'not here' (the machine\n"
 	"lacks it), 'needs reboot' (boot loader cmdline not on /proc/cmdline) or\n"
 	"'skipped' (by policy). Exit 0 if every applicable setting is in force, 1 if\n"
-	"not, 2 on usage errors.\n"
-	"  --json           print the result as JSON (see perftune(8))\n"
+	"not, 2 on usage errors: also a malformed or mistyped key (never 'not here').\n"
+	"  --json               print the result as JSON (see perftune(8))\n"
 	"  --format prometheus  metrics for node_exporter's textfile collector\n"
 	"  -o, --output FILE    write FILE (replaced atomically) instead of stdout;\n"
 	"                       prometheus only\n"
-	"  -v, --var VAR=VALUE  override the profile's variable VAR",
+	"  -v, --var VAR=VALUE  set the profile's variable VAR to VALUE; repeatable.\n"
+	"                       Not --verbose, which goes before the command\n"
+	"  -h, --help           this help",
 };

@@ -18,7 +18,11 @@ const char *program = "perftune";
 
 void print_cmd_help(const struct cmd *c, FILE *f)
 {
-	fprintf(f, "Usage: %s %s\n\n%s\n", program, c->usage, c->help);
+	fprintf(f,
+		"Usage: %s %s\n\n%s\n\n"
+		"The global options --root DIR, --journal-dir DIR and -v, --verbose go\n"
+		"before the command (%s --help); after it, -v is the command's --var.\n",
+		program, c->usage, c->help, program);
 }
 
 int usage_error(const struct cmd *c, const char *fmt, ...)
@@ -44,6 +48,17 @@ int lib_error(struct perftune_ctx *ctx, int r, const char *what)
 	else
 		fprintf(stderr, "%s: %s: %s\n", program, what, strerror(-r));
 	return EXIT_FAIL;
+}
+
+int key_error(const struct cmd *c, struct perftune_ctx *ctx, int r, const char *key)
+{
+	const char *msg = perftune_ctx_last_error(ctx);
+
+	if (r != -EINVAL)
+		return lib_error(ctx, r, key);
+	if (msg && *msg)
+		return usage_error(c, "%s", msg);
+	return usage_error(c, "%s: %s", key, strerror(-r));
 }
 
 void json_str(FILE *f, const char *s)
@@ -91,6 +106,32 @@ void json_ki(FILE *f, bool *first, const char *key, long long value)
 	fprintf(f, "%lld", value);
 }
 
+void cmd_getopt_reset(void)
+{
+	/*
+	 * Not optind = 1: glibc reads the ordering ('+', '-', $POSIXLY_CORRECT)
+	 * when optind is 0 only, so with 1 a command kept that of main()'s "+"
+	 * parse of the global options, and stopped at its first operand
+	 * ("apply PROFILE --dry-run": "apply takes one PROFILE").
+	 */
+	optind = 0;
+}
+
+int bad_option(const struct cmd *c, char **argv, const char *optstring)
+{
+	bool verbose = optopt == 'v' || (optind > 0 && !strcmp(argv[optind - 1], "--verbose"));
+
+	if (verbose && strstr(optstring, "v:"))
+		return usage_error(c,
+				   "-v after '%s' is --var VAR=VALUE; -v before it is --verbose "
+				   "(%s -v %s ...)",
+				   c->name, program, c->name);
+	if (verbose)
+		return usage_error(c, "-v, --verbose goes before the command: %s -v %s ...",
+				   program, c->name);
+	return usage_error(c, "bad option (see %s %s --help)", program, c->name);
+}
+
 int parse_simple(const struct cmd *c, int argc, char **argv, bool *json)
 {
 	static const struct option opts[] = {
@@ -98,10 +139,11 @@ int parse_simple(const struct cmd *c, int argc, char **argv, bool *json)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char optstr[] = "jh";
 	int o;
 
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
 		switch (o) {
 		case 'j':
 			*json = true;
@@ -110,6 +152,7 @@ int parse_simple(const struct cmd *c, int argc, char **argv, bool *json)
 			print_cmd_help(c, stdout);
 			exit(0);
 		default:
+			bad_option(c, argv, optstr);
 			return -1;
 		}
 	}

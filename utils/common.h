@@ -29,6 +29,9 @@ extern const char *program;
 int usage_error(const struct cmd *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* print the library's message for @r and return EXIT_FAIL */
 int lib_error(struct perftune_ctx *ctx, int r, const char *what);
+/* The library's error for operand @key of command @c: -EINVAL (a malformed key,
+ * a mistake "did you mean ...") is a usage error, EXIT_USAGE; else lib_error(). */
+int key_error(const struct cmd *c, struct perftune_ctx *ctx, int r, const char *key);
 void print_cmd_help(const struct cmd *c, FILE *f);
 /* "key: old -> new (note)" for each staged key (all of them with @dry, else those written) */
 void print_changes(struct perftune_tx *tx, bool dry);
@@ -92,7 +95,20 @@ void json_kv(FILE *f, bool *first, const char *key, const char *value);
 void json_kb(FILE *f, bool *first, const char *key, bool value);
 void json_ki(FILE *f, bool *first, const char *key, long long value);
 
-/* Parse "--json" and "--help"-only option lists; returns index of first operand or -1 */
+/*
+ * Options of a command: call before its first getopt_long() (its argv[0] is
+ * the command's name).  Options may then come before or after the operands,
+ * as GNU tools take them; "--" ends them (an optstring starting with '+'
+ * stops at the first operand instead: exec, whose operand is a command).
+ */
+void cmd_getopt_reset(void);
+/* The usage error for getopt_long()'s '?' (an unknown option, or one without
+ * its argument) with @optstring, with a hint where the global -v (--verbose)
+ * was meant: after COMMAND, -v is --var VAR=VALUE or no option at all. */
+int bad_option(const struct cmd *c, char **argv, const char *optstring);
+
+/* Parse "--json" and "--help"-only option lists; returns the index of the first
+ * operand, or -1 after printing the usage error */
 int parse_simple(const struct cmd *c, int argc, char **argv, bool *json);
 
 #endif

@@ -34,8 +34,12 @@ static void help(FILE *f)
 		   "                     or $PERFTUNE_JOURNAL_DIR)\n"
 		   "  -v, --verbose      log what is written\n"
 		   "  -h, --help         this help;  COMMAND --help for a command's\n"
-		   "  -V, --version      print the version (with -v: the path resolver in use)\n\n"
-		   "Exit status: 0 ok, 1 failed (and rolled back), 2 usage error.\n"
+		   "  -V, --version      print the version (with -v: the path resolver in use)\n"
+		   "These come before COMMAND. A command's options may come before or after\n"
+		   "its operands, '--' ending them (exec's end at CMD); after COMMAND, -v is\n"
+		   "the command's --var VAR=VALUE (apply, export, verify, compare).\n\n"
+		   "Exit status: 0 ok, 1 failed (and rolled back), 2 usage error (also a\n"
+		   "malformed or mistyped key: 'did you mean KEY?').\n"
 		   "Keys: block.<dev>.scheduler, thp.enabled, sysctl.vm.dirty_ratio, ... "
 		   "see perftune(8).\n");
 }

@@ -30,7 +30,7 @@ type Error struct {
 // else the kernel or libc answers becomes EIO, its cause kept in Msg).
 // Test with errors.Is(err, syscall.EBUSY), never by comparing messages.
 var Errnos = []syscall.Errno{
-	syscall.EINVAL,       // malformed key or value, a value the tunable does not accept
+	syscall.EINVAL,       // malformed key or value, a value the tunable does not accept, a typo ("did you mean")
 	syscall.ENOENT,       // no such tunable on this kernel; no such transaction or profile
 	syscall.ENODEV,       // the selector names no device, no such process or NUMA node
 	syscall.EACCES,       // not allowed (not root, read-only attribute, a path outside /sys)

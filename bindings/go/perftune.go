@@ -281,6 +281,60 @@ func (c *Context) Get(key string) (string, error) {
 	return C.GoString(v), nil
 }
 
+// Reading is one tunable of a key, read on its own by [Context.GetEach].
+type Reading struct {
+	Key      string // concrete key ("block.zram0.scheduler")
+	Value    string // current value; "" if it cannot be read
+	Readable bool   // whether Value could be read
+	Note     string // why Value could not be read (the library's message), or a remark
+	Absent   bool   // not here (a disk without the attribute), rather than unreadable
+}
+
+// GetEach reads each tunable key names on its own, in key order: a glob reads
+// what it can, and says in Note why it cannot read the rest (zram0 has no
+// scheduler: block.*.scheduler reads the other disks). Errors, for a key that
+// names nothing here, wrap EINVAL, ENOENT, ENODEV or EOPNOTSUPP, as [Context.Get].
+func (c *Context) GetEach(key string) ([]Reading, error) {
+	var out []Reading
+	err := c.tunables("get", key, func(p *C.struct_perftune_ctx, k *C.char, it **C.struct_perftune_tunable_iter) C.int {
+		return C.perftune_get_each(p, k, it)
+	}, func(t cTunable) {
+		out = append(out, Reading{Key: t.key, Value: t.value, Readable: t.readable, Note: t.note,
+			Absent: t.flags&C.PERFTUNE_TUNABLE_ABSENT != 0})
+	})
+	return out, err
+}
+
+// cTunable is a struct perftune_tunable read into Go.
+type cTunable struct {
+	key, value, note string
+	readable         bool
+	flags            C.uint
+}
+
+// tunables calls open (perftune_list, perftune_get_each) with arg, then add
+// with each tunable of the iterator it hands out.
+func (c *Context) tunables(op, arg string,
+	open func(*C.struct_perftune_ctx, *C.char, **C.struct_perftune_tunable_iter) C.int,
+	add func(cTunable)) error {
+	return c.do(op, arg, func(p *C.struct_perftune_ctx) C.int {
+		a := C.CString(arg)
+		defer C.free(unsafe.Pointer(a))
+		var it *C.struct_perftune_tunable_iter
+		if rc := open(p, a, &it); rc < 0 {
+			return rc
+		}
+		defer C.perftune_tunable_iter_free(it)
+		for t := C.perftune_tunable_iter_next(it); t != nil; t = C.perftune_tunable_iter_next(it) {
+			v := C.perftune_tunable_value(t)
+			add(cTunable{key: C.GoString(C.perftune_tunable_key(t)), value: C.GoString(v),
+				readable: v != nil, note: C.GoString(C.perftune_tunable_note(t)),
+				flags: C.perftune_tunable_flags(t)})
+		}
+		return 0
+	}, arg)
+}
+
 // Tunable is one item of [Context.List].
 type Tunable struct {
 	Key      string // concrete key ("block.sda.scheduler")
@@ -295,26 +349,12 @@ type Tunable struct {
 // are listed with Readable false.
 func (c *Context) List(prefix string) ([]Tunable, error) {
 	var out []Tunable
-	err := c.do("list", prefix, func(p *C.struct_perftune_ctx) C.int {
-		pre := C.CString(prefix)
-		defer C.free(unsafe.Pointer(pre))
-		var it *C.struct_perftune_tunable_iter
-		if rc := C.perftune_list(p, pre, &it); rc < 0 {
-			return rc
-		}
-		defer C.perftune_tunable_iter_free(it)
-		for t := C.perftune_tunable_iter_next(it); t != nil; t = C.perftune_tunable_iter_next(it) {
-			v := C.perftune_tunable_value(t)
-			out = append(out, Tunable{
-				Key:      C.GoString(C.perftune_tunable_key(t)),
-				Value:    C.GoString(v),
-				Readable: v != nil,
-				Note:     C.GoString(C.perftune_tunable_note(t)),
-				ReadOnly: C.perftune_tunable_flags(t)&C.PERFTUNE_TUNABLE_READONLY != 0,
-			})
-		}
-		return 0
-	}, prefix)
+	err := c.tunables("list", prefix, func(p *C.struct_perftune_ctx, s *C.char, it **C.struct_perftune_tunable_iter) C.int {
+		return C.perftune_list(p, s, it)
+	}, func(t cTunable) {
+		out = append(out, Tunable{Key: t.key, Value: t.value, Readable: t.readable, Note: t.note,
+			ReadOnly: t.flags&C.PERFTUNE_TUNABLE_READONLY != 0})
+	})
 	return out, err
 }
 

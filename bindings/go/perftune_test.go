@@ -130,6 +130,39 @@ func TestGet(t *testing.T) {
 	}
 }
 
+func TestGetEachReadsWhatAGlobCan(t *testing.T) {
+	ft := newFakeTree(t)
+	ft.write(t, "sys/block/fake1/queue/scheduler", "none [mq-deadline]\n")
+	if err := os.MkdirAll(ft.path("sys/block/fake2/queue"), 0o755); err != nil { // no scheduler: zram
+		t.Fatal(err)
+	}
+	c := ft.open(t)
+	got, err := c.GetEach("block.fake*.scheduler")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []perftune.Reading{
+		{Key: "block.fake0.scheduler", Value: "none", Readable: true},
+		{Key: "block.fake1.scheduler", Value: "mq-deadline", Readable: true},
+		{Key: "block.fake2.scheduler", Absent: true},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("GetEach = %+v", got)
+	}
+	for i := range want {
+		g := got[i]
+		if g.Key != want[i].Key || g.Value != want[i].Value || g.Readable != want[i].Readable ||
+			g.Absent != want[i].Absent {
+			t.Errorf("GetEach[%d] = %+v, want %+v", i, g, want[i])
+		}
+	}
+	if !strings.HasPrefix(got[2].Note, "block.fake2.scheduler: ") {
+		t.Errorf("Note of the absent one = %q", got[2].Note)
+	}
+	_, err = c.GetEach("block.nosuch.scheduler")
+	wantErrno(t, err, syscall.ENODEV, "block.nosuch.scheduler")
+}
+
 func TestGetErrors(t *testing.T) {
 	c := newFakeTree(t).open(t)
 	_, err := c.Get("block.nosuch.scheduler")
@@ -151,6 +184,26 @@ func TestGetErrors(t *testing.T) {
 	_, err = c.Get("block.fake0.scheduler\x00junk")
 	if !errors.Is(err, syscall.EINVAL) || !strings.Contains(err.Error(), "NUL") {
 		t.Errorf("key with NUL: got %v", err)
+	}
+}
+
+// A key one letter off a sysctl here, or a sysctl without "sysctl.", is a
+// mistake: EINVAL with the key meant in the library's message (Verify too).
+func TestTypoNamesTheKeyMeant(t *testing.T) {
+	c := newFakeTree(t).open(t)
+	for _, key := range []string{"sysctl.vm.swapiness", "vm.swappiness"} {
+		_, err := c.Get(key)
+		wantErrno(t, err, syscall.EINVAL, key)
+		if !strings.HasSuffix(err.Error(), "; did you mean sysctl.vm.swappiness?") {
+			t.Errorf("Get(%q): %q names no key meant", key, err)
+		}
+		_, _, err = c.Verify(key + "=1")
+		wantErrno(t, err, syscall.EINVAL, key)
+	}
+	_, err := c.Get("sysctl.vm.nosuch") // far from every name: perhaps another kernel's
+	wantErrno(t, err, syscall.ENOENT, "sysctl.vm.nosuch")
+	if strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("Get(sysctl.vm.nosuch): %q suggests a key", err)
 	}
 }
 

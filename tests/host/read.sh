@@ -33,7 +33,7 @@ eq "block[/] resolves to the root disk" "$(echo "$desc" | sed -n 's/.*"key": "\(
 out=$($P get block.nosuch.scheduler 2>&1); rc=$?
 eq "unknown device exits 1" "$rc" 1
 check "unknown device error names it" grep -q "block.nosuch.scheduler: no such block device" <<<"$out"
-$P get 'bad..key' >/dev/null 2>&1; eq "malformed key exits 1" "$?" 1
+$P get 'bad..key' >/dev/null 2>&1; eq "malformed key exits 2 (a usage error)" "$?" 2
 $P get >/dev/null 2>&1; eq "usage error exits 2" "$?" 2
 $P frobnicate >/dev/null 2>&1; eq "unknown command exits 2" "$?" 2
 

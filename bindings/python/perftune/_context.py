@@ -33,6 +33,7 @@ from ._types import (
     LogPriority,
     MemPolicy,
     ProfileInfo,
+    Reading,
     Source,
     StatusEntry,
     Tunable,
@@ -134,6 +135,27 @@ def _output_target(path: str) -> bool:
                 f"{path}: it belongs to uid {st.st_uid}, in a sticky directory that others may "
                 "write: perftune does not replace another user's file there")
     return False
+
+
+def _tunable(t: Any) -> Tunable:
+    """A struct perftune_tunable of perftune_list."""
+    return Tunable(
+        _str(_lib.perftune_tunable_key(t)),
+        _lib.perftune_tunable_value(t),
+        _lib.perftune_tunable_note(t) or None,
+        bool(_lib.perftune_tunable_flags(t) & _lib.PERFTUNE_TUNABLE_READONLY),
+    )
+
+
+def _reading(t: Any) -> Reading:
+    """A struct perftune_tunable of perftune_get_each."""
+    return Reading(
+        _str(_lib.perftune_tunable_key(t)),
+        _lib.perftune_tunable_value(t),
+        _lib.perftune_tunable_note(t) or None,
+        bool(_lib.perftune_tunable_flags(t) & _lib.PERFTUNE_TUNABLE_ABSENT),
+    )
+
 
 class Context:
     """A libperftune context: where kernel files and journals are.
@@ -248,6 +270,14 @@ class Context:
         _rc, value = self._call(_lib.perftune_get, _text("key", key))
         return str(value)
 
+    def get_each(self, key: str) -> List[Reading]:
+        """Each tunable ``key`` names, read on its own, in key order: a glob
+        reads what it can, and a :class:`Reading` whose ``value`` is None says
+        why in ``note`` (``absent`` if it is not here: a disk without the
+        attribute).  Raises for a key that names nothing here, as :meth:`get`."""
+        _rc, it = self._call(_lib.perftune_get_each, _text("key", key))
+        return _drain("tunable", it, _reading)
+
     def list(self, prefix: str | None = None) -> Iterator[Tunable]:
         """Iterate over the existing tunables whose key starts with
         ``prefix`` (all if None), in a stable order, as :class:`Tunable`
@@ -255,18 +285,7 @@ class Context:
         if prefix is not None:
             _text("prefix", prefix)
         _rc, it = self._call(_lib.perftune_list, prefix)
-        return iter(
-            _drain(
-                "tunable",
-                it,
-                lambda t: Tunable(
-                    _str(_lib.perftune_tunable_key(t)),
-                    _lib.perftune_tunable_value(t),
-                    _lib.perftune_tunable_note(t) or None,
-                    bool(_lib.perftune_tunable_flags(t) & _lib.PERFTUNE_TUNABLE_READONLY),
-                ),
-            )
-        )
+        return iter(_drain("tunable", it, _tunable))
 
     def describe(self, key: str) -> Description:
         """Current value, choices or range, unit, writability of one tunable."""

@@ -44,7 +44,9 @@ class PerftunePermissionError(PerftuneError, PermissionError):
 
 class PerftuneValueError(PerftuneError, ValueError):
     """A malformed key or value, or a value the tunable does not accept
-    (EINVAL, ENOTUNIQ, ENAMETOOLONG; the library maps a value out of range to EINVAL)."""
+    (EINVAL, ENOTUNIQ, ENAMETOOLONG; the library maps a value out of range to EINVAL).
+    A key mistyped for one this machine has says which: its message ends
+    "; did you mean KEY?"."""
 
 
 _CLASSES: dict[int, type[PerftuneError]] = {

@@ -103,6 +103,20 @@ class Tunable(NamedTuple):
     read_only: bool = False
 
 
+class Reading(NamedTuple):
+    """One tunable a key names, read on its own by :meth:`Context.get_each`.
+
+    ``value`` is None when it cannot be read, ``note`` then says why (the
+    library's message, naming ``key``) and ``absent`` is True if it is not
+    here (a disk without the attribute) rather than unreadable (permission).
+    """
+
+    key: str
+    value: str | None
+    note: str | None = None
+    absent: bool = False
+
+
 @dataclass(frozen=True)
 class Description:
     """What :meth:`Context.describe` knows about one tunable."""

@@ -72,6 +72,21 @@ def test_get_normalizes_values(ctx: perftune.Context) -> None:
     assert ctx.get("thp.enabled") == "madvise"
 
 
+def test_get_each_reads_what_a_glob_can(ctx: perftune.Context, tree: FakeTree) -> None:
+    tree.path("sys/block/fake1/queue").mkdir(parents=True)
+    tree.write("sys/block/fake1/queue/scheduler", "none [mq-deadline]\n")
+    tree.path("sys/block/fake2/queue").mkdir(parents=True)  # no scheduler: zram
+    got = ctx.get_each("block.fake*.scheduler")
+    assert [(t.key, t.value, t.absent) for t in got] == [
+        ("block.fake0.scheduler", "none", False),
+        ("block.fake1.scheduler", "mq-deadline", False),
+        ("block.fake2.scheduler", None, True),
+    ]
+    assert got[2].note is not None and got[2].note.startswith("block.fake2.scheduler: ")
+    with pytest.raises(perftune.PerftuneNotFound):
+        ctx.get_each("block.nosuch.scheduler")  # names nothing: as get()
+
+
 def test_get_follows_the_file(ctx: perftune.Context, tree: FakeTree) -> None:
     tree.write(THP, "[always] madvise never\n")
     assert ctx.get("thp.enabled") == "always"
@@ -161,6 +176,31 @@ def test_unknown_key_is_a_value_error(ctx: perftune.Context) -> None:
     assert e.errno == errno.EINVAL
     assert "nosuchfamily.foo" in str(e)
     assert e.strerror == str(e)  # the library's one line, no "[Errno 22]" prefix
+
+
+@pytest.mark.parametrize(
+    "key, meant",
+    [
+        ("sysctl.vm.swapiness", "sysctl.vm.swappiness"),  # a letter off a sysctl here
+        ("vm.swappiness", "sysctl.vm.swappiness"),  # a sysctl without "sysctl."
+    ],
+)
+def test_typo_is_a_value_error_naming_the_key_meant(ctx: perftune.Context, key: str, meant: str) -> None:
+    with pytest.raises(perftune.PerftuneValueError) as ei:
+        ctx.get(key)
+    assert ei.value.errno == errno.EINVAL
+    assert str(ei.value).startswith(key + ": ")
+    assert str(ei.value).endswith(f"; did you mean {meant}?")
+    with pytest.raises(perftune.PerftuneValueError) as ei:
+        ctx.verify([f"{key}=1"])  # a usage error, never "not here"
+    assert str(ei.value).endswith(f"; did you mean {meant}?")
+
+
+def test_far_name_stays_not_found(ctx: perftune.Context) -> None:
+    with pytest.raises(perftune.PerftuneNotFound) as ei:
+        ctx.get("sysctl.vm.nosuch")  # perhaps another kernel's: no suggestion
+    assert ei.value.errno == errno.ENOENT
+    assert "did you mean" not in str(ei.value)
 
 
 def test_missing_device_is_enodev(ctx: perftune.Context) -> None:
