@@ -47,13 +47,16 @@ static int same(struct pt_found *f)
 	return PT_FOUND_SAME;
 }
 
-/* the family's answer: a moved object's key resolved, and its identity checked again */
-static int reclaimed(struct perftune_ctx *ctx, struct pt_found *f, int r)
+/*
+ * The family's answer: a moved object's key resolved, and its identity
+ * checked again.  @why: what resolving the key said, if it did not resolve.
+ */
+static int reclaimed(struct perftune_ctx *ctx, struct pt_found *f, int r, const char *why)
 {
 	char id[PT_IDENT_MAX];
 
-	if (r == PT_FOUND_SAME && !f->now)
-		return pt_err(ctx, -ENOENT, "%s: %s", f->key, f->note);
+	if (r == PT_FOUND_SAME && !f->now) /* the object is there, its key names nothing */
+		return pt_err(ctx, -ENOENT, "%s", why);
 	if (r != PT_FOUND_MOVED)
 		return r;
 	if (pt_resolve_one(ctx, f->moved, &f->t) < 0)
@@ -67,7 +70,7 @@ int pt_ident_find(struct perftune_ctx *ctx, const char *key, const char *id, con
 		  struct pt_found *f)
 {
 	const struct pt_family *fam;
-	char now[PT_IDENT_MAX] = "";
+	char now[PT_IDENT_MAX] = "", why[PT_ERR_MAX];
 	int r;
 
 	*f = (struct pt_found){ .key = key, .id = id, .orig = orig };
@@ -86,8 +89,9 @@ int pt_ident_find(struct perftune_ctx *ctx, const char *key, const char *id, con
 		pt_err(ctx, -ESTALE, "%s: another object now (%s; journaled %s)", key, now, id);
 		return PT_FOUND_GONE;
 	}
+	snprintf(why, sizeof(why), "%s", r < 0 ? pt_errmsg(ctx) : "");
 	pt_err_clear(ctx);
 	f->now = r >= 0 ? &f->t : NULL;
 	snprintf(f->value, sizeof(f->value), "%s", orig);
-	return reclaimed(ctx, f, fam->reclaim(ctx, f));
+	return reclaimed(ctx, f, fam->reclaim(ctx, f), why);
 }

@@ -649,6 +649,18 @@ struct nlmsghdr *pt_nl_request(void *buf, uint16_t type, uint8_t cmd, uint8_t ve
 int pt_nl_talk(struct perftune_ctx *ctx, const char *family, struct nlmsghdr *req, pt_nl_cb cb,
 	       void *cbdata, char *ext, size_t extsize);
 
+/* ---- net/netdev.c: a network device's identity (ifindex and namespace) ---- */
+/* "ifindex=<n> netns=<inode>" of device @dev here ("" where it has no ifindex) */
+int pt_netdev_identity(struct perftune_ctx *ctx, const char *dev, char *buf, size_t size);
+/*
+ * The device journaled as @f->id, whose key named it @dev: PT_FOUND_SAME (it is
+ * still @dev), PT_FOUND_MOVED (renamed: its name now in @out, f->note says so),
+ * PT_FOUND_GONE (no device has its ifindex, or its namespace is gone: the
+ * message names f->key), -EXDEV (it is in another namespace that lives).
+ */
+int pt_netdev_find(struct perftune_ctx *ctx, struct pt_found *f, const char *dev, char *out,
+		   size_t size);
+
 /* ---- net/ethtool.c: a device's ethtool settings (ethtool genetlink family) ---- */
 enum {
 	PT_ETH_RING,

@@ -11,7 +11,6 @@
  * follow (PT_ORDER_SCHED / PT_ORDER_RESET).
  * Selectors: a name, a glob, [name.with.dots], [driver=ixgbe], [pci=0000:03:00.0].
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -568,126 +567,32 @@ static void net_export_names(struct perftune_ctx *ctx _unused_, const struct pt_
 	x->order = t->order;
 }
 
-/* ---- identity: a device by its ifindex in its network namespace (per namespace) ---- */
-
-/* the inode of this process's network namespace ("net:[<ino>]"), 0 if not shown */
-static unsigned long long netns_of(struct perftune_ctx *ctx, const char *link)
-{
-	char l[64];
-
-	if (pt_attr_readlink(ctx, link, l, sizeof(l)) < 0 || strncmp(l, "net:[", 5))
-		return 0;
-	return strtoull(l + 5, NULL, 10);
-}
+/* ---- identity: net/netdev.c's, of the device ---- */
 
 static int net_identity(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *orig,
 			char *buf, size_t size)
 {
-	char p[PATH_MAX], idx[32];
-	unsigned long long ns = netns_of(ctx, "proc/self/ns/net");
-	int r;
-
 	(void)orig;
-	if (pt_snprintf(p, sizeof(p), NET_DIR "/%s/ifindex", dev_of(t)) < 0)
-		return -ENAMETOOLONG;
-	buf[0] = '\0';
-	if (pt_attr_read(ctx, p, idx, sizeof(idx)) < 0) { /* gone: the write will say so */
-		pt_err_clear(ctx);
-		return 0;
-	}
-	r = ns ? pt_snprintf(buf, size, "ifindex=%s netns=%llu", idx, ns)
-	       : pt_snprintf(buf, size, "ifindex=%s", idx);
-	return r < 0 ? r : 0;
+	return pt_netdev_identity(ctx, dev_of(t), buf, size);
 }
 
-/*
- * A namespace lives while a process is in it or a mount holds it (ip netns:
- * /run/netns/<name>); one held only by an open file is missed.
- */
-static bool netns_alive(struct perftune_ctx *ctx, unsigned long long ns)
-{
-	_cleanup_closedir_ DIR *d = pt_attr_opendir(ctx, "proc");
-	_cleanup_free_ char *mi = malloc(PT_READ_MAX);
-	char link[64], want[40];
-	struct dirent *de;
-
-	snprintf(want, sizeof(want), " net:[%llu] ", ns);
-	if (mi && pt_attr_read_raw(ctx, "proc/self/mountinfo", mi, PT_READ_MAX) > 0 &&
-	    strstr(mi, want)) /* an nsfs mount: its root is the namespace */
-		return true;
-	while (d && (de = readdir(d)))
-		if (isdigit((unsigned char)de->d_name[0]) &&
-		    snprintf(link, sizeof(link), "proc/%s/ns/net", de->d_name) < (int)sizeof(link) &&
-		    netns_of(ctx, link) == ns)
-			return true;
-	return false;
-}
-
-/* the device of ifindex @idx here, in @out ("" if none) */
-static void dev_by_index(struct perftune_ctx *ctx, long idx, char *out, size_t size)
-{
-	_cleanup_closedir_ DIR *d = pt_attr_opendir(ctx, NET_DIR);
-	struct dirent *de;
-
-	out[0] = '\0';
-	while (d && (de = readdir(d))) {
-		char p[PATH_MAX], v[32];
-		if (de->d_name[0] != '.' &&
-		    pt_snprintf(p, sizeof(p), NET_DIR "/%s/ifindex", de->d_name) >= 0 &&
-		    pt_attr_read(ctx, p, v, sizeof(v)) >= 0 && atol(v) == idx) {
-			snprintf(out, size, "%s", de->d_name);
-			return;
-		}
-	}
-	pt_err_clear(ctx);
-}
-
-/*
- * A device renamed since goes by its new name; one whose ifindex no device
- * has is gone for good (deleted: a device made again under its name is
- * another one, with the kernel's defaults).  Journaled in another network
- * namespace: not here, unless that namespace is gone too.
- */
+/* a device renamed since goes by its new name: the key of that name */
 static int net_reclaim(struct perftune_ctx *ctx, struct pt_found *f)
 {
 	_cleanup_free_ struct pt_keyparts *kp = malloc(sizeof(*kp));
 	char dev[64], rest[PERFTUNE_KEY_MAX] = "";
-	unsigned long long ns = 0, here = netns_of(ctx, "proc/self/ns/net");
-	long idx = 0;
+	int r;
 
-	if (!kp || pt_key_parse(ctx, f->key, kp) < 0 || kp->n < 3 ||
-	    sscanf(f->id, "ifindex=%ld netns=%llu", &idx, &ns) < 1)
-		return kp ? pt_err(ctx, -EINVAL,
-				   "%s: journaled as '%s': not a network device's "
-				   "identity",
-				   f->key, f->id)
-			  : -ENOMEM;
+	if (!kp)
+		return -ENOMEM;
+	if (pt_key_parse(ctx, f->key, kp) < 0 || kp->n < 3)
+		return pt_err(ctx, -EINVAL, "%s: not a key of a network device", f->key);
+	r = pt_netdev_find(ctx, f, kp->c[1].s, dev, sizeof(dev));
+	if (r != PT_FOUND_MOVED)
+		return r;
 	for (int i = 2; i < kp->n; i++)
 		snprintf(rest + strlen(rest), sizeof(rest) - strlen(rest), "%s%s", i > 2 ? "." : "",
 			 kp->c[i].s);
-	if (ns && here && ns != here && netns_alive(ctx, ns))
-		return pt_err(ctx, -EXDEV,
-			      "%s: the device is in network namespace net:[%llu], this is "
-			      "net:[%llu]: restore it there (ip netns exec)",
-			      f->key, ns, here);
-	if (ns && here && ns != here) {
-		pt_err(ctx, -ENODEV,
-		       "%s: its network namespace net:[%llu] is gone, and the device "
-		       "with it",
-		       f->key, ns);
-		return PT_FOUND_GONE;
-	}
-	dev_by_index(ctx, idx, dev, sizeof(dev));
-	if (!dev[0] || (f->now && !strcmp(dev, dev_of(f->now)))) {
-		if (dev[0]) /* the same device: an identity of another form (no namespace) */
-			return PT_FOUND_SAME;
-		pt_err(ctx, -ENODEV,
-		       "%s: network device %s is gone (no device has ifindex %ld now%s)", f->key,
-		       kp->c[1].s, idx, f->now ? "; one made since has its name" : "");
-		return PT_FOUND_GONE;
-	}
-	snprintf(f->note, sizeof(f->note), "network device %s is %s now (ifindex %ld)", kp->c[1].s,
-		 dev, idx);
 	if (net_key(f->moved, sizeof(f->moved), dev, rest) < 0)
 		return pt_err(ctx, -EINVAL, "%s: %s, a name no key can give", f->key, f->note);
 	return PT_FOUND_MOVED;

@@ -547,6 +547,34 @@ START_TEST(a_nic_of_a_namespace_gone_is_dropped)
 }
 END_TEST
 
+#define RPF(dev) "proc/sys/net/ipv4/conf/" dev "/rp_filter"
+
+/* a NIC's sysctls belong to it: renamed, they go with it; made again, they are its own */
+START_TEST(sysctls_of_a_nic_follow_it_and_are_not_the_newcomer_s)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+
+	commit_kv("s", (const char *[]){ "sysctl.net.ipv4.conf.eth0.rp_filter", "0" }, 1);
+	fnl_rename(k, 0, "eth5");
+	snprintf(from, sizeof(from), "%s/" RPF("eth0"), f.root);
+	snprintf(to, sizeof(to), "%s/" RPF("eth5"), f.root);
+	*strrchr(from, '/') = *strrchr(to, '/') = '\0';
+	ck_assert_int_eq(rename(from, to), 0);
+	ck_assert_int_eq(perftune_restore(f.ctx, "s", 0), 1);
+	ck_assert_str_eq(fx_read(&f, RPF("eth5")), "2");
+	ck_assert_msg(strstr(idlog, "given back as sysctl.net.ipv4.conf.eth5.rp_filter"), "log: %s",
+		      idlog);
+	/* eth5 deleted, and eth5 made again (its conf made again too, with a value of its own) */
+	commit_kv("s", (const char *[]){ "sysctl.net.ipv4.conf.eth5.rp_filter", "0" }, 1);
+	fnl_recreate(k, 0, 9);
+	fx_write(&f, RPF("eth5"), "1");
+	ck_assert_int_eq(perftune_restore(f.ctx, "s", 0), 0);
+	ck_assert_str_eq(fx_read(&f, RPF("eth5")), "1");
+	ck_assert_msg(strstr(idlog, "network device eth5 is gone (no device has ifindex 2 now"),
+		      "log: %s", idlog);
+}
+END_TEST
+
 #define SDB "sys/devices/pci0000:00/0000:00:05.0/host0/target0:0:0/0:0:0:1/block/sdb/"
 
 /* another disk under sdb's name and dev_t (its diskseq tells): not written */
@@ -586,6 +614,7 @@ static Suite *identity_suite(void)
 	tcase_add_test(tc, a_nic_of_another_live_namespace_is_kept_not_written);
 	tcase_add_test(tc, a_nic_of_a_namespace_gone_is_dropped);
 	tcase_add_test(tc, restore_never_writes_a_disk_that_only_has_the_name);
+	tcase_add_test(tc, sysctls_of_a_nic_follow_it_and_are_not_the_newcomer_s);
 	suite_add_tcase(s, tc);
 	return s;
 }
