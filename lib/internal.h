@@ -652,14 +652,16 @@ int pt_nl_talk(struct perftune_ctx *ctx, const char *family, struct nlmsghdr *re
 /* ---- net/netdev.c: a network device's identity (ifindex and namespace) ---- */
 /* "ifindex=<n> netns=<inode>" of device @dev here ("" where it has no ifindex) */
 int pt_netdev_identity(struct perftune_ctx *ctx, const char *dev, char *buf, size_t size);
+/* a family's key @kp (whose device component is the device's name now) as text in @out */
+typedef int (*pt_netdev_key_fn)(char *out, size_t size, const struct pt_keyparts *kp);
 /*
- * The device journaled as @f->id, whose key named it @dev: PT_FOUND_SAME (it is
- * still @dev), PT_FOUND_MOVED (renamed: its name now in @out, f->note says so),
+ * The reclaim of a key whose component @comp names the device journaled as
+ * @f->id: PT_FOUND_SAME (it has that name still), PT_FOUND_MOVED (renamed:
+ * @key() gives f->moved, the key of its name now; f->note says so),
  * PT_FOUND_GONE (no device has its ifindex, or its namespace is gone: the
- * message names f->key), -EXDEV (it is in another namespace that lives).
+ * message names f->key), -EXDEV (it is in another namespace, which lives).
  */
-int pt_netdev_find(struct perftune_ctx *ctx, struct pt_found *f, const char *dev, char *out,
-		   size_t size);
+int pt_netdev_reclaim(struct perftune_ctx *ctx, struct pt_found *f, int comp, pt_netdev_key_fn key);
 
 /* ---- net/ethtool.c: a device's ethtool settings (ethtool genetlink family) ---- */
 enum {

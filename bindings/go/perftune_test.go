@@ -577,17 +577,7 @@ func TestStatusAndRestoreOfAnotherDisk(t *testing.T) {
 	ft.write(t, "sys/block/fake0/dev", "8:0\n")
 	ft.write(t, "sys/block/fake0/diskseq", "5\n")
 	c := ft.open(t)
-	tx, err := c.Begin("disk", perftune.TxOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.Set(raKey, "1024"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	defer commitRA(t, c, "disk", "1024").Rollback()
 	ft.write(t, "sys/block/fake0/diskseq", "9\n") // another disk under its name and dev_t
 	ft.write(t, raRel, "256\n")
 	st, err := c.Status()
@@ -607,20 +597,29 @@ func TestStatusAndRestoreOfAnotherDisk(t *testing.T) {
 	}
 }
 
-func TestStatusDrift(t *testing.T) {
-	ft := newFakeTree(t)
-	c := ft.open(t)
-	tx, err := c.Begin("drifty", perftune.TxOptions{})
+// commitRA commits read_ahead_kb = value in a transaction called name.
+func commitRA(t *testing.T, c *perftune.Context, name, value string) *perftune.Tx {
+	t.Helper()
+	tx, err := c.Begin(name, perftune.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.Rollback()
-	if _, err := tx.Set(raKey, "1024"); err != nil {
+	if _, err := tx.Set(raKey, value); err != nil {
+		tx.Rollback()
 		t.Fatal(err)
 	}
 	if _, err := tx.Commit(); err != nil {
+		tx.Rollback()
 		t.Fatal(err)
 	}
+	return tx
+}
+
+func TestStatusDrift(t *testing.T) {
+	ft := newFakeTree(t)
+	c := ft.open(t)
+	tx := commitRA(t, c, "drifty", "1024")
+	defer tx.Rollback()
 	ft.write(t, raRel, "16\n") // behind perftune's back
 	st, err := c.Status()
 	if err != nil || len(st) != 1 {

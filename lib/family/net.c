@@ -576,26 +576,21 @@ static int net_identity(struct perftune_ctx *ctx, const struct pt_tunable *t, co
 	return pt_netdev_identity(ctx, dev_of(t), buf, size);
 }
 
-/* a device renamed since goes by its new name: the key of that name */
-static int net_reclaim(struct perftune_ctx *ctx, struct pt_found *f)
+/* net.<dev>.<rest> of @kp: a renamed device's key */
+static int key_of(char *out, size_t size, const struct pt_keyparts *kp)
 {
-	_cleanup_free_ struct pt_keyparts *kp = malloc(sizeof(*kp));
-	char dev[64], rest[PERFTUNE_KEY_MAX] = "";
-	int r;
+	char rest[PERFTUNE_KEY_MAX] = "";
 
-	if (!kp)
-		return -ENOMEM;
-	if (pt_key_parse(ctx, f->key, kp) < 0 || kp->n < 3)
-		return pt_err(ctx, -EINVAL, "%s: not a key of a network device", f->key);
-	r = pt_netdev_find(ctx, f, kp->c[1].s, dev, sizeof(dev));
-	if (r != PT_FOUND_MOVED)
-		return r;
 	for (int i = 2; i < kp->n; i++)
 		snprintf(rest + strlen(rest), sizeof(rest) - strlen(rest), "%s%s", i > 2 ? "." : "",
 			 kp->c[i].s);
-	if (net_key(f->moved, sizeof(f->moved), dev, rest) < 0)
-		return pt_err(ctx, -EINVAL, "%s: %s, a name no key can give", f->key, f->note);
-	return PT_FOUND_MOVED;
+	return net_key(out, size, kp->c[1].s, rest);
+}
+
+/* a device renamed since goes by its new name: the key of that name */
+static int net_reclaim(struct perftune_ctx *ctx, struct pt_found *f)
+{
+	return pt_netdev_reclaim(ctx, f, 1, key_of);
 }
 
 const struct pt_family pt_net_family =

@@ -198,25 +198,20 @@ static int sysctl_identity(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	return netdev_of(t, dev, sizeof(dev)) ? pt_netdev_identity(ctx, dev, buf, size) : 0;
 }
 
+/* sysctl.<each component of @kp>: a renamed device's key */
+static int key_of(char *out, size_t size, const struct pt_keyparts *kp)
+{
+	int r = pt_snprintf(out, size, "sysctl");
+
+	for (int i = 1; i < kp->n && r >= 0; i++)
+		r = append_comp(out, size, kp->c[i].s);
+	return r;
+}
+
 /* a device renamed since: sysctl.net.<proto>.conf.<its name now>.<name> */
 static int sysctl_reclaim(struct perftune_ctx *ctx, struct pt_found *f)
 {
-	_cleanup_free_ struct pt_keyparts *kp = malloc(sizeof(*kp));
-	char dev[64];
-	int r;
-
-	if (!kp)
-		return -ENOMEM;
-	if (pt_key_parse(ctx, f->key, kp) < 0 || kp->n < 6)
-		return pt_err(ctx, -EINVAL, "%s: not a sysctl of a network device", f->key);
-	r = pt_netdev_find(ctx, f, kp->c[4].s, dev, sizeof(dev));
-	if (r != PT_FOUND_MOVED)
-		return r;
-	snprintf(f->moved, sizeof(f->moved), "sysctl");
-	for (int i = 1; i < kp->n && r >= 0; i++)
-		r = append_comp(f->moved, sizeof(f->moved), i == 4 ? dev : kp->c[i].s);
-	return r < 0 ? pt_err(ctx, -EINVAL, "%s: %s, a name no key can give", f->key, f->note)
-		     : PT_FOUND_MOVED;
+	return pt_netdev_reclaim(ctx, f, 4, key_of);
 }
 
 const struct pt_family pt_sysctl_family =

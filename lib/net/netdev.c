@@ -87,8 +87,9 @@ static void dev_by_index(struct perftune_ctx *ctx, long idx, char *out, size_t s
 	pt_err_clear(ctx);
 }
 
-int pt_netdev_find(struct perftune_ctx *ctx, struct pt_found *f, const char *dev, char *out,
-		   size_t size)
+/* where the device journaled as @f->id, named @dev by its key, is now (its name in @out) */
+static int find(struct perftune_ctx *ctx, struct pt_found *f, const char *dev, char *out,
+		size_t size)
 {
 	unsigned long long ns = 0, here = netns_of(ctx, "proc/self/ns/net");
 	long idx = 0;
@@ -121,5 +122,24 @@ int pt_netdev_find(struct perftune_ctx *ctx, struct pt_found *f, const char *dev
 		return PT_FOUND_SAME;
 	snprintf(f->note, sizeof(f->note), "network device %s is %s now (ifindex %ld)", dev, out,
 		 idx);
+	return PT_FOUND_MOVED;
+}
+
+int pt_netdev_reclaim(struct perftune_ctx *ctx, struct pt_found *f, int comp, pt_netdev_key_fn key)
+{
+	_cleanup_free_ struct pt_keyparts *kp = malloc(sizeof(*kp));
+	char dev[64];
+	int r;
+
+	if (!kp)
+		return -ENOMEM;
+	if (pt_key_parse(ctx, f->key, kp) < 0 || kp->n <= comp + 1)
+		return pt_err(ctx, -EINVAL, "%s: not a key of a network device", f->key);
+	r = find(ctx, f, kp->c[comp].s, dev, sizeof(dev));
+	if (r != PT_FOUND_MOVED)
+		return r;
+	snprintf(kp->c[comp].s, sizeof(kp->c[comp].s), "%s", dev);
+	if (key(f->moved, sizeof(f->moved), kp) < 0)
+		return pt_err(ctx, -EINVAL, "%s: %s, a name no key can give", f->key, f->note);
 	return PT_FOUND_MOVED;
 }

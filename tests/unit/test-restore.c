@@ -297,6 +297,13 @@ static void fake_thread(int pid, int tid, unsigned long long start, unsigned mas
 	thr[nthr++].mask = mask;
 }
 
+/* process 300 exits; another gets pid 300 and tid 301, on CPU 1 (taskset -c 1) */
+static void reuse_pid_300(void)
+{
+	fake_thread(300, 300, 5000, 0x2);
+	fake_thread(300, 301, 5001, 0x2);
+}
+
 static struct fnl *k;
 
 static void id_setup(void)
@@ -360,9 +367,7 @@ START_TEST(restore_never_writes_a_process_that_only_has_the_pid)
 
 	commit_kv("t", (const char *[]){ "proc.300.cpus", "0" }, 1);
 	ck_assert_uint_eq(*mask_of(300), 0x1);
-	/* it exits; another process gets pid 300 and thread 301 (taskset -c 1) */
-	fake_thread(300, 300, 5000, 0x2);
-	fake_thread(300, 301, 5001, 0x2);
+	reuse_pid_300();
 	ck_assert_uint_eq(status_of("proc.300.cpus", note, sizeof(note)) & PERFTUNE_STATUS_GONE,
 			  PERFTUNE_STATUS_GONE);
 	ck_assert_msg(strstr(note, "pid 300 is another process now (started at 5000, journaled "
@@ -399,8 +404,7 @@ END_TEST
 START_TEST(reapply_after_the_pid_was_reused_journals_the_new_process)
 {
 	commit_kv("t", (const char *[]){ "proc.300.cpus", "0" }, 1);
-	fake_thread(300, 300, 5000, 0x2);
-	fake_thread(300, 301, 5001, 0x2);
+	reuse_pid_300();
 	commit_kv("t", (const char *[]){ "proc.300.cpus", "0" }, 1);
 	ck_assert_uint_eq(*mask_of(300), 0x1);
 	ck_assert_int_eq(perftune_restore(f.ctx, "t", 0), 1);
@@ -413,8 +417,7 @@ END_TEST
 START_TEST(stacked_transactions_across_a_pid_reuse_keep_their_own_processes)
 {
 	commit_kv("a", (const char *[]){ "proc.300.cpus", "0" }, 1);
-	fake_thread(300, 300, 5000, 0x2);
-	fake_thread(300, 301, 5001, 0x2);
+	reuse_pid_300();
 	commit_kv("b", (const char *[]){ "proc.300.cpus", "3" }, 1);
 	ck_assert_int_eq(perftune_restore(f.ctx, "a", 0), 0);
 	ck_assert_uint_eq(*mask_of(300), 0x8); /* b's value stays: a's process is gone */
