@@ -131,8 +131,8 @@ static int ident_parse(const char *id, unsigned long long *start, struct tstart 
 		unsigned long long t;
 		if (*end == '-')
 			b = strtol(end + 1, &end, 10);
-		if (*end != ':' || a <= 0 || b < a || b - a > 65536)
-			return -EINVAL;
+		if (*end != ':' || a <= 0 || b < a || *n + (size_t)(b - a) >= 65536)
+			return -EINVAL; /* no more threads than a value may name */
 		t = strtoull(end + 1, &end, 10);
 		if (*end && *end != ',')
 			return -EINVAL;
