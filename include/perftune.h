@@ -314,8 +314,10 @@ int perftune_tx_set(struct perftune_tx *tx, const char *key, const char *value);
  * Return: number of tunables written (0 if all were already at their values),
  *         -EIO (read-back differs), -EAGAIN (partial huge pages without
  *         ALLOW_PARTIAL), -ENOENT (a staged key's file that no scheduler or
- *         channels key of the transaction makes: nothing written), any write
- *         errno, -EALREADY.
+ *         channels key of the transaction makes: nothing written), -EBUSY
+ *         (held by another process; or committed again under a name whose
+ *         journal holds the original of a key's former object, which goes by
+ *         another name now: restore it first), any write errno, -EALREADY.
  */
 int perftune_tx_commit(struct perftune_tx *tx);
 
@@ -386,9 +388,16 @@ enum {
  * in reverse order (schedulers before their iosched parameters), and remove
  * its journal.  Keys that drifted are restored too and logged as such.
  * A key that a later live transaction also changed is handed over to it.
+ * An original goes back only to the object it was taken from: a key whose
+ * object is gone for good (its process exited and the pid is another's, its
+ * device was deleted and another has the name) is logged and dropped, one
+ * whose object has another name now (a renamed NIC) is written there, and
+ * one whose object is not found now but may still be (another network
+ * namespace) is not written and stays in the journal (-EIO).
  * Return: number of keys written back (0 for a transaction that changed
  *         nothing), -ENOENT (no such transaction, or already restored),
- *         -EBUSY (held by a live process, without FORCE), or -errno.
+ *         -EBUSY (held by a live process, without FORCE), -EIO (a key not
+ *         given back: the journal is kept), or -errno.
  */
 int perftune_restore(struct perftune_ctx *ctx, const char *name, unsigned flags);
 
@@ -404,6 +413,15 @@ enum perftune_status_flag {
 	PERFTUNE_STATUS_WRITTEN = 1 << 3,   /* the key was written (not just journaled) */
 	PERFTUNE_STATUS_COMMITTED = 1 << 5, /* the transaction's commit completed */
 	PERFTUNE_STATUS_SHADOWED = 1 << 6,  /* a later live transaction also changed the key */
+	/*
+	 * the object the original was taken from is gone for good: another
+	 * process has its pid, another device its name (the note says which);
+	 * restore drops the key without writing it.  (LIBPERFTUNE_2)
+	 */
+	PERFTUNE_STATUS_GONE = 1 << 8,
+	/* the object goes by another key now (a renamed NIC: the note names it); restore
+	 * gives the original back there (LIBPERFTUNE_2) */
+	PERFTUNE_STATUS_MOVED = 1 << 9,
 };
 
 /** perftune_status_iter_next() - the next entry, or NULL at the end. */

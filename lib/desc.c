@@ -295,7 +295,7 @@ OBJECT(status_entry, status, (tx_name, name), (key, key), (original, old), (writ
        (current, current), (note, note))
 FLAGS(status_entry, PERFTUNE_STATUS_DRIFT | PERFTUNE_STATUS_ORPHANED | PERFTUNE_STATUS_HELD |
 			    PERFTUNE_STATUS_WRITTEN | PERFTUNE_STATUS_COMMITTED |
-			    PERFTUNE_STATUS_SHADOWED)
+			    PERFTUNE_STATUS_SHADOWED | PERFTUNE_STATUS_GONE | PERFTUNE_STATUS_MOVED)
 
 PERFTUNE_EXPORT int perftune_status_entry_pid(const struct perftune_status_entry *o)
 {

@@ -392,6 +392,18 @@ struct pt_tunable {
 	bool read_only;		    /* listed as a fact: its file cannot be written (list) */
 };
 
+/* Where a journaled original goes back to (identity.c, and the families' reclaim). */
+enum { PT_FOUND_SAME, PT_FOUND_MOVED, PT_FOUND_GONE };
+#define PT_IDENT_MAX (2 * PT_VAL) /* an identity: a process's threads' start times take room */
+struct pt_found {
+	const char *key, *id, *orig;  /* as journaled */
+	const struct pt_tunable *now; /* what @key names now, or NULL */
+	char moved[PERFTUNE_KEY_MAX]; /* PT_FOUND_MOVED: the key it goes by now */
+	char value[PT_VAL];	      /* the original to write back */
+	char note[256];		      /* what was found ("renamed ve", "thread 102 replaced") */
+	struct pt_tunable t;	      /* identity.c's answer: the tunable to write */
+};
+
 /* A pt_tunable kept for long (many at once): its strings at their length. */
 struct pt_ctun {
 	const struct pt_family *fam;
@@ -471,6 +483,25 @@ struct pt_family {
 	/* optional: the names @t set to @value goes by in the export formats (@x zeroed) */
 	void (*export_names)(struct perftune_ctx *ctx, const struct pt_tunable *t,
 			     const char *value, struct pt_xnames *x);
+	/*
+	 * optional: the identity of the object @t names, for its original @orig
+	 * (a snapshot names threads): a process's start time, a NIC's ifindex, a
+	 * disk's dev_t and diskseq, as text in @buf ("" where this kernel shows
+	 * none), journaled with the original so that a restore writes only that
+	 * object (doc/design.md, "Identity"); or -errno, naming the key
+	 */
+	int (*identity)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *orig,
+			char *buf, size_t size);
+	/*
+	 * optional, with identity: @f->key was journaled as @f->id, and what it
+	 * names now (@f->now, NULL if nothing) is not that object: where is it?
+	 * PT_FOUND_SAME: @f->now after all, or a part of it (the threads not
+	 * replaced since): the original to write in @f->value; PT_FOUND_MOVED:
+	 * the object goes by the key @f->moved now (a renamed NIC); PT_FOUND_GONE:
+	 * gone for good, the message says why; -errno: not here now, but it may
+	 * be (the message says why).  @f->note: what was found, for the log.
+	 */
+	int (*reclaim)(struct perftune_ctx *ctx, struct pt_found *f);
 	unsigned flags;
 };
 enum {
@@ -628,6 +659,20 @@ struct nlmsghdr *pt_nl_request(void *buf, uint16_t type, uint8_t cmd, uint8_t ve
 int pt_nl_talk(struct perftune_ctx *ctx, const char *family, struct nlmsghdr *req, pt_nl_cb cb,
 	       void *cbdata, char *ext, size_t extsize);
 
+/* ---- net/netdev.c: a network device's identity (ifindex and namespace) ---- */
+/* "ifindex=<n> netns=<inode>" of device @dev here ("" where it has no ifindex) */
+int pt_netdev_identity(struct perftune_ctx *ctx, const char *dev, char *buf, size_t size);
+/* a family's key @kp (whose device component is the device's name now) as text in @out */
+typedef int (*pt_netdev_key_fn)(char *out, size_t size, const struct pt_keyparts *kp);
+/*
+ * The reclaim of a key whose component @comp names the device journaled as
+ * @f->id: PT_FOUND_SAME (it has that name still), PT_FOUND_MOVED (renamed:
+ * @key() gives f->moved, the key of its name now; f->note says so),
+ * PT_FOUND_GONE (no device has its ifindex, or its namespace is gone: the
+ * message names f->key), -EXDEV (it is in another namespace, which lives).
+ */
+int pt_netdev_reclaim(struct perftune_ctx *ctx, struct pt_found *f, int comp, pt_netdev_key_fn key);
+
 /* ---- net/ethtool.c: a device's ethtool settings (ethtool genetlink family) ---- */
 enum {
 	PT_ETH_RING,
@@ -686,6 +731,8 @@ enum {
 	PT_ITEM_UNCHANGED = PERFTUNE_CHANGE_UNCHANGED,
 	PT_ITEM_COMMITTED = PERFTUNE_STATUS_COMMITTED,
 	PT_ITEM_SHADOWED = PERFTUNE_STATUS_SHADOWED,
+	PT_ITEM_GONE = PERFTUNE_STATUS_GONE,
+	PT_ITEM_MOVED = PERFTUNE_STATUS_MOVED,
 	PT_ITEM_SKIPPED = PERFTUNE_PROFILE_ITEM_SKIPPED,
 	PT_ITEM_READONLY = PERFTUNE_TUNABLE_READONLY,
 	PT_ITEM_ABSENT = PERFTUNE_TUNABLE_ABSENT,
@@ -729,6 +776,8 @@ struct pt_pstat {
 	char comm[64]; /* as /proc/<pid>/stat shows it, without the parentheses */
 	char state;
 	unsigned long flags;
+	unsigned long long start; /* field 22: when it started, in clock ticks after boot */
+	bool has_start;		  /* the file had that field */
 };
 /* /proc/<pid>/stat (@tid > 0: /proc/<pid>/task/<tid>/stat); -ESRCH: gone */
 int pt_proc_stat(struct perftune_ctx *ctx, int pid, int tid, struct pt_pstat *st);
@@ -742,6 +791,22 @@ int pt_proc_select(struct perftune_ctx *ctx, const struct pt_keyparts *kp,
 		   const struct pt_family *fam, pt_emit_fn emit, void *ud);
 /* a @fam tunable for each process the kernel lets move */
 int pt_proc_each(struct perftune_ctx *ctx, const struct pt_family *fam, pt_emit_fn emit, void *ud);
+/*
+ * The identity of process @pid and of its threads @tids (sorted here): "start=<S>
+ * threads=<tid>[-<tid>]:<S>,...", their start times; "exited" for a process gone,
+ * "" where /proc shows no start time.
+ */
+int pt_proc_identity(struct perftune_ctx *ctx, int pid, int *tids, size_t n, char *buf, size_t size);
+/*
+ * The reclaim of a key of process @pid journaled as @f->id: PT_FOUND_GONE when
+ * another process has the pid now (the message says so, with both start times), else
+ * PT_FOUND_SAME with the journaled threads that are not the same threads now
+ * (exited, or another thread has the tid: f->note says which) in the malloc'd
+ * *@stale, for the family to leave out of its original.
+ */
+int pt_proc_reclaim(struct perftune_ctx *ctx, struct pt_found *f, int pid, int **stale,
+		    size_t *nstale);
+bool pt_tids_has(const int *v, size_t n, int tid); /* @v sorted, as pt_proc_reclaim's */
 
 /* hugepages.c: the boot parameters for @value pages of @kb (0: the default size) */
 void pt_hugepages_boot(struct perftune_ctx *ctx, unsigned long kb, const char *value, char *buf,
@@ -753,6 +818,7 @@ struct pt_jentry {
 	char *key;
 	char *orig;		/* original value (possibly handed over) */
 	char *written;		/* last value written, or NULL */
+	char *ident;		/* what the original belongs to (format 2), or NULL */
 	bool restored;		/* already given back */
 	unsigned long long seq; /* when the original was taken: orders stacked transactions */
 };
@@ -762,6 +828,7 @@ struct pt_jinfo {
 	pid_t pid;
 	unsigned long long starttime;
 	bool committed, orphaned, held, foreign_boot;
+	int version; /* of its format: 1 keeps no identities; 0 = not loaded (a new one) */
 	unsigned flags;
 	size_t n, cap;
 	struct pt_jentry *e;
@@ -783,6 +850,14 @@ int pt_journal_begin(struct perftune_ctx *ctx, const char *name, unsigned flags,
 		     int *jfd);
 int pt_journal_append(struct perftune_ctx *ctx, int jfd, const char *tag, const char *key,
 		      const char *value);
+/*
+ * "orig" of @key with its original @value and, where @ident is not empty, the
+ * identity of its object ("ident"), in one write: both or neither.
+ */
+int pt_journal_append_orig(struct perftune_ctx *ctx, int jfd, const char *key, const char *value,
+			   const char *ident);
+/* the journal @ji keeps identities (format 2; a new one is) */
+bool pt_journal_has_identity(const struct pt_jinfo *ji);
 /* pt_journal_load(), and the journal kept open in *@jfd for pt_journal_append() */
 int pt_journal_load_fd(struct perftune_ctx *ctx, const char *name, struct pt_jinfo *ji, int *jfd);
 /* "restored <key>" for each of @keys, in one write */
@@ -790,6 +865,23 @@ int pt_journal_append_restored(struct perftune_ctx *ctx, int jfd, const char *co
 int pt_journal_append_to(struct perftune_ctx *ctx, const char *name, const char *tag,
 			 const char *key, const char *value);
 int pt_journal_remove(struct perftune_ctx *ctx, const char *name);
+
+/* ---- identity.c: which object a journaled original belongs to, found again ---- */
+/* the identity of @t for its original @orig into @buf: "" where its family keeps none */
+int pt_ident_of(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *orig, char *buf,
+		size_t size);
+/*
+ * Where the original @orig of @key, journaled with the identity @id (NULL or
+ * "": none, as in journals of format 1), goes back to, in @f: PT_FOUND_SAME
+ * (@key's object) or PT_FOUND_MOVED (the object goes by another key now), both
+ * with f->t to write and f->value to write there; PT_FOUND_GONE: gone for good
+ * (the message says why; without @id: @key resolves no more); or -errno: not
+ * found now, though it may still be (the message says why).
+ */
+int pt_ident_find(struct perftune_ctx *ctx, const char *key, const char *id, const char *orig,
+		  struct pt_found *f);
+/* two identities name one object: equal, or one of them unknown (NULL or "") */
+bool pt_ident_same(const char *a, const char *b);
 
 /* ---- restore.c ---- */
 /* Restore transaction @name; lock must be held. */

@@ -2,17 +2,21 @@
 /*
  * Journals: /run/perftune/<name>.journal, versioned append-only text.
  *
- *   perftune-journal 1
+ *   perftune-journal 2
  *   name <name>
  *   boot <boot id>
  *   flags <hex>
  *   pid <pid> <starttime>        holder; the last one counts, "pid 0 0" = released
  *   orig <seq> <key>\t<value>    original, appended before the first write of key
+ *   ident <key>\t<identity>      what that original belongs to (format 2: in the
+ *                                same write as its orig, right after it)
  *   wrote <key>\t<value>         what the write left (read back)
  *   handover <key>\t<value>      an earlier transaction's original, handed over
- *   restored <key>               key given back (or handed over)
+ *   restored <key>               key given back (or handed over, or gone for good)
  *   commit                       the commit completed
  *
+ * Format 1 is format 2 without "ident": such journals still load and restore
+ * as they always did, and what is appended to one stays format 1.
  * Values are %-escaped (%, tab, newline, control bytes).  /run is a tmpfs
  * cleared at boot exactly when the tunables reset, so no fsync is needed: a
  * killed process loses nothing it wrote, and a journal never outlives what it
@@ -33,7 +37,8 @@
 #include "internal.h"
 #include "missing/missing-openat2.h"
 
-#define JOURNAL_MAGIC "perftune-journal 1"
+#define JOURNAL_MAGIC "perftune-journal "
+#define JOURNAL_VERSION 2 /* 2: identities ("ident"); 1 is read and appended to as it is */
 #define JOURNAL_MAX (4 << 20)
 #define LINE_MAX_LEN (PERFTUNE_KEY_MAX + 3 * PT_VAL + 64)
 
@@ -403,9 +408,8 @@ static int open_journal(struct perftune_ctx *ctx, const char *name, int flags, i
 
 void pt_jinfo_free(struct pt_jinfo *ji)
 {
-	for (size_t i = 0; i < ji->n; i++) {
-		pt_free_all(ji->e[i].key, ji->e[i].orig, ji->e[i].written);
-	}
+	for (size_t i = 0; i < ji->n; i++)
+		pt_free_all(ji->e[i].key, ji->e[i].orig, ji->e[i].written, ji->e[i].ident);
 	free(ji->e);
 	free(ji->idx);
 	memset(ji, 0, sizeof(*ji));
@@ -551,8 +555,8 @@ static int parse_record(struct pt_jinfo *ji, char *line, const char *boot)
 			return -EINVAL; /* a live key has one original */
 		if (!e && !(e = jinfo_add(ji, arg)))
 			return -ENOMEM;
-		free(e->written);
-		e->written = NULL;
+		pt_free_all(e->written, e->ident);
+		e->written = e->ident = NULL;
 		e->restored = false;
 		if (seq > ji->seq)
 			ji->seq = seq;
@@ -561,11 +565,31 @@ static int parse_record(struct pt_jinfo *ji, char *line, const char *boot)
 	}
 	if (!e)
 		return -EINVAL;
+	if (!strcmp(line, "ident")) /* once, for a live original, in a journal of format 2 */
+		return ji->version < 2 || e->restored || e->ident ? -EINVAL
+								  : replace(&e->ident, tab + 1);
 	if (!strcmp(line, "wrote"))
 		return replace(&e->written, tab + 1);
 	if (!strcmp(line, "handover"))
 		return replace(&e->orig, tab + 1);
 	return -EINVAL;
+}
+
+/* "perftune-journal <version>": 1 or 2, else -EPROTO (a format this code does not know) */
+static int parse_magic(struct pt_jinfo *ji, const char *line)
+{
+	size_t n = strlen(JOURNAL_MAGIC);
+
+	if (strncmp(line, JOURNAL_MAGIC, n) || !line[n] || line[n + 1] || line[n] < '1' ||
+	    line[n] > '0' + JOURNAL_VERSION)
+		return -EPROTO;
+	ji->version = line[n] - '0';
+	return 0;
+}
+
+bool pt_journal_has_identity(const struct pt_jinfo *ji)
+{
+	return ji->version == 0 || ji->version >= 2;
 }
 
 /* The file into a buffer that grows with it, up to JOURNAL_MAX + 1 bytes (one too many). */
@@ -651,7 +675,7 @@ int pt_journal_load_fd(struct perftune_ctx *ctx, const char *name, struct pt_jin
 		if (strlen(line) > LINE_MAX_LEN)
 			r = -EINVAL;
 		else if (lineno == 1)
-			r = strcmp(line, JOURNAL_MAGIC) ? -EPROTO : 0;
+			r = parse_magic(ji, line);
 		else
 			r = parse_record(ji, line, boot);
 		if (r < 0) {
@@ -821,6 +845,28 @@ int pt_journal_append(struct perftune_ctx *ctx, int jfd, const char *tag, const 
 	return 0;
 }
 
+int pt_journal_append_orig(struct perftune_ctx *ctx, int jfd, const char *key, const char *value,
+			   const char *ident)
+{
+	size_t cap = 2 * (LINE_MAX_LEN + 2);
+	_cleanup_free_ char *buf = malloc(cap), *eid = malloc(3 * PT_IDENT_MAX + 1);
+	char ek[PERFTUNE_KEY_MAX * 3], ev[PT_VAL * 3];
+	int n, r;
+
+	if (!buf || !eid)
+		return -ENOMEM;
+	escape(key, ek, sizeof(ek));
+	escape(value ? value : "", ev, sizeof(ev));
+	escape(ident ? ident : "", eid, 3 * PT_IDENT_MAX + 1);
+	n = snprintf(buf, cap, "orig %llu %s\t%s\n", next_seq(), ek, ev);
+	if (eid[0] && strlen(ek) + strlen(eid) + sizeof("ident \t") > LINE_MAX_LEN)
+		return pt_err(ctx, -E2BIG, "%s: its identity is too long to journal", key);
+	if (eid[0])
+		snprintf(buf + n, cap - (size_t)n, "ident %s\t%s\n", ek, eid);
+	r = append_line(jfd, buf);
+	return r < 0 ? pt_err(ctx, r, "cannot write journal: %s", strerror(-r)) : 0;
+}
+
 int pt_journal_append_restored(struct perftune_ctx *ctx, int jfd, const char *const *keys, size_t n)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -893,8 +939,8 @@ int pt_journal_begin(struct perftune_ctx *ctx, const char *name, unsigned flags,
 
 	boot_id(boot, sizeof(boot));
 	snprintf(pid, sizeof(pid), "%d %llu", getpid(), self_starttime());
-	snprintf(hdr, sizeof(hdr), JOURNAL_MAGIC "\nname %s\nboot %s\nflags %x\npid %s\n", name,
-		 boot, flags, pid);
+	snprintf(hdr, sizeof(hdr), JOURNAL_MAGIC "%d\nname %s\nboot %s\nflags %x\npid %s\n",
+		 JOURNAL_VERSION, name, boot, flags, pid);
 	r = create_journal(ctx, name, hdr, &fd);
 	if (r == -EOPNOTSUPP) { /* created in place: a kill here can leave a short journal */
 		r = open_journal(ctx, name, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, &fd);

@@ -5,6 +5,10 @@
  * first otherwise.  A key that a later live transaction also changed is not
  * written: its original is handed over to that transaction, so that restoring
  * stacked transactions in any order returns the machine to where it was.
+ * An original goes back only to the object it was taken from (identity.c):
+ * a key whose object is gone for good is reported and dropped, one whose
+ * object went by another name is written there, and one whose object cannot
+ * be found now, though it may still be there, stays in the journal.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -38,9 +42,9 @@ static void others_free(struct others *o)
 	free(o->ji);
 }
 
-/* the live transaction that took @key after @seq, earliest first */
-static int later_holder(struct others *o, const char *key, unsigned long long seq, char *out,
-			size_t size)
+/* the live transaction that took @key of the object @ident after @seq, earliest first */
+static int later_holder(struct others *o, const char *key, const char *ident,
+			unsigned long long seq, char *out, size_t size)
 {
 	unsigned long long best = 0;
 
@@ -48,7 +52,7 @@ static int later_holder(struct others *o, const char *key, unsigned long long se
 	for (size_t i = 0; i < o->n; i++) {
 		struct pt_jentry *e = pt_jinfo_find(&o->ji[i], key);
 		if (e && !e->restored && !o->ji[i].foreign_boot && e->seq > seq &&
-		    (!best || e->seq < best)) {
+		    pt_ident_same(e->ident, ident) && (!best || e->seq < best)) {
 			best = e->seq;
 			snprintf(out, size, "%s", o->ji[i].name);
 		}
@@ -60,6 +64,7 @@ static int later_holder(struct others *o, const char *key, unsigned long long se
 struct item {
 	struct pt_jentry *e;
 	struct pt_ctun t; /* (a scheduler change on 256 disks gives back 256 keys) */
+	char *value;	  /* the original to write, where it is not e->orig (narrowed) */
 	size_t pos;	  /* newest first */
 	int r;
 	bool wrote;
@@ -73,8 +78,16 @@ struct restore {
 	size_t n;
 	size_t (*grp)[2]; /* [start, end) of each device's items; grp[0]: no device */
 	size_t ngrp;
-	bool *sched; /* per group: its scheduler was given back */
+	bool *sched;	      /* per group: its scheduler was given back */
+	int unfound;	      /* keys whose object was not found, though it may be there: kept */
+	char err[PT_ERR_MAX]; /* the first of their messages */
 };
+
+/* the original to write back */
+static const char *orig_of(const struct item *it)
+{
+	return it->value ? it->value : it->e->orig;
+}
 
 /* Before writing one original back: 1 = write it, 0 = nothing to write, or -errno. */
 static int give_pre(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct item *it, bool sched)
@@ -94,8 +107,8 @@ static int give_pre(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct item *
 	if (e->written && strcmp(cur, e->written) && !(t->order == PT_ORDER_RESET && sched))
 		pt_log(ctx, PERFTUNE_LOG_WARNING,
 		       "%s: drifted: transaction '%s' wrote '%s', now '%s'; restoring '%s' anyway",
-		       e->key, ji->name, e->written, cur, e->orig);
-	return strcmp(cur, e->orig) ? 1 : 0;
+		       e->key, ji->name, e->written, cur, orig_of(it));
+	return strcmp(cur, orig_of(it)) ? 1 : 0;
 }
 
 /* After the write (result @r): an iosched parameter reset with its scheduler is fine. */
@@ -114,9 +127,9 @@ static int give_post(struct perftune_ctx *ctx, struct item *it, bool sched, int 
 	if (r < 0)
 		return r;
 	if (!(t->fam->flags & PT_FAM_SNAPSHOT) && t->fam->read(ctx, t, cur, sizeof(cur)) == 0 &&
-	    strcmp(cur, e->orig))
+	    strcmp(cur, orig_of(it)))
 		pt_log(ctx, PERFTUNE_LOG_WARNING, "%s: restored '%s' but reads back '%s'", e->key,
-		       e->orig, cur);
+		       orig_of(it), cur);
 	it->wrote = true;
 	return 0;
 }
@@ -124,7 +137,7 @@ static int give_post(struct perftune_ctx *ctx, struct item *it, bool sched, int 
 static int give_write(struct perftune_ctx *ctx, struct item *it)
 {
 	struct pt_tunable tb;
-	int dummy = -1, r = it->t.fam->write(ctx, pt_ctun_get(&it->t, &tb), it->e->orig, &dummy);
+	int dummy = -1, r = it->t.fam->write(ctx, pt_ctun_get(&it->t, &tb), orig_of(it), &dummy);
 
 	if (dummy >= 0)
 		close(dummy);
@@ -155,7 +168,7 @@ static bool b_file(void *ud, size_t g, size_t i, const char **path, const char *
 
 	(void)g;
 	*path = it->t.path;
-	*value = it->e->orig;
+	*value = orig_of(it);
 	return it->t.fam->flags & PT_FAM_FILE;
 }
 
@@ -172,7 +185,7 @@ static int b_refused(void *ud, size_t g, size_t i, int r)
 	struct restore *rs = ud;
 
 	(void)g;
-	return pt_file_refused(rs->ctx, rs->it[i].e->key, rs->it[i].e->orig, r);
+	return pt_file_refused(rs->ctx, rs->it[i].e->key, orig_of(&rs->it[i]), r);
 }
 
 static int b_post(void *ud, size_t g, size_t i, int r)
@@ -205,12 +218,60 @@ static int item_cmp(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-/* Resolve each key; hand over those a later transaction also changed. */
+/*
+ * Where @e goes back to: 1 an item to write (@it), 0 nothing to write (gone
+ * for good, held, handed over: journaled as restored), or -errno.
+ */
+static int place(struct perftune_ctx *ctx, struct restore *rs, struct others *o, int jfd,
+		 struct pt_jentry *e, struct item *it)
+{
+	_cleanup_free_ struct pt_found *f = malloc(sizeof(*f));
+	char later[PT_TX_NAME_MAX + 1];
+	int k, r;
+
+	if (!f)
+		return -ENOMEM;
+	k = pt_ident_find(ctx, e->key, e->ident, e->orig, f);
+	if (k < 0) { /* it may be there still: its original stays in the journal */
+		pt_log(ctx, PERFTUNE_LOG_ERR, "%s: not restored: %s", e->key, pt_errmsg(ctx));
+		if (!rs->unfound++)
+			snprintf(rs->err, sizeof(rs->err), "%s", pt_errmsg(ctx));
+		pt_err_clear(ctx);
+		return 0;
+	}
+	if (k == PT_FOUND_GONE) {
+		pt_log(ctx, PERFTUNE_LOG_NOTICE, "%s: skipped, gone: %s", e->key, pt_errmsg(ctx));
+		pt_err_clear(ctx);
+		r = pt_journal_append(ctx, jfd, "restored", e->key, NULL);
+	} else if (f->t.fam->flags & PT_FAM_HELD) { /* died with its holder's fd */
+		r = pt_journal_append(ctx, jfd, "restored", e->key, NULL);
+	} else if (later_holder(o, f->t.key, e->ident, e->seq, later, sizeof(later))) {
+		pt_log(ctx, PERFTUNE_LOG_INFO, "%s: handed over to transaction '%s'", f->t.key,
+		       later);
+		r = pt_journal_append_to(ctx, later, "handover", f->t.key, f->value);
+		if (r >= 0)
+			r = pt_journal_append(ctx, jfd, "restored", e->key, NULL);
+	} else {
+		if (k == PT_FOUND_MOVED)
+			pt_log(ctx, PERFTUNE_LOG_NOTICE, "%s: %s: given back as %s", e->key,
+			       f->note, f->t.key);
+		else if (f->note[0])
+			pt_log(ctx, PERFTUNE_LOG_NOTICE, "%s: %s", e->key, f->note);
+		if (pt_ctun_set(&it->t, &f->t) < 0 ||
+		    (strcmp(f->value, e->orig) && !(it->value = strdup(f->value))))
+			return -ENOMEM;
+		it->e = e;
+		return 1;
+	}
+	if (r >= 0)
+		e->restored = true;
+	return r < 0 ? r : 0;
+}
+
+/* Place each key; hand over those a later transaction also changed. */
 static int collect(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct restore *rs, int jfd)
 {
 	struct others o;
-	struct pt_tunable tb;
-	char later[PT_TX_NAME_MAX + 1];
 	int r = 0;
 
 	rs->it = calloc(ji->n + 1, sizeof(*rs->it));
@@ -220,32 +281,12 @@ static int collect(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct restore
 		return -ENOMEM;
 	others_load(ctx, ji->name, &o);
 	for (size_t i = ji->n; i-- > 0 && r >= 0;) {
-		struct pt_jentry *e = &ji->e[i];
 		struct item *it = &rs->it[rs->n];
-		if (e->restored)
+		if (ji->e[i].restored)
 			continue;
-		if (pt_resolve_one(ctx, e->key, &tb) < 0) {
-			pt_log(ctx, PERFTUNE_LOG_NOTICE, "%s: skipped, gone: %s", e->key,
-			       pt_errmsg(ctx));
-			pt_err_clear(ctx);
-			r = pt_journal_append(ctx, jfd, "restored", e->key, NULL);
-		} else if (tb.fam->flags & PT_FAM_HELD) { /* died with its holder's fd */
-			r = pt_journal_append(ctx, jfd, "restored", e->key, NULL);
-		} else if (later_holder(&o, e->key, e->seq, later, sizeof(later))) {
-			pt_log(ctx, PERFTUNE_LOG_INFO, "%s: handed over to transaction '%s'",
-			       e->key, later);
-			r = pt_journal_append_to(ctx, later, "handover", e->key, e->orig);
-			if (r >= 0)
-				r = pt_journal_append(ctx, jfd, "restored", e->key, NULL);
-		} else if (pt_ctun_set(&it->t, &tb) < 0) {
-			r = -ENOMEM;
-		} else {
-			it->e = e;
+		r = place(ctx, rs, &o, jfd, &ji->e[i], it);
+		if (r > 0)
 			it->pos = rs->n++;
-			continue;
-		}
-		if (r >= 0)
-			e->restored = true;
 	}
 	others_free(&o);
 	if (r < 0)
@@ -268,7 +309,7 @@ int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags
 {
 	struct pt_jinfo ji;
 	struct restore rs = { .ctx = ctx, .ji = &ji };
-	int r, written = 0, failed = 0, jfd = -1;
+	int r, written = 0, failed, jfd = -1;
 	const char **done = NULL;
 	size_t ndone = 0;
 	char firsterr[PT_ERR_MAX] = "";
@@ -297,6 +338,8 @@ int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags
 		r = -ENOMEM;
 		goto out;
 	}
+	failed = rs.unfound;
+	snprintf(firsterr, sizeof(firsterr), "%s", rs.err);
 	for (size_t i = 0; i < rs.n; i++) {
 		struct item *it = &rs.it[i];
 		if (it->r < 0) {
@@ -326,7 +369,7 @@ out:
 	free(done);
 	for (size_t i = 0; rs.it && i <= ji.n; i++) {
 		pt_ctun_free(&rs.it[i].t);
-		free(rs.it[i].err);
+		pt_free_all(rs.it[i].err, rs.it[i].value);
 	}
 	free(rs.it);
 	free(rs.grp);
@@ -384,6 +427,56 @@ PERFTUNE_EXPORT int perftune_restore(struct perftune_ctx *ctx, const char *name,
 	return pt_api_ret(restore_impl(ctx, name, flags));
 }
 
+/* what restore would find of @e: the object (moved or not) and its value, or why not */
+static int status_entry(struct perftune_ctx *ctx, const struct pt_jinfo *ji, struct others *o,
+			const struct pt_jentry *e, struct pt_iter *it)
+{
+	_cleanup_free_ struct pt_found *f = malloc(sizeof(*f));
+	char cur[PT_VAL] = "", later[PT_TX_NAME_MAX + 1], note[PT_ERR_MAX] = "";
+	bool have = false;
+	struct pt_item item = { .name = (char *)ji->name,
+				.key = e->key,
+				.old = e->orig,
+				.value = e->written,
+				.pid = ji->held || ji->orphaned ? ji->pid : 0 };
+	int k;
+
+	if (!f)
+		return -ENOMEM;
+	k = pt_ident_find(ctx, e->key, e->ident, e->orig, f);
+	if (k == PT_FOUND_SAME || k == PT_FOUND_MOVED)
+		have = f->t.fam->read(ctx, &f->t, cur, sizeof(cur)) == 0;
+	if (!have)
+		snprintf(note, sizeof(note), "%s", pt_errmsg(ctx));
+	pt_err_clear(ctx);
+	item.current = have ? cur : NULL;
+	item.flags = (ji->orphaned ? PT_ITEM_ORPHANED : 0) | (ji->held ? PT_ITEM_HELD : 0) |
+		     (ji->committed ? PT_ITEM_COMMITTED : 0) | (e->written ? PT_ITEM_WRITTEN : 0);
+	if (k == PT_FOUND_GONE && e->ident) /* a name alone going missing is the old "gone" */
+		item.flags |= PT_ITEM_GONE;
+	if (k == PT_FOUND_MOVED) {
+		item.flags |= PT_ITEM_MOVED;
+		snprintf(note, sizeof(note), "%s: restore gives it back as %s", f->note, f->t.key);
+	} else if (k == PT_FOUND_SAME && f->note[0]) {
+		snprintf(note, sizeof(note), "%s", f->note);
+	}
+	if (k >= 0 && k != PT_FOUND_GONE &&
+	    later_holder(o, f->t.key, e->ident, e->seq, later, sizeof(later))) {
+		item.flags |= PT_ITEM_SHADOWED;
+		snprintf(note, sizeof(note), "also changed later by '%s'", later);
+	} else if (have && e->written && strcmp(cur, e->written) &&
+		   !(f->t.fam->flags & PT_FAM_HELD)) {
+		item.flags |= PT_ITEM_DRIFT;
+		size_t n = strlen(note);
+		snprintf(note + n, sizeof(note) - n, "%s%s", n ? "; " : "",
+			 "drift: changed behind perftune's back");
+	}
+	if (ji->foreign_boot)
+		snprintf(note, sizeof(note), "journal from another boot");
+	item.note = note;
+	return pt_iter_add(it, &item);
+}
+
 static int status_impl(struct perftune_ctx *ctx, struct perftune_status_iter **iterp)
 {
 	struct pt_iter *it;
@@ -411,43 +504,9 @@ static int status_impl(struct perftune_ctx *ctx, struct perftune_status_iter **i
 			continue;
 		}
 		others_load(ctx, ji.name, &o);
-		for (size_t k = 0; k < ji.n && r >= 0; k++) {
-			struct pt_jentry *e = &ji.e[k];
-			struct pt_tunable t;
-			char cur[PT_VAL] = "", later[PT_TX_NAME_MAX + 1], note[256] = "";
-			bool have = false;
-			struct pt_item item = { .name = ji.name,
-						.key = e->key,
-						.old = e->orig,
-						.value = e->written,
-						.pid = ji.held || ji.orphaned ? ji.pid : 0 };
-			if (e->restored)
-				continue;
-			if (pt_resolve_one(ctx, e->key, &t) == 0 &&
-			    t.fam->read(ctx, &t, cur, sizeof(cur)) == 0)
-				have = true;
-			else
-				snprintf(note, sizeof(note), "%s", pt_errmsg(ctx));
-			pt_err_clear(ctx);
-			item.current = have ? cur : NULL;
-			item.flags = (ji.orphaned ? PT_ITEM_ORPHANED : 0) |
-				     (ji.held ? PT_ITEM_HELD : 0) |
-				     (ji.committed ? PT_ITEM_COMMITTED : 0) |
-				     (e->written ? PT_ITEM_WRITTEN : 0);
-			if (later_holder(&o, e->key, e->seq, later, sizeof(later))) {
-				item.flags |= PT_ITEM_SHADOWED;
-				snprintf(note, sizeof(note), "also changed later by '%s'", later);
-			} else if (have && e->written && strcmp(cur, e->written) &&
-				   !(t.fam->flags & PT_FAM_HELD)) {
-				item.flags |= PT_ITEM_DRIFT;
-				snprintf(note, sizeof(note),
-					 "drift: changed behind perftune's back");
-			}
-			if (ji.foreign_boot)
-				snprintf(note, sizeof(note), "journal from another boot");
-			item.note = note;
-			r = pt_iter_add(it, &item);
-		}
+		for (size_t k = 0; k < ji.n && r >= 0; k++)
+			if (!ji.e[k].restored)
+				r = status_entry(ctx, &ji, &o, &ji.e[k], it);
 		others_free(&o);
 		pt_jinfo_free(&ji);
 	}

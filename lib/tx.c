@@ -481,9 +481,65 @@ static void undo_range(struct commit *c, struct range *rg)
 		}
 }
 
+/*
+ * A re-apply: @je, this transaction's original of the key, is still the
+ * original of the object written now (0), or of an object gone for good
+ * since: dropped (0, *@journaled false: the key is journaled afresh).  An
+ * object that went by another name since (a renamed NIC) keeps its original:
+ * -EBUSY, restore first; -errno: it cannot be told now.
+ */
+static int reapply_check(struct perftune_ctx *ctx, const char *name, int jfd, struct pt_jentry *je,
+			 bool *journaled)
+{
+	_cleanup_free_ struct pt_found *f = NULL;
+	int k;
+
+	if (!je->ident)
+		return 0; /* nothing journaled of the object (format 1): by its name */
+	f = malloc(sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	k = pt_ident_find(ctx, je->key, je->ident, je->orig, f);
+	if (k == PT_FOUND_MOVED)
+		return pt_err(ctx, -EBUSY,
+			      "%s: transaction '%s' holds the original of what is %s now (%s): "
+			      "restore it first",
+			      je->key, name, f->t.key, f->note);
+	if (k != PT_FOUND_GONE)
+		return k < 0 ? k : 0;
+	pt_log(ctx, PERFTUNE_LOG_NOTICE, "%s: the original journaled before is dropped: %s",
+	       je->key, pt_errmsg(ctx));
+	pt_err_clear(ctx);
+	k = pt_journal_append(ctx, jfd, "restored", je->key, NULL);
+	if (k < 0)
+		return k;
+	je->restored = true;
+	*journaled = false;
+	return 0;
+}
+
+/* "orig" of @s with the identity of its object, before its first write */
+static int journal_orig(struct perftune_ctx *ctx, const struct pt_jinfo *ji, int jfd,
+			struct stage *s, const struct pt_tunable *t)
+{
+	_cleanup_free_ char *id = NULL;
+	int r;
+
+	if (pt_journal_has_identity(ji) && s->c.fam->identity) {
+		id = malloc(PT_IDENT_MAX);
+		if (!id)
+			return oom(ctx, s);
+		r = pt_ident_of(ctx, t, s->old, id, PT_IDENT_MAX);
+		if (r < 0)
+			return r;
+	}
+	return pt_journal_append_orig(ctx, jfd, s->c.key, s->old, id);
+}
+
 /* Everything before a key's write: 1 = write it now, 0 = nothing to write, or -errno. */
 static int commit_pre(struct perftune_ctx *ctx, struct pt_jinfo *ji, int jfd, struct stage *s)
 {
+	struct pt_jentry *je;
 	struct pt_tunable tb;
 	const struct pt_tunable *t = tunable(s, &tb);
 	char cur[PT_VAL];
@@ -508,16 +564,16 @@ static int commit_pre(struct perftune_ctx *ctx, struct pt_jinfo *ji, int jfd, st
 	} else if (!s->pre && set_str(&s->old, cur) < 0) {
 		return oom(ctx, s);
 	}
-	s->journaled = pt_jinfo_find(ji, s->c.key) && !pt_jinfo_find(ji, s->c.key)->restored;
+	je = pt_jinfo_find(ji, s->c.key);
+	s->journaled = je && !je->restored;
 	if (!strcmp(cur, s->value) && !(s->c.fam->flags & PT_FAM_HELD)) {
 		s->flags |= PT_ITEM_UNCHANGED;
 		return 0;
 	}
-	if (!s->journaled) {
-		r = pt_journal_append(ctx, jfd, "orig", s->c.key, s->old);
-		if (r < 0)
-			return r;
-	}
+	if (s->journaled && (r = reapply_check(ctx, ji->name, jfd, je, &s->journaled)) < 0)
+		return r;
+	if (!s->journaled && (r = journal_orig(ctx, ji, jfd, s, t)) < 0)
+		return r;
 	s->attempted = true;
 	return 1;
 }

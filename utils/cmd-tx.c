@@ -192,6 +192,9 @@ const struct cmd cmd_restore = {
 	"restore [--force] NAME|--all|--orphans",
 	"Return every key of a transaction to its original and remove its journal.\n"
 	"Keys changed behind perftune's back (drift) are restored too, with a warning.\n"
+	"An original goes only to the object it was taken from: a key whose process or\n"
+	"device is gone for good (its pid or name another's now) is reported and dropped,\n"
+	"a renamed NIC is restored under its new name.\n"
 	"  --all       every journaled transaction instead of NAME\n"
 	"  --orphans   the transactions whose holder died (kill -9, OOM)\n"
 	"  --force     also a transaction held by a live process (refused without)\n"
@@ -219,6 +222,8 @@ static void status_json(struct perftune_status_iter *it)
 		json_kb(stdout, &f, "committed", fl & PERFTUNE_STATUS_COMMITTED);
 		json_kb(stdout, &f, "drift", fl & PERFTUNE_STATUS_DRIFT);
 		json_kb(stdout, &f, "shadowed", fl & PERFTUNE_STATUS_SHADOWED);
+		json_kb(stdout, &f, "gone", fl & PERFTUNE_STATUS_GONE);
+		json_kb(stdout, &f, "moved", fl & PERFTUNE_STATUS_MOVED);
 		json_kv(stdout, &f, "note", perftune_status_entry_note(e));
 		fputs("}", stdout);
 		firstitem = false;
@@ -322,12 +327,14 @@ static int run_status(struct perftune_ctx *ctx, int argc, char **argv)
 			printf("  error: %s\n", note ? note : "unreadable journal");
 			continue;
 		}
-		printf("  %s: %s -> %s, now %s%s%s%s\n", perftune_status_entry_key(e),
+		printf("  %s: %s -> %s, now %s%s%s%s%s%s\n", perftune_status_entry_key(e),
 		       perftune_status_entry_original(e),
 		       perftune_status_entry_written(e) ? perftune_status_entry_written(e)
 							: "(not written)",
 		       cur ? cur : "?", fl & PERFTUNE_STATUS_DRIFT ? " DRIFT" : "",
-		       note ? " - " : "", note ? note : "");
+		       fl & PERFTUNE_STATUS_GONE ? " GONE" : "",
+		       fl & PERFTUNE_STATUS_MOVED ? " MOVED" : "", note ? " - " : "",
+		       note ? note : "");
 	}
 	if (!last)
 		puts("no transactions");
@@ -340,7 +347,8 @@ const struct cmd cmd_status = {
 	run_status,
 	"status [--json|--format text|json|prometheus] [-o FILE]",
 	"List journaled transactions: each key's original, written and current value,\n"
-	"drift (changed behind perftune's back) and orphans (holder process gone).\n"
+	"drift (changed behind perftune's back), orphans (holder process gone), GONE\n"
+	"(the key's process or device is another now) and MOVED (renamed: where to).\n"
 	"  --json               the same as --format json: an array (see perftune(8))\n"
 	"  --format prometheus  metrics for node_exporter's textfile collector: per key\n"
 	"                       in force and drift, holds, orphaned journals, counts per state\n"

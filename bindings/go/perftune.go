@@ -468,6 +468,8 @@ const (
 	ItemCommitted ItemFlags = C.PERFTUNE_STATUS_COMMITTED // the transaction's commit completed
 	ItemShadowed  ItemFlags = C.PERFTUNE_STATUS_SHADOWED  // a later live transaction also changed the key
 	ItemReadOnly  ItemFlags = C.PERFTUNE_TUNABLE_READONLY // listed, but the kernel file is read-only
+	ItemGone      ItemFlags = C.PERFTUNE_STATUS_GONE      // the key's object is gone for good (another has its pid or name): restore drops it
+	ItemMoved     ItemFlags = C.PERFTUNE_STATUS_MOVED     // the key's object goes by another key now (a renamed NIC): restore writes it there
 )
 
 var flagNames = []struct {
@@ -477,6 +479,7 @@ var flagNames = []struct {
 	{ItemDrift, "drift"}, {ItemOrphaned, "orphaned"}, {ItemHeld, "held"},
 	{ItemWritten, "written"}, {ItemUnchanged, "unchanged"}, {ItemCommitted, "committed"},
 	{ItemShadowed, "shadowed"}, {ItemReadOnly, "read-only"}, {ItemSkipped, "skipped"},
+	{ItemGone, "gone"}, {ItemMoved, "moved"},
 }
 
 // Has reports whether all of the flags in f2 are set in f.
@@ -509,8 +512,8 @@ type StatusEntry struct {
 	Current  string    // value on the machine now; "" if it cannot be read
 	Readable bool      // whether Current could be read
 	PID      int       // holder process of a held or orphaned transaction, else 0
-	Flags    ItemFlags // ItemOrphaned, ItemHeld, ItemDrift, ItemWritten, ItemCommitted, ItemShadowed
-	Note     string    // drift, hand-over, or why Current is missing
+	Flags    ItemFlags // ItemOrphaned, ItemHeld, ItemDrift, ItemWritten, ItemCommitted, ItemShadowed, ItemGone, ItemMoved
+	Note     string    // drift, hand-over, why Current is missing, the object gone or where it moved
 }
 
 // Status returns every key of every journaled transaction, with its

@@ -623,20 +623,56 @@ func TestRestoreAllAndOrphans(t *testing.T) {
 	}
 }
 
-func TestStatusDrift(t *testing.T) {
+// A disk that only has the name and dev_t of the one journaled (another diskseq):
+// Status says it is gone, Restore writes nothing to it and drops the key.
+func TestStatusAndRestoreOfAnotherDisk(t *testing.T) {
 	ft := newFakeTree(t)
+	ft.write(t, "sys/block/fake0/dev", "8:0\n")
+	ft.write(t, "sys/block/fake0/diskseq", "5\n")
 	c := ft.open(t)
-	tx, err := c.Begin("drifty", perftune.TxOptions{})
+	defer commitRA(t, c, "disk", "1024").Rollback()
+	ft.write(t, "sys/block/fake0/diskseq", "9\n") // another disk under its name and dev_t
+	ft.write(t, raRel, "256\n")
+	st, err := c.Status()
+	if err != nil || len(st) != 1 {
+		t.Fatalf("Status() = %+v, %v", st, err)
+	}
+	if e := st[0]; !e.Flags.Has(perftune.ItemGone) || e.Flags.Has(perftune.ItemMoved) ||
+		!strings.Contains(e.Flags.String(), "gone") ||
+		!strings.Contains(e.Note, "journaled dev=8:0 diskseq=5") {
+		t.Errorf("entry of another disk %+v (flags %v)", e, e.Flags)
+	}
+	if n, err := c.Restore("disk"); err != nil || n != 0 {
+		t.Errorf("Restore() = %d, %v, want 0 written", n, err)
+	}
+	if got := ft.read(t, raRel); got != "256" {
+		t.Errorf("read_ahead_kb = %q, want the other disk's own 256", got)
+	}
+}
+
+// commitRA commits read_ahead_kb = value in a transaction called name.
+func commitRA(t *testing.T, c *perftune.Context, name, value string) *perftune.Tx {
+	t.Helper()
+	tx, err := c.Begin(name, perftune.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.Rollback()
-	if _, err := tx.Set(raKey, "1024"); err != nil {
+	if _, err := tx.Set(raKey, value); err != nil {
+		tx.Rollback()
 		t.Fatal(err)
 	}
 	if _, err := tx.Commit(); err != nil {
+		tx.Rollback()
 		t.Fatal(err)
 	}
+	return tx
+}
+
+func TestStatusDrift(t *testing.T) {
+	ft := newFakeTree(t)
+	c := ft.open(t)
+	tx := commitRA(t, c, "drifty", "1024")
+	defer tx.Rollback()
 	ft.write(t, raRel, "16\n") // behind perftune's back
 	st, err := c.Status()
 	if err != nil || len(st) != 1 {

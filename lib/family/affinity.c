@@ -434,6 +434,48 @@ static int aff_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, cons
 	return r < 0 ? r : strcmp(want, got) ? 1 : 0;
 }
 
+/* the process, and each thread the original @orig names (what a restore moves) */
+static int aff_identity(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *orig,
+			char *buf, size_t size)
+{
+	struct tset ts = { 0 };
+	_cleanup_free_ int *tids = NULL;
+	int r = orig[0] == '@' && orig[1] ? aff_parse(orig, &ts) : 0;
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		ts.n = 0; /* no thread named: the process alone */
+	tids = calloc(ts.n + 1, sizeof(*tids));
+	for (size_t i = 0; tids && i < ts.n; i++)
+		tids[i] = ts.v[i].tid;
+	r = tids ? pt_proc_identity(ctx, t->id, tids, ts.n, buf, size) : -ENOMEM;
+	tset_free(&ts);
+	return r;
+}
+
+/* the same process: its original without the threads that are not the ones journaled */
+static int aff_reclaim(struct perftune_ctx *ctx, struct pt_found *f)
+{
+	_cleanup_free_ int *stale = NULL;
+	struct tset ts = { 0 };
+	size_t n, k = 0;
+	int r = pt_proc_reclaim(ctx, f, f->now->id, &stale, &n);
+
+	if (r != PT_FOUND_SAME || !n || aff_parse(f->orig, &ts) < 0 || ts.all) {
+		tset_free(&ts);
+		return r;
+	}
+	for (size_t i = 0; i < ts.n; i++)
+		if (!pt_tids_has(stale, n, ts.v[i].tid))
+			ts.v[k++] = ts.v[i];
+	ts.n = k;
+	r = k ? tset_format(&ts, true, f->value, sizeof(f->value))
+	      : pt_snprintf(f->value, sizeof(f->value), "@");
+	tset_free(&ts);
+	return r < 0 ? r : PT_FOUND_SAME;
+}
+
 static int aff_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 			struct perftune_desc *d)
 {
@@ -458,7 +500,8 @@ static int aff_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 }
 
 const struct pt_family pt_proc_cpus_family =
-	PT_FAMILY("proc", aff, PT_FAM_SNAPSHOT, .snapshot = aff_snapshot, .verify = aff_verify);
+	PT_FAMILY("proc", aff, PT_FAM_SNAPSHOT, .snapshot = aff_snapshot, .verify = aff_verify,
+		  .identity = aff_identity, .reclaim = aff_reclaim);
 
 /* ---- the proc family: its keys' tunables carry the ops of numa.c or the above ---- */
 

@@ -7,6 +7,7 @@
  * keys resolve to the disks underneath (slaves/, recursively).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -566,7 +567,58 @@ static void block_export_names(struct perftune_ctx *ctx _unused_, const struct p
 	x->order = t->order;
 }
 
+/* when udev set the disk up (its database's USEC_INITIALIZED): a disk added again has another */
+static void udev_initialized(struct perftune_ctx *ctx, const char *disk, char *out, size_t size)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* devices' commit threads */
+	struct udev_device *dev;
+	const char *v;
+
+	out[0] = '\0';
+	if (!pt_root_is_host(ctx))
+		return;
+	pthread_mutex_lock(&lock);
+	dev = udev_device_new_from_subsystem_sysname(pt_udev(ctx), "block", disk);
+	v = dev ? udev_device_get_property_value(dev, "USEC_INITIALIZED") : NULL;
+	snprintf(out, size, "%s", v ? v : "");
+	udev_device_unref(dev);
+	pthread_mutex_unlock(&lock);
+}
+
+/*
+ * A disk: its dev_t, and its diskseq (5.15: a number no other disk of this
+ * boot gets, not even the same one added again), or where the kernel has none
+ * when udev set it up.  A name and a dev_t come back with another disk
+ * (sdb unplugged, another plugged in), with the kernel's defaults.
+ */
+static int block_identity(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *orig,
+			  char *buf, size_t size)
+{
+	char p[PATH_MAX], dev[32], seq[32] = "", init[32] = "";
+	int r;
+
+	(void)orig;
+	if (pt_snprintf(p, sizeof(p), "sys/block/%s/dev", t->group) < 0)
+		return -ENAMETOOLONG;
+	buf[0] = '\0';
+	if (pt_attr_read(ctx, p, dev, sizeof(dev)) < 0) { /* gone: the write will say so */
+		pt_err_clear(ctx);
+		return 0;
+	}
+	snprintf(p, sizeof(p), "sys/block/%s/diskseq", t->group);
+	if (pt_attr_read(ctx, p, seq, sizeof(seq)) < 0)
+		udev_initialized(ctx, t->group, init, sizeof(init));
+	pt_err_clear(ctx);
+	if (seq[0])
+		r = pt_snprintf(buf, size, "dev=%s diskseq=%s", dev, seq);
+	else if (init[0])
+		r = pt_snprintf(buf, size, "dev=%s udev=%s", dev, init);
+	else
+		r = pt_snprintf(buf, size, "dev=%s", dev);
+	return r < 0 ? r : 0;
+}
+
 const struct pt_family pt_block_family =
 	PT_FILE_FAMILY("block", block, block_read, block_validate, block_validate_cur,
 		       .describe = block_describe, .verify = block_verify,
-		       .export_names = block_export_names);
+		       .export_names = block_export_names, .identity = block_identity);

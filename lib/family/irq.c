@@ -362,6 +362,33 @@ static void irq_export_names(struct perftune_ctx *ctx _unused_, const struct pt_
 		snprintf(x->boot, sizeof(x->boot), "irqaffinity=%s", value);
 }
 
+/*
+ * An IRQ number comes back with another interrupt when its descriptor is
+ * freed and allocated again (a driver unbound, MSI vectors given up): its
+ * chip and the chip's number for it (/sys/kernel/irq/<n>, 4.10) tell them
+ * apart.  Its handlers do not: they come and go with drivers.
+ */
+static int irq_identity(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *orig,
+			char *buf, size_t size)
+{
+	char p[64], chip[64], hw[32];
+	int r = 0;
+
+	(void)orig;
+	buf[0] = '\0';
+	if (t->id < 0) /* irq.default.cpus: no interrupt's */
+		return 0;
+	snprintf(p, sizeof(p), "sys/kernel/irq/%d/chip_name", t->id);
+	if (pt_attr_read(ctx, p, chip, sizeof(chip)) >= 0) {
+		snprintf(p, sizeof(p), "sys/kernel/irq/%d/hwirq", t->id);
+		if (pt_attr_read(ctx, p, hw, sizeof(hw)) < 0)
+			hw[0] = '\0';
+		r = pt_snprintf(buf, size, "chip=%s hwirq=%s", chip, hw);
+	}
+	pt_err_clear(ctx); /* a kernel without them: none to keep */
+	return r < 0 ? r : 0;
+}
+
 const struct pt_family pt_irq_family =
 	PT_CPUMASK_FAMILY("irq", irq, irq_validate, irq_write, irq_verify, irq_describe,
-			  .expand = irq_expand);
+			  .expand = irq_expand, .identity = irq_identity);

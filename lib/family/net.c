@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 #include "shared/dlopen.h"
@@ -115,21 +116,33 @@ static int select_devs(struct perftune_ctx *ctx, const struct pt_keyparts *kp, s
 	return 0;
 }
 
+/* the key net.<dev>.<rest>: 0, -EINVAL where no key can name the device, -ENAMETOOLONG */
+static int net_key(char *out, size_t size, const char *dev, const char *rest)
+{
+	char name[80];
+	int r = pt_key_comp(name, sizeof(name), dev, PT_KEYFORM_BRACKET);
+
+	if (r < 0)
+		return r;
+	return pt_snprintf(out, size, "net%s%s.%s", name[0] == '[' ? "" : ".", name, rest) < 0
+		       ? -ENAMETOOLONG
+		       : 0;
+}
+
 /* emit net.<dev>.<rest>: the file @file of the device, or (NULL) an ethtool setting */
 static int emit_key(struct perftune_ctx *ctx, const char *dev, int kind, const char *param,
 		    const char *file, const char *rest, pt_emit_fn emit, void *ud)
 {
 	struct pt_tunable t;
-	char path[PATH_MAX], name[80];
-	int r = pt_key_comp(name, sizeof(name), dev, PT_KEYFORM_BRACKET);
+	char path[PATH_MAX], key[PERFTUNE_KEY_MAX];
+	int r = net_key(key, sizeof(key), dev, rest);
 
 	if (r < 0)
 		return r == -EINVAL ? 0 : r; /* no key can name it */
 	/* an ethtool setting has no file: no path (describe, the [sysfs] of an export) */
 	path[0] = '\0';
 	if ((file && pt_snprintf(path, sizeof(path), NET_DIR "/%s/%s", dev, file) < 0) ||
-	    pt_tunable_init(&t, &pt_net_family, path, "net%s%s.%s", name[0] == '[' ? "" : ".", name,
-			    rest) < 0 ||
+	    pt_tunable_init(&t, &pt_net_family, path, "%s", key) < 0 ||
 	    pt_snprintf(t.group, sizeof(t.group), "net:%s", dev) < 0 ||
 	    pt_snprintf(t.aux, sizeof(t.aux), "%s", param) < 0)
 		return -ENAMETOOLONG;
@@ -557,5 +570,32 @@ static void net_export_names(struct perftune_ctx *ctx _unused_, const struct pt_
 	x->order = t->order;
 }
 
-const struct pt_family pt_net_family = PT_FAMILY("net", net, 0, .validate_cur = net_validate_cur,
-						 .export_names = net_export_names);
+/* ---- identity: net/netdev.c's, of the device ---- */
+
+static int net_identity(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *orig,
+			char *buf, size_t size)
+{
+	(void)orig;
+	return pt_netdev_identity(ctx, dev_of(t), buf, size);
+}
+
+/* net.<dev>.<rest> of @kp: a renamed device's key */
+static int key_of(char *out, size_t size, const struct pt_keyparts *kp)
+{
+	char rest[PERFTUNE_KEY_MAX] = "";
+
+	for (int i = 2; i < kp->n; i++)
+		snprintf(rest + strlen(rest), sizeof(rest) - strlen(rest), "%s%s", i > 2 ? "." : "",
+			 kp->c[i].s);
+	return net_key(out, size, kp->c[1].s, rest);
+}
+
+/* a device renamed since goes by its new name: the key of that name */
+static int net_reclaim(struct perftune_ctx *ctx, struct pt_found *f)
+{
+	return pt_netdev_reclaim(ctx, f, 1, key_of);
+}
+
+const struct pt_family pt_net_family =
+	PT_FAMILY("net", net, 0, .validate_cur = net_validate_cur, .export_names = net_export_names,
+		  .identity = net_identity, .reclaim = net_reclaim);

@@ -374,8 +374,60 @@ static int proc_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	return 0;
 }
 
+/* the threads "@<nodes> <tid>=<cpus> ..." names, in a malloc'd array (*@n of them) */
+static int *snapshot_tids(const char *orig, size_t *n)
+{
+	size_t cap = 0;
+	int *v = NULL;
+
+	*n = 0;
+	for (const char *p = orig[0] == '@' ? strchr(orig, ' ') : NULL; p; p = strchr(p + 1, ' ')) {
+		char *end;
+		long tid = strtol(p + 1, &end, 10);
+		if (*end != '=' || tid <= 0)
+			continue;
+		if (pt_grow(&v, &cap, *n + 1, 16) < 0) {
+			free(v);
+			return NULL;
+		}
+		v[(*n)++] = (int)tid;
+	}
+	return v ? v : calloc(1, sizeof(int));
+}
+
+static int proc_identity(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *orig,
+			 char *buf, size_t size)
+{
+	size_t n;
+	_cleanup_free_ int *tids = snapshot_tids(orig, &n);
+
+	return tids ? pt_proc_identity(ctx, t->id, tids, n, buf, size) : -ENOMEM;
+}
+
+/* the same process: its snapshot without the threads that are not the ones journaled */
+static int proc_reclaim(struct perftune_ctx *ctx, struct pt_found *f)
+{
+	_cleanup_free_ int *stale = NULL;
+	size_t n, o;
+	int r = pt_proc_reclaim(ctx, f, f->now->id, &stale, &n);
+	const char *p = strchr(f->orig, ' ');
+
+	if (r != PT_FOUND_SAME || !n || f->orig[0] != '@')
+		return r;
+	o = (size_t)snprintf(f->value, sizeof(f->value), "%.*s",
+			     (int)(p ? p - f->orig : (long)strlen(f->orig)), f->orig);
+	for (; p; p = strchr(p + 1, ' ')) {
+		const char *next = strchr(p + 1, ' ');
+		int len = (int)(next ? next - p : (long)strlen(p));
+		if (!pt_tids_has(stale, n, atoi(p + 1)) && o < sizeof(f->value))
+			o += (size_t)snprintf(f->value + o, sizeof(f->value) - o, "%.*s", len, p);
+	}
+	return PT_FOUND_SAME;
+}
+
 const struct pt_family pt_proc_numa_family =
-	PT_FAMILY("proc", proc, PT_FAM_SNAPSHOT, .snapshot = proc_snapshot);
+	PT_FAMILY("proc", proc, PT_FAM_SNAPSHOT, .snapshot = proc_snapshot,
+		  .identity = proc_identity, .reclaim = proc_reclaim);
 
 static int numa_place_self_impl(struct perftune_ctx *ctx, const char *nodes, int mempolicy)
 {

@@ -31,9 +31,177 @@ int pt_proc_stat(struct perftune_ctx *ctx, int pid, int tid, struct pt_pstat *st
 	if (!open || !close || close < open || !close[1])
 		return -EIO;
 	snprintf(st->comm, sizeof(st->comm), "%.*s", (int)(close - open - 1), open + 1);
-	if (sscanf(close + 1, " %c %*d %*d %*d %*d %*d %lu", &st->state, &st->flags) != 2)
+	st->start = 0;
+	/* then ppid pgrp session tty tpgid flags ... field 22: starttime (proc(5)) */
+	r = sscanf(close + 1,
+		   " %c %*d %*d %*d %*d %*d %lu %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d "
+		   "%llu",
+		   &st->state, &st->flags, &st->start);
+	if (r < 2)
 		return -EIO;
+	st->has_start = r == 3;
 	return 0;
+}
+
+/* ---- identity: a process by its start time, its threads by theirs ---- */
+
+static int by_int(const void *a, const void *b)
+{
+	return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+/* " threads=<tid>[-<tid>]:<start>,...": runs of tids started at once, in @b */
+static void threads_add(struct perftune_ctx *ctx, int pid, int *tids, size_t n, struct pt_buf *b)
+{
+	unsigned long long prev = 0;
+	int first = -1, last = -1;
+
+	if (n)
+		qsort(tids, n, sizeof(*tids), by_int);
+	for (size_t i = 0; i <= n; i++) {
+		struct pt_pstat st = { 0 };
+		bool have = i < n && tids[i] != pid && pt_proc_stat(ctx, pid, tids[i], &st) == 0 &&
+			    st.has_start;
+		if (have && first >= 0 && tids[i] == last + 1 && st.start == prev) {
+			last = tids[i];
+			continue;
+		}
+		if (first >= 0)
+			pt_buf_printf(b, "%s%d", b->len ? "," : " threads=", first);
+		if (first >= 0 && last > first)
+			pt_buf_printf(b, "-%d", last);
+		if (first >= 0)
+			pt_buf_printf(b, ":%llu", prev);
+		first = last = have ? tids[i] : -1;
+		prev = st.start;
+		if (!have) /* the main thread is the process; a thread gone has nothing to keep */
+			first = last = -1;
+	}
+}
+
+int pt_proc_identity(struct perftune_ctx *ctx, int pid, int *tids, size_t n, char *buf, size_t size)
+{
+	struct pt_pstat st;
+	struct pt_buf b = { 0 };
+	_cleanup_free_ char *s = NULL;
+	int r = pt_proc_stat(ctx, pid, 0, &st);
+	size_t len;
+
+	buf[0] = '\0';
+	if (r == -ESRCH) /* exited before the write: its pid can only be another's later */
+		return pt_snprintf(buf, size, "exited") < 0 ? -ENAMETOOLONG : 0;
+	if (r < 0 || !st.has_start)
+		return r < 0 ? r : 0; /* a stat without a start time (a fake tree): none to keep */
+	threads_add(ctx, pid, tids, n, &b);
+	s = pt_buf_steal(&b);
+	if (!s)
+		return -ENOMEM;
+	len = (size_t)snprintf(buf, size, "start=%llu%s", st.start, s);
+	if (len >= size) { /* too many threads to name: the process alone */
+		pt_log(ctx, PERFTUNE_LOG_INFO,
+		       "process %d: too many threads to journal each one's start time", pid);
+		snprintf(buf, size, "start=%llu", st.start);
+	}
+	return 0;
+}
+
+/* "start=S threads=A-B:T,..." back into the start and each thread's (-EINVAL: not that) */
+struct tstart {
+	int tid;
+	unsigned long long start;
+};
+
+static int ident_parse(const char *id, unsigned long long *start, struct tstart **v, size_t *n)
+{
+	size_t cap = 0;
+	const char *p;
+	char *end;
+
+	*v = NULL;
+	*n = 0;
+	if (strncmp(id, "start=", 6) || !isdigit((unsigned char)id[6]))
+		return -EINVAL;
+	*start = strtoull(id + 6, &end, 10);
+	if (!*end)
+		return 0;
+	if (strncmp(end, " threads=", 9))
+		return -EINVAL;
+	for (p = end + 9; *p; p = *end ? end + 1 : end) {
+		long a = strtol(p, &end, 10), b = a;
+		unsigned long long t;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		if (*end != ':' || a <= 0 || b < a || *n + (size_t)(b - a) >= 65536)
+			return -EINVAL; /* no more threads than a value may name */
+		t = strtoull(end + 1, &end, 10);
+		if (*end && *end != ',')
+			return -EINVAL;
+		for (long tid = a; tid <= b; tid++) {
+			if (pt_grow(v, &cap, *n + 1, 16) < 0)
+				return -ENOMEM;
+			(*v)[(*n)++] = (struct tstart){ .tid = (int)tid, .start = t };
+		}
+	}
+	return 0;
+}
+
+bool pt_tids_has(const int *v, size_t n, int tid)
+{
+	return n && bsearch(&tid, v, n, sizeof(*v), by_int);
+}
+
+int pt_proc_reclaim(struct perftune_ctx *ctx, struct pt_found *f, int pid, int **stale,
+		    size_t *nstale)
+{
+	_cleanup_free_ struct tstart *v = NULL;
+	unsigned long long start = 0;
+	struct pt_pstat st;
+	size_t n, o = 0, cap = 0;
+	int r = ident_parse(f->id, &start, &v, &n);
+	bool exited = !strcmp(f->id, "exited"); /* it had exited when it was journaled */
+
+	*stale = NULL;
+	*nstale = 0;
+	if (r < 0 && !exited)
+		return pt_err(ctx, r, "%s: journaled as '%s': not the identity of a process",
+			      f->key, f->id);
+	r = pt_proc_stat(ctx, pid, 0, &st);
+	if (r == -ESRCH) {
+		pt_err(ctx, -ESRCH, "%s: no process %d now", f->key, pid);
+		return PT_FOUND_GONE;
+	}
+	if (r == 0 && !exited && (!st.has_start || st.start != start)) {
+		pt_err(ctx, -ESRCH,
+		       "%s: pid %d is another process now (started at %llu, journaled "
+		       "%llu)",
+		       f->key, pid, st.start, start);
+		return PT_FOUND_GONE;
+	}
+	if (r == 0 && exited) {
+		pt_err(ctx, -ESRCH,
+		       "%s: pid %d is another process now (started at %llu; the one "
+		       "journaled had exited)",
+		       f->key, pid, st.start);
+		return PT_FOUND_GONE;
+	}
+	if (r < 0)
+		return pt_err(ctx, r, "%s: process %d: %s", f->key, pid, strerror(-r));
+	for (size_t i = 0; i < n; i++) {
+		r = pt_proc_stat(ctx, pid, v[i].tid, &st);
+		if (r == 0 && st.has_start && st.start == v[i].start)
+			continue; /* the same thread */
+		if (pt_grow(stale, &cap, *nstale + 1, 16) < 0)
+			return -ENOMEM;
+		(*stale)[(*nstale)++] = v[i].tid;
+		if (r == 0 && o < sizeof(f->note)) /* replaced: said; exited: nothing to say */
+			o += (size_t)snprintf(f->note + o, sizeof(f->note) - o,
+					      "%sthread %d is another thread now (started at %llu, "
+					      "journaled %llu): not given back",
+					      o ? "; " : "", v[i].tid, st.start, v[i].start);
+	}
+	if (*nstale) /* for pt_tids_has() */
+		qsort(*stale, *nstale, sizeof(**stale), by_int);
+	return PT_FOUND_SAME;
 }
 
 /* selector: all, user or kernel processes, comm matching @re (NULL: any) */

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "internal.h"
@@ -166,9 +167,57 @@ static void sysctl_export_names(struct perftune_ctx *ctx, const struct pt_tunabl
 		pt_hugepages_boot(ctx, 0, value, x->boot, sizeof(x->boot));
 }
 
+/*
+ * The sysctls of a network device (net.<proto>.conf|neigh.<dev>.*) belong to
+ * it as its ethtool settings do: deleted and made again, it has new ones;
+ * renamed, they go with it (net/netdev.c's identity).  @dev: its name, from
+ * the path proc/sys/net/<proto>/<conf|neigh>/<dev>/...; false for others.
+ */
+static bool netdev_of(const struct pt_tunable *t, char *dev, size_t size)
+{
+	const char *p = t->path, *slash;
+
+	if (strncmp(p, "proc/sys/net/", 13) || !(p = strchr(p + 13, '/')) ||
+	    (strncmp(p, "/conf/", 6) && strncmp(p, "/neigh/", 7)))
+		return false;
+	p = strchr(p + 1, '/') + 1;
+	slash = strchr(p, '/');
+	if (!slash || (size_t)(slash - p) >= size)
+		return false;
+	snprintf(dev, size, "%.*s", (int)(slash - p), p);
+	return strcmp(dev, "all") && strcmp(dev, "default");
+}
+
+static int sysctl_identity(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *orig,
+			   char *buf, size_t size)
+{
+	char dev[64];
+
+	(void)orig;
+	buf[0] = '\0';
+	return netdev_of(t, dev, sizeof(dev)) ? pt_netdev_identity(ctx, dev, buf, size) : 0;
+}
+
+/* sysctl.<each component of @kp>: a renamed device's key */
+static int key_of(char *out, size_t size, const struct pt_keyparts *kp)
+{
+	int r = pt_snprintf(out, size, "sysctl");
+
+	for (int i = 1; i < kp->n && r >= 0; i++)
+		r = append_comp(out, size, kp->c[i].s);
+	return r;
+}
+
+/* a device renamed since: sysctl.net.<proto>.conf.<its name now>.<name> */
+static int sysctl_reclaim(struct perftune_ctx *ctx, struct pt_found *f)
+{
+	return pt_netdev_reclaim(ctx, f, 4, key_of);
+}
+
 const struct pt_family pt_sysctl_family =
 	PT_FILE_FAMILY("sysctl", sysctl, sysctl_read, pt_file_validate, sysctl_validate_cur,
-		       .describe = sysctl_describe, .export_names = sysctl_export_names);
+		       .describe = sysctl_describe, .export_names = sysctl_export_names,
+		       .identity = sysctl_identity, .reclaim = sysctl_reclaim);
 
 /* ---- sysfs[<path>] ---- */
 

@@ -12,8 +12,10 @@
  * writes nothing, and the file is left byte for byte as it was.
  *
  * Oracle (issue 27, hole B): a journal that loads never yields a key or a
- * value its text did not hold whole, ended by a newline: every original and
- * every written value is the decoded tab-separated tail of a complete line.
+ * value its text did not hold whole, ended by a newline: every original,
+ * every written value and every identity (format 2's "ident" records: what
+ * an original belongs to, issue 33) is the decoded tab-separated tail of a
+ * complete line.
  * Each input also runs cut short at a point it chooses (its last byte), as
  * an append interrupted by a full /run or a kill leaves a journal.
  */
@@ -201,6 +203,12 @@ static void check_whole(const struct pt_jinfo *ji, const char *text, size_t len)
 		if (e->written && !held_whole(text, len, e->key, e->written))
 			fz_fail("written '%s' of %s is not a whole record of the text", e->written,
 				e->key);
+		if (e->ident && !held_whole(text, len, e->key, e->ident))
+			fz_fail("identity '%s' of %s is not a whole record of the text", e->ident,
+				e->key);
+		if (e->ident && ji->version < 2)
+			fz_fail("identity '%s' of %s in a journal of format %d", e->ident, e->key,
+				ji->version);
 	}
 }
 

@@ -59,14 +59,15 @@ static void queue(const char *root, const char *dev, const char *dir, unsigned q
 	put(root, rel, "0");
 }
 
-static void dev_tree(const char *root, const char *dev, bool pci)
+static void dev_tree(const char *root, const char *dev, bool pci, int ifindex)
 {
-	char rel[PATH_MAX], p[PATH_MAX];
+	char rel[PATH_MAX], p[PATH_MAX], idx[16];
 
 	snprintf(rel, sizeof(rel), "sys/class/net/%s", dev);
 	mkdirs(root, rel);
 	snprintf(p, sizeof(p), "%s/ifindex", rel);
-	put(root, p, "2");
+	snprintf(idx, sizeof(idx), "%d", ifindex);
+	put(root, p, idx);
 	snprintf(p, sizeof(p), "%s/tx_queue_len", rel);
 	put(root, p, "1000");
 	snprintf(p, sizeof(p), "%s/gro_flush_timeout", rel);
@@ -86,21 +87,22 @@ static void dev_tree(const char *root, const char *dev, bool pci)
 	}
 }
 
+static const struct fnl_dev eth0 = {
+	.name = "eth0",
+	.ring = { 256, 0, 0, 256 },
+	.ring_max = { 4096, 0, 0, 4096 },
+	.chan = { 0, 0, 1, 1 },
+	.chan_max = { 0, 0, 1, 4 },
+	.rx_usecs = 50,
+	.rx_frames = 0,
+	.adaptive_rx = 1,
+	.feat = { true, true, false, true },
+};
+
 struct fnl *fnl_new(const char *root)
 {
 	struct fnl *k =
 		mmap(NULL, sizeof(*k), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	static const struct fnl_dev eth0 = {
-		.name = "eth0",
-		.ring = { 256, 0, 0, 256 },
-		.ring_max = { 4096, 0, 0, 4096 },
-		.chan = { 0, 0, 1, 1 },
-		.chan_max = { 0, 0, 1, 4 },
-		.rx_usecs = 50,
-		.rx_frames = 0,
-		.adaptive_rx = 1,
-		.feat = { true, true, false, true },
-	};
 
 	if (k == MAP_FAILED)
 		return NULL;
@@ -109,8 +111,8 @@ struct fnl *fnl_new(const char *root)
 	k->dev[0] = eth0;
 	k->dev[1] = eth0;
 	snprintf(k->dev[1].name, sizeof(k->dev[1].name), "eth1");
-	dev_tree(root, "eth0", true);
-	dev_tree(root, "eth1", false);
+	dev_tree(root, "eth0", true, 2);
+	dev_tree(root, "eth1", false, 3);
 	return k;
 }
 
@@ -127,6 +129,27 @@ void fnl_remove(struct fnl *k, int dev)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s/sys/class/net/%s'", k->root, k->dev[dev].name);
 	if (system(cmd) != 0)
 		return;
+}
+
+void fnl_rename(struct fnl *k, int dev, const char *name)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+
+	snprintf(from, sizeof(from), "%s/sys/class/net/%s", k->root, k->dev[dev].name);
+	snprintf(to, sizeof(to), "%s/sys/class/net/%s", k->root, name);
+	if (rename(from, to) == 0)
+		snprintf(k->dev[dev].name, sizeof(k->dev[dev].name), "%s", name);
+}
+
+void fnl_recreate(struct fnl *k, int dev, int ifindex)
+{
+	char name[sizeof(k->dev[dev].name)];
+
+	snprintf(name, sizeof(name), "%s", k->dev[dev].name);
+	fnl_remove(k, dev);
+	k->dev[dev] = eth0;
+	snprintf(k->dev[dev].name, sizeof(k->dev[dev].name), "%s", name);
+	dev_tree(k->root, name, false, ifindex);
 }
 
 struct req {

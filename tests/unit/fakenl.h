@@ -31,11 +31,16 @@ struct fnl {
 	bool ignore_sets; /* accept SETs without doing them (a read-back catches it) */
 };
 
-/* a fake in shared memory, with eth0 (ixgbe) and eth1 set up in @root's sys/class/net */
+/* a fake in shared memory, with eth0 (ixgbe, ifindex 2) and eth1 (3) set up in @root's
+ * sys/class/net */
 struct fnl *fnl_new(const char *root);
 void fnl_free(struct fnl *k);
 void fnl_install(struct perftune_ctx *ctx, struct fnl *k);
 /* a device gone: its sysfs directory too */
 void fnl_remove(struct fnl *k, int dev);
+/* a device renamed (ip link set NAME name NEW): its settings and ifindex go with it */
+void fnl_rename(struct fnl *k, int dev, const char *name);
+/* a device deleted and made again under its name: ifindex @ifindex, the defaults */
+void fnl_recreate(struct fnl *k, int dev, int ifindex);
 
 #endif

@@ -88,7 +88,7 @@ START_TEST(journal_format_records_original_before_write)
 	ck_assert_int_eq(stat(jfile, &st), 0);
 	ck_assert_int_eq(st.st_mode & 07777, 0600);
 	j = slurp(jfile);
-	ck_assert_msg(!strncmp(j, "perftune-journal 1\nname j\nboot ", 31), "header: %s", j);
+	ck_assert_msg(!strncmp(j, "perftune-journal 2\nname j\nboot ", 31), "header: %s", j);
 	ck_assert_ptr_nonnull(strstr(j, "\nflags 0\npid "));
 	const char *o = strstr(j, " sysctl.vm.swappiness\t60\n");
 	const char *w = strstr(j, "wrote sysctl.vm.swappiness\t10\n");
@@ -746,6 +746,89 @@ START_TEST(restore_of_a_many_key_journal)
 }
 END_TEST
 
+/* ---- format 2: identities ---- */
+
+#define SDA_RA "sys/devices/pci0000:00/0000:00:05.0/host0/target0:0:0/0:0:0:0/block/sda/queue/" \
+	       "read_ahead_kb"
+
+/* a journal of this boot with @records after its header (format @version) */
+static void journal_of(int version, const char *records)
+{
+	char j[4096];
+	const char *boot = slurp("/proc/sys/kernel/random/boot_id");
+
+	snprintf(j, sizeof(j), "perftune-journal %d\nname j\nboot %.*s\nflags 0\npid 0 0\n%s",
+		 version, (int)strcspn(boot, "\n"), boot, records);
+	spill(jfile, j, O_TRUNC);
+}
+
+/* an original of a disk key is journaled with its dev_t, in the same write as its orig */
+START_TEST(format_2_journals_the_identity_with_the_original)
+{
+	const char *j;
+
+	ck_assert_int_eq(fx_set_one(&f, "j", "block.sda.read_ahead_kb", "512"), 1);
+	j = slurp(jfile);
+	ck_assert_msg(!strncmp(j, "perftune-journal 2\n", 19), "%s", j);
+	ck_assert_msg(strstr(j, " block.sda.read_ahead_kb\t128\nident block.sda.read_ahead_kb\t"
+				"dev=8:0\nwrote block.sda.read_ahead_kb\t512\n"),
+		      "%s", j);
+	ck_assert_ptr_null(strstr(j, "ident sysctl")); /* a sysctl has no identity of its own */
+	ck_assert_int_eq(perftune_restore(f.ctx, "j", 0), 1);
+	ck_assert_str_eq(fx_read(&f, SDA_RA), "128");
+}
+END_TEST
+
+/* format 1 (no identities) restores by name, as it always did; appended to, it stays format 1 */
+START_TEST(format_1_restores_by_name_and_stays_format_1)
+{
+	const char *j;
+
+	journal_of(1, "orig 1 block.sda.read_ahead_kb\t64\nwrote block.sda.read_ahead_kb\t128\n"
+		      "commit\n");
+	ck_assert_int_eq(fx_set_one(&f, "j", "block.sdb.read_ahead_kb", "512"), 1);
+	j = slurp(jfile);
+	ck_assert_ptr_nonnull(strstr(j, " block.sdb.read_ahead_kb\t128\nwrote "));
+	ck_assert_ptr_null(strstr(j, "ident "));
+	ck_assert_int_eq(perftune_restore(f.ctx, "j", 0), 2);
+	ck_assert_str_eq(fx_read(&f, SDA_RA), "64");
+}
+END_TEST
+
+/* an identity that is not what the disk has now: the key is dropped, nothing written */
+START_TEST(format_2_identity_of_another_disk_is_not_written)
+{
+	journal_of(2, "orig 1 block.sda.read_ahead_kb\t64\nident block.sda.read_ahead_kb\t"
+		      "dev=8:0 diskseq=3\nwrote block.sda.read_ahead_kb\t256\ncommit\n");
+	ck_assert_int_eq(perftune_restore(f.ctx, "j", 0), 0);
+	ck_assert_str_eq(fx_read(&f, SDA_RA), "128");
+	ck_assert_int_eq(fx_journals(&f), 0);
+}
+END_TEST
+
+/* "ident" where it cannot be: format 1, twice, no live original, before its original */
+START_TEST(misplaced_identity_is_a_corrupt_record)
+{
+	static const struct {
+		int version;
+		const char *records;
+	} bad[] = {
+		{ 1, "orig 1 block.sda.read_ahead_kb\t64\nident block.sda.read_ahead_kb\tdev=8:0\n" },
+		{ 2, "orig 1 block.sda.read_ahead_kb\t64\nident block.sda.read_ahead_kb\tdev=8:0\n"
+		     "ident block.sda.read_ahead_kb\tdev=8:0\n" },
+		{ 2, "orig 1 block.sda.read_ahead_kb\t64\nrestored block.sda.read_ahead_kb\n"
+		     "ident block.sda.read_ahead_kb\tdev=8:0\n" },
+		{ 2, "ident block.sda.read_ahead_kb\tdev=8:0\n" },
+		{ 2, "orig 1 block.sda.read_ahead_kb\t64\nident block.sda.read_ahead_kb\n" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		journal_of(bad[i].version, bad[i].records);
+		assert_refused(-EINVAL, "corrupt record at line");
+	}
+}
+END_TEST
+
 static Suite *journal_suite(void)
 {
 	Suite *s = suite_create("journal");
@@ -784,6 +867,10 @@ static Suite *journal_suite(void)
 	tcase_add_test(tc, symlink_on_the_way_only_if_root_owns_it_and_its_dir);
 	tcase_add_test(tc, relative_journal_dir_variable_is_an_error);
 	tcase_add_test(tc, restore_of_a_many_key_journal);
+	tcase_add_test(tc, format_2_journals_the_identity_with_the_original);
+	tcase_add_test(tc, format_1_restores_by_name_and_stays_format_1);
+	tcase_add_test(tc, format_2_identity_of_another_disk_is_not_written);
+	tcase_add_test(tc, misplaced_identity_is_a_corrupt_record);
 	suite_add_tcase(s, tc);
 	return s;
 }

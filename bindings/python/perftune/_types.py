@@ -47,6 +47,12 @@ class ItemFlag(enum.IntFlag):
     """the transaction's commit completed"""
     SHADOWED = _lib.PERFTUNE_STATUS_SHADOWED
     """a later live transaction also changed the key"""
+    GONE = _lib.PERFTUNE_STATUS_GONE
+    """the key's object is gone for good (another process has its pid, another
+    device its name: the note says which); restore drops it unwritten"""
+    MOVED = _lib.PERFTUNE_STATUS_MOVED
+    """the key's object goes by another key now (a renamed NIC: the note names
+    it); restore writes the original there"""
     READONLY = _lib.PERFTUNE_TUNABLE_READONLY
     """a listed tunable whose kernel file is read-only (``sysctl.kernel.ostype``)"""
     SKIPPED = _lib.PERFTUNE_PROFILE_ITEM_SKIPPED
@@ -211,6 +217,19 @@ class StatusEntry:
     def committed(self) -> bool:
         """True if the transaction's commit completed."""
         return bool(self.flags & ItemFlag.COMMITTED)
+
+    @property
+    def gone(self) -> bool:
+        """True if the key's object is gone for good (another process has its
+        pid, another device its name: ``note`` says which): restore drops it
+        without writing it."""
+        return bool(self.flags & ItemFlag.GONE)
+
+    @property
+    def moved(self) -> bool:
+        """True if the key's object goes by another key now (a renamed NIC:
+        ``note`` names it): restore writes the original there."""
+        return bool(self.flags & ItemFlag.MOVED)
 
 
 @dataclass(frozen=True)

@@ -379,6 +379,26 @@ def test_status_reports_drift(ctx: perftune.Context, tree: FakeTree) -> None:
     assert e.note and "drift" in e.note
 
 
+def test_status_and_restore_of_a_disk_that_is_another_now(
+    ctx: perftune.Context, tree: FakeTree, journal_dir
+) -> None:
+    tree.write("sys/block/fake0/dev", "8:0\n")
+    tree.write("sys/block/fake0/diskseq", "5\n")
+    with ctx.transaction("disk") as tx:
+        tx.set("block.fake0.read_ahead_kb", "512")
+    assert "ident block.fake0.read_ahead_kb\tdev=8:0 diskseq=5\n" in (
+        journal_dir / "disk.journal"
+    ).read_text()
+    tree.write("sys/block/fake0/diskseq", "9\n")  # another disk has the name and dev_t now
+    tree.write(RA, "256\n")
+    (e,) = ctx.status()
+    assert e.gone and not e.moved and perftune.ItemFlag.GONE in e.flags
+    assert e.note and "another object now (dev=8:0 diskseq=9; journaled dev=8:0 diskseq=5)" in e.note
+    assert ctx.restore("disk") == 0  # nothing written: the disk it belonged to is gone
+    assert tree.read(RA) == "256"
+    assert ctx.status() == []
+
+
 def test_exception_after_commit_rolls_back(ctx: perftune.Context, tree: FakeTree) -> None:
     class Boom(Exception):
         pass
