@@ -572,16 +572,21 @@ static void udev_initialized(struct perftune_ctx *ctx, const char *disk, char *o
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* devices' commit threads */
 	struct udev_device *dev;
+	struct udev *udev;
 	const char *v;
 
 	out[0] = '\0';
 	if (!pt_root_is_host(ctx))
 		return;
 	pthread_mutex_lock(&lock);
-	dev = udev_device_new_from_subsystem_sysname(pt_udev(ctx), "block", disk);
-	v = dev ? udev_device_get_property_value(dev, "USEC_INITIALIZED") : NULL;
+	udev = pt_udev(ctx); /* NULL: libudev not installed, or no memory: no such time */
+	dev = NULL;
+	if (udev)
+		dev = pt_libudev.udev_device_new_from_subsystem_sysname(udev, "block", disk);
+	v = dev ? pt_libudev.udev_device_get_property_value(dev, "USEC_INITIALIZED") : NULL;
 	snprintf(out, size, "%s", v ? v : "");
-	udev_device_unref(dev);
+	if (dev)
+		pt_libudev.udev_device_unref(dev);
 	pthread_mutex_unlock(&lock);
 }
 
