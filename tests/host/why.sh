@@ -3,8 +3,9 @@
 # Host tier, why and verify on the real machine: a sysctl.d file and a udev
 # rule for a loop device made here (both removed afterwards) are named by
 # `why`; `verify` of a profile before and after `apply`; set warns about the
-# sysctl.d file that will put its key back; a value changed behind our back
-# shows as `differs` with that file.
+# sysctl.d file that will put its key back, reading it once for all the keys
+# (strace); a NUL byte ends a line; a value changed behind our back shows as
+# `differs` with that file.
 . "$(dirname "$0")/lib.sh"
 
 A=$(new_loop) || { not_ok "losetup"; finish; exit 1; }
@@ -26,6 +27,24 @@ out=$($P why block.$A.scheduler)
 check "why names the udev rule for $A (ENV{DEVTYPE} from libudev)" grep -q "udev        $RULE:1: mq-deadline" <<<"$out"
 out=$($P why block.$A.read_ahead_kb)
 check "a rule for another attribute is not a source" grep -q "nothing else on this machine sets it" <<<"$out"
+
+# the warning scan reads each sysctl.d file once for all the keys set, and /proc once (to
+# find a tuned that re-applies the file); both were read again for every key
+out=$(strace -f -e trace=openat,openat2,open -o "$WORK/strace" \
+	$P set --dry-run sysctl.vm.swappiness=$mine "sysctl.vm.dirty_ratio=$(cat /proc/sys/vm/dirty_ratio)" \
+	"sysctl.vm.dirty_background_ratio=$(cat /proc/sys/vm/dirty_background_ratio)" 2>&1)
+eq "set --dry-run of three sysctls exits 0" "$?" 0
+check "it warns about the sysctl.d file" grep -q "warning: sysctl.vm.swappiness: sysctl.d $CONF:1 puts back $boot" <<<"$out"
+# (opened in its directory: the name alone, or the whole path)
+eq "the sysctl.d file is opened once for three keys" \
+	"$(grep -cE "\"(/etc/sysctl.d/)?${CONF##*/}\"" "$WORK/strace")" 1
+eq "init's comm is read once for three keys" "$(grep -cE '"(/proc/)?1/comm"' "$WORK/strace")" 1
+
+# a NUL byte ends a line, as systemd-sysctl reads it: the line after it is found (H7)
+printf 'vm.dirty_ratio = 21\0vm.swappiness = %s\n' "$boot" >"$CONF"
+out=$($P why sysctl.vm.swappiness)
+check "why finds the line after a NUL byte" grep -q "sysctl.d    $CONF:2: $boot  \[wins\]" <<<"$out"
+echo "vm.swappiness = $boot" >"$CONF"
 
 # verify of a profile before and after apply
 mkdir -p "$WORK/prof/hosttest"
