@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Host tier, thread affinity on the real kernel: a test process of two threads
 # (one of them on its own mask) moved and given back thread by thread, and a
-# transaction of affinity, sysctl and block keys that fails late restores all.
+# transaction of affinity, sysctl and block keys that fails late restores all;
+# a process whose pid another has by the restore is left alone (issue 33).
 . "$(dirname "$0")/lib.sh"
 
 [ "$(nproc)" -ge 2 ] || { echo "SKIP: needs 2 CPUs"; finish; exit 77; }
@@ -57,6 +58,29 @@ check "names the refused key" grep -q "block.$A.io_poll" <<<"$out"
 eq "late failure: main thread given back" "$(mask $PID)" "$ALL"
 eq "late failure: second thread given back" "$(mask $TID)" 1
 eq "late failure: swappiness given back" "$(cat /proc/sys/vm/swappiness)" "$swap0"
+
+# issue 33 (H4): the process exits and another gets its pid (in a pid namespace of the
+# test's own, where ns_last_pid hands the pid out again): restore leaves the newcomer alone
+out=$(PERFTUNE_JOURNAL_DIR=$PERFTUNE_JOURNAL_DIR unshare --pid --fork --mount-proc bash -c '
+	sleep 1000 & V=$!
+	"$1" set --name reuse proc.$V.cpus=0 >/dev/null || echo "set failed"
+	kill $V; wait $V 2>/dev/null
+	sleep 0.05 # a start time in another clock tick (10 ms) than the one gone
+	echo $((V - 1)) >/proc/sys/kernel/ns_last_pid
+	taskset -c 1 sleep 1000 & W=$!
+	echo "pids $V $W"
+	msg=$("$1" restore reuse 2>&1); echo "rc=$?"
+	echo "mask=$(taskset -pc $W | awk "{print \$NF}")"
+	echo "$msg"
+	kill $W' _ "$P" 2>&1)
+echo "$out" | sed 's/^/# /'
+read -r V W < <(sed -n 's/^pids //p' <<<"$out")
+eq "pid reused by the newcomer" "${W:-none}" "${V:-unset}"
+eq "restore with the pid reused exits 0" "$(sed -n 's/^rc=//p' <<<"$out")" 0
+eq "the newcomer keeps its own mask" "$(sed -n 's/^mask=//p' <<<"$out")" 1
+check "restore says the pid is another process's now" \
+	grep -q "proc.$V.cpus: skipped, gone: .*pid $V is another process now (started at" <<<"$out"
+check "no journal left" bash -c "! ls $PERFTUNE_JOURNAL_DIR/reuse.journal 2>/dev/null"
 
 # a process that exits before restore: reported, not fatal
 $P set --name gone proc.$PID.cpus=0 >/dev/null

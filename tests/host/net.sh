@@ -5,8 +5,9 @@
 # channels, features, txqueuelen, an RPS mask, GRO flush, NAPI deferral and
 # an XPS mask (a veth with two TX queues) set through the ethtool
 # netlink family and sysfs, read back with ethtool and ip, restored; a commit
-# that fails late gives back what it wrote; a device removed or renamed
-# before its restore is reported and the rest restored.
+# that fails late gives back what it wrote; a device removed before its
+# restore is reported and the rest restored; one deleted and made again under
+# its name is left alone, one renamed is restored under its new name (issue 33).
 . "$(dirname "$0")/lib.sh"
 for t in ip ethtool; do
 	command -v $t >/dev/null || { echo "SKIP: $t is not installed"; rm -rf "$WORK"; exit 77; }
@@ -112,7 +113,8 @@ eq "failed commit: exit 1" "$?" 1
 check "failed commit: names the key" grep -q "net.va.txqueuelen" <<<"$msg"
 eq "failed commit: everything given back" "$(state va)" "$VA0"
 
-# a device gone (deleted) and one renamed before the restore: reported, the rest restored
+# a device gone (deleted), and one renamed and then deleted with its peer: reported, the
+# rest restored
 $PN set --name two net.va.txqueuelen=600 net.vc.txqueuelen=700 net.vd.txqueuelen=800 >/dev/null
 $N ip link set vd name ve
 $N ip link del vc # takes its peer (now ve) with it
@@ -124,6 +126,40 @@ check "restore reports the device renamed" grep -q "net.vd.txqueuelen" <<<"$msg"
 eq "restore with devices gone: the rest restored" "$(state va)" "$VA0"
 check "journal gone" bash -c "! $PN status | grep -q '^two'"
 [ -n "$VC0" ] # read before the deletion: the device existed
+
+# issue 33 (H4): a device deleted and made again under its name (another ifindex): the
+# newcomer keeps its own value, the original is reported gone with its device
+$N ip link add vc type veth peer name vd
+$PN set --name re net.vc.txqueuelen=700 >/dev/null
+IDX=$($N cat /sys/class/net/vc/ifindex)
+$N ip link del vc
+$N ip link add vc type veth peer name vd
+$N ip link set vc txqueuelen 900
+check "vc made again has another ifindex" test "$($N cat /sys/class/net/vc/ifindex)" != "$IDX"
+check "status says the device is gone" bash -c "$PN status | grep -q 'net.vc.txqueuelen: .*network device vc is gone'"
+msg=$($PN restore re 2>&1)
+eq "restore onto a device made again: exit 0" "$?" 0
+echo "$msg" | sed 's/^/# /'
+eq "the newcomer keeps its own txqueuelen" "$($N cat /sys/class/net/vc/tx_queue_len)" 900
+check "restore says the device is gone, by its ifindex" grep -q "network device vc is gone (no device has ifindex $IDX now" <<<"$msg"
+check "journal gone" bash -c "! $PN status | grep -q '^re:'"
+
+# issue 33 (H11): a device renamed: the originals follow its ifindex to its new name
+# (a sysfs file and an ethtool setting), and a newcomer under the old name is left alone
+QL=$($N cat /sys/class/net/vc/tx_queue_len) RX=$($N ethtool -l vc | awk '/^RX:/ {v=$2} END {print v}')
+$PN set --name ren net.vc.txqueuelen=600 net.vc.channels.rx=2 >/dev/null
+$N ip link set vc name vr
+$N ip link add vc type veth peer name vq
+$N ip link set vc txqueuelen 800
+check "status says where the device is now" bash -c "$PN status | grep -q 'net.vc.txqueuelen: .*network device vc is vr now (ifindex [0-9]*): restore gives it back as net.vr.txqueuelen'"
+msg=$($PN restore ren 2>&1)
+eq "restore of a renamed device: exit 0" "$?" 0
+echo "$msg" | sed 's/^/# /'
+eq "renamed: its txqueuelen given back under its new name" "$($N cat /sys/class/net/vr/tx_queue_len)" "$QL"
+eq "renamed: its channels given back (ethtool -l)" "$($N ethtool -l vr | awk '/^RX:/ {v=$2} END {print v}')" "$RX"
+eq "the newcomer under the old name keeps its own" "$($N cat /sys/class/net/vc/tx_queue_len)" 800
+check "restore says where it gave them back" grep -q "net.vc.channels.rx: network device vc is vr now .*given back as net.vr.channels.rx" <<<"$msg"
+check "journal gone" bash -c "! $PN status | grep -q '^ren:'"
 
 ip netns del $NS
 check "namespace deleted" bash -c "! ip netns list | grep -qw $NS"
