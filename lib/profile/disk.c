@@ -127,7 +127,8 @@ static char *disk_hint(const char *rules, const char *rot)
 	struct pt_buf pos = { 0 }, b = { 0 };
 	char *save = NULL;
 
-	if (!dup || (!pt_explicit_rules(rules) && !rot))
+	/* udev splits a match at '|' and ends a value at '"' (before 247): no pattern rule */
+	if (!dup || (!pt_explicit_rules(rules) && !rot) || strpbrk(rules, "\"|\\"))
 		return NULL;
 	for (char *r = strtok_r(dup, " \t\n,", &save); r; r = strtok_r(NULL, " \t\n,", &save)) {
 		if (r[0] == '!')

@@ -429,6 +429,42 @@ START_TEST(glob_characters_in_device_names_are_literal)
 }
 END_TEST
 
+/* exports name that one device or sysctl: udev and sysctl.d take "*?[" as globs */
+START_TEST(exports_name_the_object_not_a_pattern)
+{
+	char *t = NULL;
+
+	mkdir_at("proc/sys/net/ipv4/conf/x*");
+	put_at("proc/sys/net/ipv4/conf/x*/rp_filter", "1");
+	mkdir_at("sys/block/v*");
+	mkdir_at("sys/block/v*/queue");
+	put_at("sys/block/v*/queue/scheduler", "none [mq-deadline]");
+	mkdir_at("sys/block/v\"q");
+	mkdir_at("sys/block/v\"q/queue");
+	put_at("sys/block/v\"q/queue/read_ahead_kb", "128");
+	ck_assert_int_eq(fx_set_one(&f, "x", "sysctl.net.ipv4.conf.[x*].rp_filter", "2"), 1);
+	ck_assert_int_eq(fx_set_one(&f, "x", "block[v*].scheduler", "none"), 1);
+	ck_assert_int_eq(fx_set_one(&f, "x", "block[v\"q].read_ahead_kb", "256"), 1);
+	ck_assert_int_eq(perftune_export_transaction(f.ctx, "x", PERFTUNE_EXPORT_UDEV, &t), 1);
+	ck_assert_msg(strstr(t, "KERNEL==\"v[*]\", TEST==\"queue/scheduler\", "
+				"ATTR{queue/scheduler}=\"none\"\n"),
+		      "%s", t);
+	ck_assert_msg(!strstr(t, "KERNEL==\"v*\"") && !strstr(t, "KERNEL==\"v\"q"), "%s", t);
+	ck_assert_msg(strstr(t, "# not written by a rule: block[v\"q].read_ahead_kb = 256: its name "
+				"holds a character a udev rule cannot match exactly"),
+		      "%s", t);
+	free(t);
+	ck_assert_int_eq(perftune_export_transaction(f.ctx, "x", PERFTUNE_EXPORT_SYSCTL, &t), 1);
+	ck_assert_msg(strstr(t, "\nnet.ipv4.conf.x[*].rp_filter = 2\n"), "%s", t);
+	free(t);
+	ck_assert_int_eq(perftune_export_transaction(f.ctx, "x", PERFTUNE_EXPORT_TUNED, &t), 3);
+	ck_assert_msg(strstr(t, "type=disk\ndevices=v[*]\nelevator=none\n"), "%s", t);
+	ck_assert_msg(strstr(t, "\n[disk_2]\ntype=disk\ndevices=v\"q\nreadahead=256\n"), "%s", t);
+	free(t);
+	ck_assert_int_eq(perftune_restore(f.ctx, "x", 0), 3);
+}
+END_TEST
+
 static Suite *key_suite(void)
 {
 	Suite *s = suite_create("key");
@@ -456,6 +492,7 @@ static Suite *key_suite(void)
 	tcase_add_test(tc, any_name_round_trips_through_its_key);
 	tcase_add_test(tc, glob_characters_in_a_sysctl_name_are_literal);
 	tcase_add_test(tc, glob_characters_in_device_names_are_literal);
+	tcase_add_test(tc, exports_name_the_object_not_a_pattern);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cpus");
 	tcase_add_checked_fixture(tc, setup, teardown); /* writes the tree */
