@@ -349,6 +349,15 @@ char *pt_cpus_list(const unsigned char *m, const char *prefix, bool pack); /* "0
 int pt_py_int(const char *s, long long max, long long *v, char *why, size_t size);
 char *pt_cpus_hexstr(const unsigned char *m); /* "0000000f" */
 
+/* ---- profile/regex.c: a key's selector regex (proc[<regex>]), bounded in memory and time ---- */
+struct pt_regex;
+/* @re, a POSIX extended regex, compiled: 0, or -EINVAL with *@err (malloc'd) saying why
+ * (a syntax error, or past a bound: length, nesting, memory), -ENOMEM */
+int pt_regex_new(const char *re, struct pt_regex **out, char **err);
+/* 1 it matches @text, 0 not, -EINVAL with *@err past the bound of a match, -ENOMEM */
+int pt_regex_match(struct pt_regex *rx, const char *text, char **err);
+void pt_regex_free(struct pt_regex *rx);
+
 /* ---- key.c: keys parsed into components, and concrete tunables ---- */
 #define PT_MAX_COMPS 16
 /*

@@ -94,6 +94,12 @@ static const struct {
 	{ "proc.1.nice", -EINVAL, "proc.<pid>.numa_nodes or proc.<pid>.cpus" },
 	{ "proc.0.cpus", -EINVAL, "not a process id" },
 	{ "proc.user[(].cpus", -EINVAL, "not an extended regular expression" },
+	/* issue 33 H6: compiled within bounds, not in gigabytes and seconds */
+	{ "proc[((a{1,100}){1,100}){1,100}].cpus", -EINVAL, "does not compile" },
+	{ "proc[(.*){1,32000}].cpus", -EINVAL, "does not compile" },
+	{ "proc.all[((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((a)))))))))))))"
+	  ")))))))))))))))))))))))))))))))))))))))))))))))))))].cpus",
+	  -EINVAL, "parentheses are too deeply nested" },
 	/* escapes in brackets (shared/keyname.c): '\' takes the next character */
 	{ "sysctl.net.[x\\]", -EINVAL, "'[' without ']'" },
 	{ "sysctl.net.[\\x0g]", -EINVAL, "bad escape in [] selector" },
