@@ -15,7 +15,7 @@
 
 #define PT_READ_MAX 65536 /* bounded reads of kernel files */
 #define PT_VAL PERFTUNE_VALUE_MAX
-#define PT_TX_NAME_MAX 64 /* a transaction name: 1-64 of [A-Za-z0-9_.@-] */
+#define PT_TX_NAME_MAX 64 /* a transaction name: 1-64 of [A-Za-z0-9_.@-], not '.' or '-' first */
 #define PT_KEY_SHOWN 96	  /* bytes of a key quoted in an error message, then "..." */
 #define PT_ERR_MAX (PERFTUNE_KEY_MAX + 1024) /* one message: a key and what went wrong */
 

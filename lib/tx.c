@@ -61,10 +61,12 @@ static int tx_new_impl(struct perftune_ctx *ctx, const char *name, unsigned flag
 		return -EINVAL;
 	if (!name)
 		name = "default";
-	if (!pt_journal_name_ok(name))
+	/* '-' first would read as an option to restore and status: refused when made
+	 * (journals of such names from before are still found by restore -- NAME) */
+	if (!pt_journal_name_ok(name) || name[0] == '-')
 		return pt_err(ctx, -EINVAL,
 			      "'%s': a transaction name is 1-%d of [A-Za-z0-9_.@-], not starting "
-			      "with '.'",
+			      "with '.' or '-'",
 			      name, PT_TX_NAME_MAX);
 	if (flags & ~(unsigned)(PERFTUNE_TX_DRY_RUN | PERFTUNE_TX_HOLD | PERFTUNE_TX_ALLOW_PARTIAL))
 		return pt_err(ctx, -EINVAL, "unknown transaction flags 0x%x", flags);

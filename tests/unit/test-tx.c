@@ -890,6 +890,11 @@ START_TEST(committed_transaction_rejects_more)
 	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
 	ck_assert_int_eq(perftune_tx_new(f.ctx, "../x", 0, &tx), -EINVAL);
 	ck_assert_int_eq(perftune_tx_new(f.ctx, ".hidden", 0, &tx), -EINVAL);
+	/* issue 33 H12: a name that restore would read as an option */
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "-x", 0, &tx), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "not starting with '.' or '-'"));
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "x-", 0, &tx), 0);
+	perftune_tx_unref(tx);
 	ck_assert_int_eq(perftune_tx_new(f.ctx, "x", 1u << 9, &tx), -EINVAL);
 }
 END_TEST
