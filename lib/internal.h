@@ -273,7 +273,11 @@ int pt_kmod_real(int op, const char *name, const char *options, char *out, size_
 /* ---- shared/util.c ---- */
 bool pt_has_cntrl(const char *s);
 void pt_one_line(char *s);
-void pt_normalize(char *s); /* bracket choice, trim, collapse blanks */
+void pt_normalize(char *s);	       /* bracket choice, trim, collapse blanks */
+bool pt_is_selection(const char *raw); /* "a [b] c": one word whole in brackets */
+/* @a and @b compare as values: alike once normalized (a value is written as given, and
+ * compared normalized: the kernel reads any run of blanks in a vector alike) */
+bool pt_value_eq(const char *a, const char *b);
 void pt_trim(char *s);
 bool pt_choice_in(const char *raw, const char *word);	  /* word among the choices of raw */
 void pt_choices(const char *raw, char *out, size_t size); /* "a [b] c" -> "a b c" */
