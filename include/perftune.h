@@ -263,7 +263,8 @@ enum {
 
 /**
  * perftune_tx_new() - start a transaction named @name ("default" if NULL).
- * The name is [A-Za-z0-9_.@-]{1,64}.  Re-using the name of a committed
+ * The name is [A-Za-z0-9_.@-]{1,64}, not starting with '.' or '-' (a name
+ * that reads as an option).  Re-using the name of a committed
  * transaction extends it: originals already journaled are kept.
  * Return: 0, -EINVAL (bad name or flags), -ENOMEM.
  */

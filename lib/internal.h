@@ -15,7 +15,7 @@
 
 #define PT_READ_MAX 65536 /* bounded reads of kernel files */
 #define PT_VAL PERFTUNE_VALUE_MAX
-#define PT_TX_NAME_MAX 64 /* a transaction name: 1-64 of [A-Za-z0-9_.@-] */
+#define PT_TX_NAME_MAX 64 /* a transaction name: 1-64 of [A-Za-z0-9_.@-], not '.' or '-' first */
 #define PT_KEY_SHOWN 96	  /* bytes of a key quoted in an error message, then "..." */
 #define PT_ERR_MAX (PERFTUNE_KEY_MAX + 1024) /* one message: a key and what went wrong */
 
@@ -277,7 +277,11 @@ int pt_kmod_need(struct perftune_ctx *ctx, const char *key); /* libkmod, for the
 /* ---- shared/util.c ---- */
 bool pt_has_cntrl(const char *s);
 void pt_one_line(char *s);
-void pt_normalize(char *s); /* bracket choice, trim, collapse blanks */
+void pt_normalize(char *s);	       /* bracket choice, trim, collapse blanks */
+bool pt_is_selection(const char *raw); /* "a [b] c": one word whole in brackets */
+/* @a and @b compare as values: alike once normalized (a value is written as given, and
+ * compared normalized: the kernel reads any run of blanks in a vector alike) */
+bool pt_value_eq(const char *a, const char *b);
 void pt_trim(char *s);
 bool pt_choice_in(const char *raw, const char *word);	  /* word among the choices of raw */
 void pt_choices(const char *raw, char *out, size_t size); /* "a [b] c" -> "a b c" */
@@ -288,13 +292,15 @@ int pt_snprintf(char *buf, size_t size, const char *fmt, ...)
 
 /* ---- shared/keyname.c: key components from kernel names (perftune(8) KEYS) ---- */
 enum pt_keyform {
-	PT_KEYFORM_BRACKET, /* a name looked up as written: "[eth0.100]" */
+	PT_KEYFORM_BRACKET, /* a name looked up as written: "[eth0.100]", "[x*]", "[v\=1]" */
 	PT_KEYFORM_MAP,	    /* a name matched by content: "haltpoll idle" -> "haltpoll_idle" */
 };
 bool pt_key_char(char c);	  /* in the alphabet of a plain component (no glob) */
 bool pt_key_plain(const char *s); /* non-empty, only pt_key_char() */
-/* @name as a key component in @out: 0 as is, 1 bracketed or mapped, -EINVAL not nameable */
+/* @name as a key component in @out: 0 as is, 1 bracketed (escaped) or mapped, -EINVAL empty */
 int pt_key_comp(char *out, size_t size, const char *name, enum pt_keyform form);
+/* "@family.@name" or "@family[@name]" (PT_KEYFORM_BRACKET) in @out: 0, -ENAMETOOLONG, -EINVAL */
+int pt_key_dev(char *out, size_t size, const char *family, const char *name);
 
 /* ---- shared/buf.c: a growable string; out of memory shows once, at pt_buf_steal() ---- */
 struct pt_buf {
@@ -353,11 +359,27 @@ char *pt_cpus_list(const unsigned char *m, const char *prefix, bool pack); /* "0
 int pt_py_int(const char *s, long long max, long long *v, char *why, size_t size);
 char *pt_cpus_hexstr(const unsigned char *m); /* "0000000f" */
 
+/* ---- profile/regex.c: a key's selector regex (proc[<regex>]), bounded in memory and time ---- */
+struct pt_regex;
+/* @re, a POSIX extended regex, compiled: 0, or -EINVAL with *@err (malloc'd) saying why
+ * (a syntax error, or past a bound: length, nesting, memory), -ENOMEM */
+int pt_regex_new(const char *re, struct pt_regex **out, char **err);
+/* 1 it matches @text, 0 not, -EINVAL with *@err past the bound of a match, -ENOMEM */
+int pt_regex_match(struct pt_regex *rx, const char *text, char **err);
+void pt_regex_free(struct pt_regex *rx);
+
 /* ---- key.c: keys parsed into components, and concrete tunables ---- */
 #define PT_MAX_COMPS 16
+/*
+ * One component.  Plain: the key alphabet, a glob with '*' or '?'.  In brackets: any
+ * printable text, '\' taking the next character as it is ("\]", "\\", "\=") or
+ * "\xHH" a byte; a name there is literal, never a glob (doc/design.md, Key namespace).
+ */
 struct pt_comp {
-	char s[PERFTUNE_KEY_MAX];
+	char s[PERFTUNE_KEY_MAX];    /* as written: what a selector's regex or glob reads */
+	char name[PERFTUNE_KEY_MAX]; /* the name it spells: brackets' escapes undone */
 	bool bracketed;
+	bool glob; /* plain, with '*' or '?' */
 };
 struct pt_keyparts {
 	const char *text; /* the key as given */
@@ -536,9 +558,13 @@ enum {
 
 /* ---- key.c (parsing and the tunables families make) and lookup.c (the registry) ---- */
 int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *kp);
+/* the ']' closing the '[' at @open, past escaped characters; NULL and *@why (or NULL) if none */
+const char *pt_key_bracket_end(const char *open, const char **why);
 /* A printable, bounded copy of user input @key for error messages, in @buf. */
 const char *pt_key_shown(const char *key, char *buf, size_t size);
 bool pt_glob(const char *s);
+/* @name is what @c names: the name itself, or one its glob matches */
+bool pt_comp_matches(const struct pt_comp *c, const char *name);
 /* @kp's components are those of @key ("numa.balancing") */
 bool pt_key_is(const struct pt_keyparts *kp, const char *key);
 int pt_tunable_init(struct pt_tunable *t, const struct pt_family *fam, const char *path,

@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,11 +29,91 @@ static bool plain_char(char c)
 	return pt_key_char(c) || c == '*' || c == '?'; /* globs */
 }
 
+static int hexval(char c)
+{
+	if (isdigit((unsigned char)c))
+		return c - '0';
+	return isxdigit((unsigned char)c) ? tolower((unsigned char)c) - 'a' + 10 : -1;
+}
+
+/*
+ * The ']' that closes the bracket opened at @open, skipping "\c" pairs; NULL if none.
+ * *@why: what is wrong inside, or NULL.
+ */
+const char *pt_key_bracket_end(const char *open, const char **why)
+{
+	*why = NULL;
+	for (const char *q = open + 1; *q; q++) {
+		if (*q == ']')
+			return q;
+		if (!isprint((unsigned char)*q) || *q == '[') {
+			*why = "bad character in [] selector (write '\\[', or \\xHH for a byte)";
+			return NULL;
+		}
+		if (*q != '\\')
+			continue;
+		if (q[1] == 'x' && (hexval(q[2]) < 0 || hexval(q[3]) < 0 ||
+				    hexval(q[2]) * 16 + hexval(q[3]) == 0)) {
+			*why = "bad escape in [] selector ('\\x' takes two hex digits, not 00)";
+			return NULL;
+		}
+		if (!isprint((unsigned char)q[1])) {
+			*why = "bad escape in [] selector ('\\' before the end or a control character)";
+			return NULL;
+		}
+		q += q[1] == 'x' ? 3 : 1;
+	}
+	return NULL;
+}
+
+/* the name that @n bytes at @in spell: "\c" is c, "\xHH" the byte HH (checked by the parser) */
+static void unescape_name(const char *in, size_t n, char *out)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (in[i] != '\\') {
+			out[o++] = in[i];
+		} else if (in[i + 1] == 'x') {
+			out[o++] = (char)(hexval(in[i + 2]) * 16 + hexval(in[i + 3]));
+			i += 3;
+		} else {
+			out[o++] = in[++i];
+		}
+	}
+	out[o] = '\0';
+}
+
+static int parse_bracket(struct perftune_ctx *ctx, const char *key, const char **pp,
+			 struct pt_comp *c)
+{
+	char sb[PT_KEY_SHOWN + 4];
+	const char *p = *pp, *why, *end = pt_key_bracket_end(p, &why);
+	size_t n;
+
+	if (!end)
+		return pt_err(ctx, -EINVAL, "%s: %s", pt_key_shown(key, sb, sizeof(sb)),
+			      why ? why : "'[' without ']'");
+	n = (size_t)(end - p - 1);
+	if (n == 0)
+		return pt_err(ctx, -EINVAL, "%s: empty [] selector",
+			      pt_key_shown(key, sb, sizeof(sb)));
+	memcpy(c->s, p + 1, n);
+	unescape_name(p + 1, n, c->name);
+	c->bracketed = true;
+	*pp = end + 1;
+	if (**pp && **pp != '.')
+		return pt_err(ctx, -EINVAL, "%s: expected '.' after ']'",
+			      pt_key_shown(key, sb, sizeof(sb)));
+	return 0;
+}
+
 int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *kp)
 {
 	char sb[PT_KEY_SHOWN + 4];
 	const char *p = key;
 	size_t len;
+	int r;
 
 	if (!key || !*key)
 		return pt_err(ctx, -EINVAL, "empty key");
@@ -51,25 +132,9 @@ int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *
 				      pt_key_shown(key, sb, sizeof(sb)), PT_MAX_COMPS);
 		c = &kp->c[kp->n++];
 		if (*p == '[') {
-			const char *end = strchr(p + 1, ']');
-			if (!end)
-				return pt_err(ctx, -EINVAL, "%s: '[' without ']'",
-					      pt_key_shown(key, sb, sizeof(sb)));
-			n = (size_t)(end - p - 1);
-			if (n == 0)
-				return pt_err(ctx, -EINVAL, "%s: empty [] selector",
-					      pt_key_shown(key, sb, sizeof(sb)));
-			for (const char *q = p + 1; q < end; q++)
-				if (!isprint((unsigned char)*q) || *q == '[')
-					return pt_err(ctx, -EINVAL,
-						      "%s: bad character in [] selector",
-						      pt_key_shown(key, sb, sizeof(sb)));
-			memcpy(c->s, p + 1, n);
-			c->bracketed = true;
-			p = end + 1;
-			if (*p && *p != '.')
-				return pt_err(ctx, -EINVAL, "%s: expected '.' after ']'",
-					      pt_key_shown(key, sb, sizeof(sb)));
+			r = parse_bracket(ctx, key, &p, c);
+			if (r < 0)
+				return r;
 		} else {
 			while (*p && *p != '.' && *p != '[') {
 				if (!plain_char(*p))
@@ -81,6 +146,8 @@ int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *
 			if (n == 0)
 				return pt_err(ctx, -EINVAL, "%s: empty component",
 					      pt_key_shown(key, sb, sizeof(sb)));
+			memcpy(c->name, c->s, n);
+			c->glob = pt_glob(c->s);
 			if (*p == '[')
 				continue; /* family[selector] */
 		}
@@ -112,6 +179,13 @@ bool pt_key_is(const struct pt_keyparts *kp, const char *key)
 bool pt_glob(const char *s)
 {
 	return strpbrk(s, "*?") != NULL;
+}
+
+bool pt_comp_matches(const struct pt_comp *c, const char *name)
+{
+	if (c->glob)
+		return fnmatch(c->s, name, 0) == 0;
+	return strcmp(c->name, name) == 0;
 }
 
 void pt_ctun_free(struct pt_ctun *c)

@@ -251,14 +251,13 @@ static int list_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void 
  */
 static int selector_prefixes(struct perftune_ctx *ctx, const char *prefix, char ***out)
 {
-	const char *close = strchr(prefix, ']');
+	const char *why, *close = pt_key_bracket_end(prefix + 5, &why);
 	_cleanup_free_ struct pt_tunable *t = NULL;
 	char key[PERFTUNE_KEY_MAX], **v;
 	int n;
 
-	if (strncmp(prefix, "block[", 6) || !close)
-		return pt_err(ctx, -EINVAL, "%s: a list prefix takes a [selector] only for block",
-			      prefix);
+	if (!close)
+		return pt_err(ctx, -EINVAL, "%s: %s", prefix, why ? why : "'[' without ']'");
 	if (pt_snprintf(key, sizeof(key), "%.*s.scheduler", (int)(close + 1 - prefix), prefix) < 0)
 		return -ENAMETOOLONG;
 	n = pt_resolve_all(ctx, key, &t);
@@ -268,10 +267,9 @@ static int selector_prefixes(struct perftune_ctx *ctx, const char *prefix, char 
 	if (!v)
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
-		char dev[80];
-		if (pt_key_comp(dev, sizeof(dev), t[i].group, PT_KEYFORM_BRACKET) < 0 ||
-		    asprintf(&v[i], "block%s%s%s%s", dev[0] == '[' ? "" : ".", dev,
-			     close[1] ? "" : ".", close + 1) < 0) {
+		char dev[PERFTUNE_KEY_MAX];
+		if (pt_key_dev(dev, sizeof(dev), "block", t[i].group) < 0 ||
+		    asprintf(&v[i], "%s%s%s", dev, close[1] ? "" : ".", close + 1) < 0) {
 			pt_strv_free(v);
 			return -ENOMEM;
 		}
@@ -293,7 +291,9 @@ static int list_impl(struct perftune_ctx *ctx, const char *prefix, struct pt_ite
 		return -ENOMEM;
 	pt_lock(ctx);
 	pt_err_clear(ctx);
-	if (prefix && strchr(prefix, '[')) {
+	/* block[<selector>]: the disks it reaches; other prefixes are text, brackets and all,
+	 * as list prints keys ("sysctl.net.ipv4.conf.[eth0.100]") */
+	if (prefix && !strncmp(prefix, "block[", 6)) {
 		r = selector_prefixes(ctx, prefix, &ls.prefixes);
 		if (r < 0)
 			goto out;

@@ -61,10 +61,12 @@ static int tx_new_impl(struct perftune_ctx *ctx, const char *name, unsigned flag
 		return -EINVAL;
 	if (!name)
 		name = "default";
-	if (!pt_journal_name_ok(name))
+	/* '-' first would read as an option to restore and status: refused when made
+	 * (journals of such names from before are still found by restore -- NAME) */
+	if (!pt_journal_name_ok(name) || name[0] == '-')
 		return pt_err(ctx, -EINVAL,
 			      "'%s': a transaction name is 1-%d of [A-Za-z0-9_.@-], not starting "
-			      "with '.'",
+			      "with '.' or '-'",
 			      name, PT_TX_NAME_MAX);
 	if (flags & ~(unsigned)(PERFTUNE_TX_DRY_RUN | PERFTUNE_TX_HOLD | PERFTUNE_TX_ALLOW_PARTIAL))
 		return pt_err(ctx, -EINVAL, "unknown transaction flags 0x%x", flags);
@@ -398,12 +400,13 @@ static int verify(struct perftune_ctx *ctx, struct perftune_tx *tx, struct stage
 		if (r == 1) /* in force as asked; the read says more (threads it did not name) */
 			return set_str(&s->value, got) < 0 ? oom(ctx, s) : 0;
 		/* a verify that waited for the kernel (cpufreq limits): what it settled on */
-		if (r == 0 && strcmp(got, s->value) && s->c.fam->read(ctx, t, got, sizeof(got)) < 0)
+		if (r == 0 && !pt_value_eq(got, s->value) &&
+		    s->c.fam->read(ctx, t, got, sizeof(got)) < 0)
 			return -EIO;
-	} else if (strcmp(got, s->value))
+	} else if (!pt_value_eq(got, s->value))
 		r = pt_err(ctx, -EIO, "%s: the kernel accepted '%s' but reads back '%s'", s->c.key,
 			   s->value, got);
-	if (r == 0 && strcmp(got, s->value)) { /* accepted as the kernel rounded it */
+	if (r == 0 && !pt_value_eq(got, s->value)) { /* accepted as the kernel rounded it */
 		snprintf(note, sizeof(note), "kernel rounded %s to %s", s->value, got);
 		return accept_got(ctx, s, got, note);
 	}
@@ -556,7 +559,7 @@ static int commit_pre(struct perftune_ctx *ctx, struct pt_jinfo *ji, int jfd, st
 	r = s->c.fam->read(ctx, t, cur, sizeof(cur));
 	if (r < 0)
 		return r;
-	if (s->c.fam->snapshot && strcmp(cur, s->value)) {
+	if (s->c.fam->snapshot && !pt_value_eq(cur, s->value)) {
 		char snap[PT_VAL];
 		r = s->c.fam->snapshot(ctx, t, s->value, snap, sizeof(snap));
 		if (r < 0 || set_str(&s->old, snap) < 0)
@@ -566,7 +569,7 @@ static int commit_pre(struct perftune_ctx *ctx, struct pt_jinfo *ji, int jfd, st
 	}
 	je = pt_jinfo_find(ji, s->c.key);
 	s->journaled = je && !je->restored;
-	if (!strcmp(cur, s->value) && !(s->c.fam->flags & PT_FAM_HELD)) {
+	if (pt_value_eq(cur, s->value) && !(s->c.fam->flags & PT_FAM_HELD)) {
 		s->flags |= PT_ITEM_UNCHANGED;
 		return 0;
 	}
@@ -582,12 +585,16 @@ static int commit_pre(struct perftune_ctx *ctx, struct pt_jinfo *ji, int jfd, st
 static int commit_post(struct perftune_ctx *ctx, struct perftune_tx *tx, int jfd, struct stage *s)
 {
 	struct pt_tunable tb;
+	char w[PT_VAL];
 	int r = verify(ctx, tx, s, tunable(s, &tb));
 
 	if (r < 0)
 		return r;
 	s->flags |= PT_ITEM_WRITTEN;
-	return pt_journal_append(ctx, jfd, "wrote", s->c.key, s->value);
+	/* as a read shows it (restore compares a read with it): one line, blanks collapsed */
+	snprintf(w, sizeof(w), "%s", s->value);
+	pt_normalize(w);
+	return pt_journal_append(ctx, jfd, "wrote", s->c.key, w);
 }
 
 static int dry_run(struct perftune_ctx *ctx, struct perftune_tx *tx)
@@ -602,7 +609,7 @@ static int dry_run(struct perftune_ctx *ctx, struct perftune_tx *tx)
 			cur[0] = '\0';
 		if (set_str(&s->old, cur) < 0)
 			return oom(ctx, s);
-		if (!strcmp(s->old, s->value) && !(s->c.fam->flags & PT_FAM_HELD))
+		if (pt_value_eq(s->old, s->value) && !(s->c.fam->flags & PT_FAM_HELD))
 			s->flags |= PT_ITEM_UNCHANGED;
 		else
 			n++;

@@ -451,7 +451,7 @@ func TestFailedSetStagesNothing(t *testing.T) {
 
 func TestBeginBadName(t *testing.T) {
 	c := newFakeTree(t).open(t)
-	for _, name := range []string{"has space", "a/b", ".hidden", strings.Repeat("x", 65)} {
+	for _, name := range []string{"has space", "a/b", ".hidden", "-x", strings.Repeat("x", 65)} {
 		_, err := c.Begin(name, perftune.TxOptions{})
 		wantErrno(t, err, syscall.EINVAL, name)
 	}

@@ -67,9 +67,10 @@ type Tx struct {
 }
 
 // Begin starts a transaction called name ("" means "default"), a name of 1-64
-// characters of [A-Za-z0-9_.@-]. Re-using the name of a committed transaction
-// extends it: originals already journaled are kept. Errors wrap EINVAL (bad
-// name). Close or Rollback the Tx when done; a finalizer closes a forgotten one.
+// characters of [A-Za-z0-9_.@-], not starting with '.' or '-'. Re-using the
+// name of a committed transaction extends it: originals already journaled are
+// kept. Errors wrap EINVAL (bad name). Close or Rollback the Tx when done; a
+// finalizer closes a forgotten one.
 func (c *Context) Begin(name string, opts TxOptions) (*Tx, error) {
 	var tp *C.struct_perftune_tx
 	var cctx *C.struct_perftune_ctx

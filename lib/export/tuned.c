@@ -45,7 +45,7 @@ static bool tuned_line(const struct xent *e, const char *section, struct pt_buf 
 			pt_buf_printf(b, "%s=%s\n", tuned_opts[i].option, e->value);
 			return true;
 		}
-	if (!strcmp(section, "sysctl") && e->nm.sysctl[0]) {
+	if (!strcmp(section, "sysctl") && e->nm.sysctl[0] && !strchr(e->nm.sysctl, '=')) {
 		pt_buf_printf(b, "%s=%s\n", e->nm.sysctl, e->value);
 		return true;
 	}
@@ -145,9 +145,29 @@ static int dev_sections(const struct xlist *l, bool *done, struct pt_buf *b, con
 
 	for (size_t i = 0; i < l->n; i++) {
 		const char *dev = l->e[i].nm.dev;
+		char rule[256];
 		if (done[i] || !mine(&l->e[i]))
 			continue;
-		pt_buf_printf(b, "\n[%s_%s]\ntype=%s\ndevices=%s\n", type, dev, type, dev);
+		/* TuneD splits devices= at blanks and ',', takes '!' first as "not" and the rest
+		 * as fnmatch patterns: the name in brackets where it has "*?[", else no section */
+		if (strpbrk(dev, " \t\n,") || dev[0] == '!' ||
+		    pt_glob_literal(dev, rule, sizeof(rule)) < 0) {
+			for (size_t k = i; k < l->n; k++)
+				if (!done[k] && mine(&l->e[k]) && !strcmp(l->e[k].nm.dev, dev)) {
+					pt_buf_printf(b,
+						      "# not written: %s = %s: the device name cannot "
+						      "be a TuneD devices= rule\n",
+						      l->e[k].key, l->e[k].value);
+					done[k] = true;
+				}
+			continue;
+		}
+		/* a section name of the device's own where it is plain, else of its place */
+		if (pt_key_plain(dev))
+			pt_buf_printf(b, "\n[%s_%s]\n", type, dev);
+		else
+			pt_buf_printf(b, "\n[%s_%zu]\n", type, i);
+		pt_buf_printf(b, "type=%s\ndevices=%s\n", type, rule);
 		n += body(l, i, done, b);
 	}
 	return n;

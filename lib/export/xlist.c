@@ -138,3 +138,21 @@ void pt_export_skipped(struct pt_buf *b, const struct xlist *l)
 		pt_buf_puts(b, "\n");
 	}
 }
+
+int pt_glob_literal(const char *name, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (const char *c = name; *c; c++) {
+		if (o + 4 > size)
+			return -ENAMETOOLONG;
+		if (strchr("*?[", *c))
+			o += (size_t)snprintf(out + o, size - o, "[%c]", *c);
+		else
+			out[o++] = *c;
+	}
+	if (o >= size)
+		return -ENAMETOOLONG;
+	out[o] = '\0';
+	return 0;
+}

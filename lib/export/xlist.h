@@ -44,6 +44,11 @@ void pt_export_header(struct pt_buf *b, const struct xlist *l, const char *how);
 /* one "# skipped here: [unit] option = value: reason" line per skipped option */
 void pt_export_skipped(struct pt_buf *b, const struct xlist *l);
 
+/* @name as an fnmatch()/glob() pattern that only it matches, in @out: each of "*?[" in a
+ * bracket of its own ("v[*]", as udev, systemd-sysctl and TuneD's devices= read it);
+ * 0, or -ENAMETOOLONG */
+int pt_glob_literal(const char *name, char *out, size_t size);
+
 /* ---- the formats, one file each: number of keys written, or -errno ---- */
 int pt_export_sysctl(struct perftune_ctx *ctx, const struct xlist *l,
 		     struct pt_buf *b); /* sysctl.c */

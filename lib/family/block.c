@@ -241,13 +241,13 @@ static int select_disks(struct perftune_ctx *ctx, const struct pt_keyparts *kp, 
 	char disk[64];
 	int r;
 
-	if (sel->bracketed && sel->s[0] == '/') {
-		r = disk_of_path(ctx, kp->text, sel->s, disk, sizeof(disk));
-		return r < 0 ? r : disks_add(out, disk, sel->s);
+	if (sel->bracketed && sel->name[0] == '/') {
+		r = disk_of_path(ctx, kp->text, sel->name, disk, sizeof(disk));
+		return r < 0 ? r : disks_add(out, disk, sel->name);
 	}
-	if (strchr(sel->s, '/') || !strcmp(sel->s, "..") || !strcmp(sel->s, "."))
+	if (strchr(sel->name, '/') || !strcmp(sel->name, "..") || !strcmp(sel->name, "."))
 		return pt_err(ctx, -EINVAL, "%s: '%s' is not a device name", kp->text, sel->s);
-	if (pt_glob(sel->s)) {
+	if (sel->glob) {
 		_cleanup_closedir_ DIR *d = pt_attr_opendir(ctx, "sys/block");
 		struct dirent *de;
 		while (d && (de = readdir(d)))
@@ -262,34 +262,34 @@ static int select_disks(struct perftune_ctx *ctx, const struct pt_keyparts *kp, 
 				      sel->s);
 		return 0;
 	}
-	if (has_queue(ctx, sel->s)) /* a disk with a queue: no partition is under sys/block */
-		return disks_add(out, sel->s, NULL);
-	r = disk_of_name(ctx, sel->s, disk, sizeof(disk));
+	/* a name, bracketed or not, is that device ("block[v*]" is the disk named v*) */
+	if (has_queue(ctx, sel->name)) /* a disk with a queue: no partition is under sys/block */
+		return disks_add(out, sel->name, NULL);
+	r = disk_of_name(ctx, sel->name, disk, sizeof(disk));
 	if (r == -EOPNOTSUPP)
 		return pt_dl_need(ctx, PT_DL_UDEV, kp->text);
 	if (r < 0)
 		return pt_err(ctx, -ENODEV, "%s: no such block device", kp->text);
-	return disks_add(out, disk, strcmp(disk, sel->s) ? sel->s : NULL);
+	return disks_add(out, disk, strcmp(disk, sel->name) ? sel->name : NULL);
 }
 
 static int emit_attr(struct perftune_ctx *ctx, const char *disk, int kind, const char *name,
 		     const char *note, pt_emit_fn emit, void *ud)
 {
 	struct pt_tunable t;
-	char path[PATH_MAX], dev[80];
+	char path[PATH_MAX], dev[PERFTUNE_KEY_MAX];
 	int r;
 
 	/* "cciss!c0d0" (a '/' in the device name): block[cciss!c0d0], as shared/keyname.c says */
-	r = pt_key_comp(dev, sizeof(dev), disk, PT_KEYFORM_BRACKET);
+	r = pt_key_dev(dev, sizeof(dev), "block", disk);
 	if (r < 0)
 		return r == -EINVAL ? 0 : r; /* no key can name it: not a tunable of ours */
 	if (kind == ATTR_IOSCHED)
 		r = pt_snprintf(path, sizeof(path), "sys/block/%s/queue/iosched/%s", disk, name);
 	else
 		r = pt_snprintf(path, sizeof(path), "sys/block/%s/queue/%s", disk, name);
-	if (r < 0 ||
-	    pt_tunable_init(&t, &pt_block_family, path, "block%s%s.%s%s", dev[0] == '[' ? "" : ".",
-			    dev, kind == ATTR_IOSCHED ? "iosched." : "", name) < 0)
+	if (r < 0 || pt_tunable_init(&t, &pt_block_family, path, "%s.%s%s", dev,
+				     kind == ATTR_IOSCHED ? "iosched." : "", name) < 0)
 		return -ENAMETOOLONG;
 	snprintf(t.group, sizeof(t.group), "%s", disk);
 	t.kind = kind;
@@ -312,7 +312,7 @@ static int block_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp,
 	if (kp->n < 3)
 		return pt_err(ctx, -EINVAL, "%s: expected block.<device>.<attribute>", kp->text);
 	for (int i = 2; i < kp->n; i++)
-		if (kp->c[i].bracketed || pt_glob(kp->c[i].s))
+		if (kp->c[i].bracketed || kp->c[i].glob)
 			return pt_err(ctx, -EINVAL, "%s: attribute names take no brackets or globs",
 				      kp->text);
 	if (kp->n == 4 && !strcmp(kp->c[2].s, "iosched")) {
@@ -344,7 +344,7 @@ static int block_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp,
 	for (size_t i = 0; r >= 0 && i < res.n; i++) {
 		char p[PATH_MAX];
 		if (!has_queue(ctx, res.name[i])) {
-			if (pt_glob(kp->c[1].s))
+			if (kp->c[1].glob)
 				continue;
 			r = pt_err(ctx, -ENODEV, "%s: %s has no request queue", kp->text,
 				   res.name[i]);

@@ -244,9 +244,8 @@ static int kind_of(const struct pt_keyparts *kp, const char **state)
 	}
 	if (kp->n == 4 && !strcmp(a, "idle") && !strcmp(kp->c[3].s, "max_latency_us"))
 		return C_MAXLAT;
-	if (kp->n == 5 && !strcmp(a, "idle") && !strcmp(kp->c[4].s, "disable") &&
-	    !pt_glob(kp->c[3].s)) {
-		*state = kp->c[3].s;
+	if (kp->n == 5 && !strcmp(a, "idle") && !strcmp(kp->c[4].s, "disable") && !kp->c[3].glob) {
+		*state = kp->c[3].name;
 		return C_IDLE;
 	}
 	return -1;

@@ -59,25 +59,28 @@ static bool number(const char *s)
 int pt_file_check(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *raw,
 		  const char *in, char *out, size_t size)
 {
-	char cur[PT_VAL], choices[PT_VAL];
+	char cur[PT_VAL], choices[PT_VAL], norm[PT_VAL];
 	int r;
 
 	r = pt_file_writable(ctx, t);
 	if (r < 0)
 		return r;
-	if (pt_snprintf(out, size, "%s", in) < 0)
+	/* checked normalized, written as given (kernel.core_pattern keeps its blanks and
+	 * tabs, as systemd-sysctl writes them); a selection: the choice's name */
+	if (pt_snprintf(norm, sizeof(norm), "%s", in) < 0 || pt_snprintf(out, size, "%s", in) < 0)
 		return pt_err(ctx, -ENAMETOOLONG, "%s: value too long", t->key);
-	pt_normalize(out);
+	pt_normalize(norm);
 	snprintf(cur, sizeof(cur), "%s", raw);
 	pt_normalize(cur);
-	if (strchr(raw, '[') && strchr(raw, ']')) {
-		if (!pt_choice_in(raw, out)) {
+	if (pt_is_selection(raw)) {
+		if (!pt_choice_in(raw, norm)) {
 			pt_choices(raw, choices, sizeof(choices));
-			return pt_err(ctx, -EINVAL, "%s: '%s' is not one of: %s", t->key, out,
+			return pt_err(ctx, -EINVAL, "%s: '%s' is not one of: %s", t->key, norm,
 				      choices);
 		}
-	} else if (number(cur) && !number(out)) {
-		return pt_err(ctx, -EINVAL, "%s: '%s' is not a number", t->key, out);
+		snprintf(out, size, "%s", norm);
+	} else if (number(cur) && !number(norm)) {
+		return pt_err(ctx, -EINVAL, "%s: '%s' is not a number", t->key, norm);
 	}
 	return 0;
 }
@@ -147,7 +150,7 @@ int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t, struc
 	if (r < 0) {
 		pt_desc_set_unreadable(d, strerror(-r));
 	} else {
-		if (strchr(raw, '[') && strchr(raw, ']')) {
+		if (pt_is_selection(raw)) {
 			pt_choices(raw, buf, sizeof(buf));
 			pt_desc_set_choices(d, buf);
 		}

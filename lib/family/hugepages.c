@@ -145,7 +145,7 @@ static int hp_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt
 	if (strcmp(last, "nr") || strncmp(kp->c[2].s, "node", 4))
 		return pt_err(ctx, -EINVAL, "%s: per-node key is hugepages.<size>.node<N>.nr",
 			      kp->text);
-	if (!pt_glob(kp->c[2].s)) {
+	if (!kp->c[2].glob) {
 		char *end;
 		long n = strtol(kp->c[2].s + 4, &end, 10);
 		if (*end || end == kp->c[2].s + 4 || n < 0 || n > 65535)

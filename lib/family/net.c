@@ -58,15 +58,28 @@ static void dev_link(struct perftune_ctx *ctx, const char *dev, const char *sub,
 	snprintf(out, size, "%s", b ? b + 1 : l);
 }
 
+/*
+ * "[driver=GLOB]" or "[pci=GLOB]" as written: the device's driver or PCI address; NULL for a
+ * name ("[v=1]", or "[driver\=x]" for a device named driver=x: a name is literal)
+ */
+static const char *attr_sel(const struct pt_comp *sel)
+{
+	if (!sel->bracketed)
+		return NULL;
+	if (!strncmp(sel->s, "driver=", 7))
+		return sel->s + 7;
+	return strncmp(sel->s, "pci=", 4) ? NULL : sel->s + 4;
+}
+
 static bool sel_match(struct perftune_ctx *ctx, const struct pt_comp *sel, const char *dev)
 {
-	const char *eq = sel->bracketed ? strchr(sel->s, '=') : NULL;
+	const char *pat = attr_sel(sel);
 	char v[256];
 
-	if (!eq)
-		return sel->bracketed ? !strcmp(sel->s, dev) : !fnmatch(sel->s, dev, 0);
-	dev_link(ctx, dev, !strncmp(sel->s, "driver=", 7) ? "/driver" : "", v, sizeof(v));
-	return v[0] && !fnmatch(eq + 1, v, 0);
+	if (!pat)
+		return pt_comp_matches(sel, dev);
+	dev_link(ctx, dev, sel->s[0] == 'd' ? "/driver" : "", v, sizeof(v));
+	return v[0] && !fnmatch(pat, v, 0);
 }
 
 struct devs {
@@ -77,17 +90,12 @@ struct devs {
 static int select_devs(struct perftune_ctx *ctx, const struct pt_keyparts *kp, struct devs *out)
 {
 	const struct pt_comp *sel = &kp->c[1];
-	const char *eq = sel->bracketed ? strchr(sel->s, '=') : NULL;
+	const char *eq = attr_sel(sel);
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
 
-	if (eq && strncmp(sel->s, "driver=", 7) && strncmp(sel->s, "pci=", 4))
-		return pt_err(ctx, -EINVAL,
-			      "%s: a selector is a name, a glob, [driver=NAME] or "
-			      "[pci=ADDRESS]",
-			      kp->text);
-	if (!eq && !pt_glob(sel->s)) {
-		if (!is_dev(ctx, sel->s))
+	if (!eq && !sel->glob) {
+		if (!is_dev(ctx, sel->name))
 			return pt_err(ctx, -ENODEV,
 				      "%s: no such network device '%s' in this "
 				      "network namespace",
@@ -95,7 +103,7 @@ static int select_devs(struct perftune_ctx *ctx, const struct pt_keyparts *kp, s
 		out->name = malloc(sizeof(*out->name));
 		if (!out->name)
 			return -ENOMEM;
-		snprintf(out->name[0], sizeof(*out->name), "%s", sel->s);
+		snprintf(out->name[0], sizeof(*out->name), "%s", sel->name);
 		out->n = 1;
 		return 0;
 	}
@@ -119,14 +127,12 @@ static int select_devs(struct perftune_ctx *ctx, const struct pt_keyparts *kp, s
 /* the key net.<dev>.<rest>: 0, -EINVAL where no key can name the device, -ENAMETOOLONG */
 static int net_key(char *out, size_t size, const char *dev, const char *rest)
 {
-	char name[80];
-	int r = pt_key_comp(name, sizeof(name), dev, PT_KEYFORM_BRACKET);
+	char name[PERFTUNE_KEY_MAX];
+	int r = pt_key_dev(name, sizeof(name), "net", dev);
 
 	if (r < 0)
 		return r;
-	return pt_snprintf(out, size, "net%s%s.%s", name[0] == '[' ? "" : ".", name, rest) < 0
-		       ? -ENAMETOOLONG
-		       : 0;
+	return pt_snprintf(out, size, "%s.%s", name, rest) < 0 ? -ENAMETOOLONG : 0;
 }
 
 /* emit net.<dev>.<rest>: the file @file of the device, or (NULL) an ethtool setting */
@@ -338,10 +344,11 @@ static int net_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, p
 	for (int i = 2; i < kp->n; i++)
 		if (kp->c[i].bracketed)
 			return pt_err(ctx, -EINVAL, "%s: only the device takes brackets", kp->text);
-	if (strchr(kp->c[1].s, '/'))
+	if (!attr_sel(&kp->c[1]) && (strchr(kp->c[1].name, '/') || !strcmp(kp->c[1].name, ".") ||
+				     !strcmp(kp->c[1].name, "..")))
 		return pt_err(ctx, -EINVAL, "%s: '%s' is not a device name", kp->text, kp->c[1].s);
 	r = select_devs(ctx, kp, &d);
-	many = pt_glob(kp->c[1].s) || strchr(kp->c[1].s, '=');
+	many = kp->c[1].glob || attr_sel(&kp->c[1]);
 	for (size_t i = 0; r >= 0 && i < d.n; i++) {
 		r = resolve_dev(ctx, kp, d.name[i], count_emit, &c);
 		/* a selector of several devices: those that lack the setting are passed over */

@@ -5,7 +5,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,8 +208,17 @@ struct sel {
 	const struct pt_family *fam;
 	const char *attr, *key;
 	int kind; /* 0 all, 1 user, 2 kernel */
-	regex_t *re;
+	struct pt_regex *re;
 };
+
+/* 1 @comm is one @s selects by name (no regex: any), 0 not, -EINVAL past a regex's bound */
+static int comm_matches(struct perftune_ctx *ctx, const struct sel *s, const char *comm)
+{
+	_cleanup_free_ char *err = NULL;
+	int r = s->re ? pt_regex_match(s->re, comm, &err) : 1;
+
+	return r == -EINVAL ? pt_err(ctx, r, "%s: %s", s->key, err) : r;
+}
 
 static int emit_pid(struct perftune_ctx *ctx, const struct sel *s, int pid, pt_emit_fn emit,
 		    void *ud)
@@ -238,7 +246,7 @@ static int select_each(struct perftune_ctx *ctx, const struct sel *s, pt_emit_fn
 			continue;
 		kthread = st.flags & PT_PF_KTHREAD;
 		if ((s->kind == 1 && kthread) || (s->kind == 2 && !kthread) || st.state == 'Z' ||
-		    (s->re && regexec(s->re, st.comm, 0, NULL, 0)))
+		    (r = comm_matches(ctx, s, st.comm)) <= 0)
 			continue;
 		if (st.flags & PT_PF_NO_SETAFFINITY) {
 			bound++;
@@ -256,7 +264,8 @@ static int select_each(struct perftune_ctx *ctx, const struct sel *s, pt_emit_fn
 		       "%s: %d kernel threads bound to their CPUs skipped (PF_NO_SETAFFINITY: the "
 		       "kernel does not move them)",
 		       s->key, bound);
-	pt_err_clear(ctx);
+	if (r >= 0)
+		pt_err_clear(ctx);
 	return r;
 }
 
@@ -296,7 +305,7 @@ int pt_proc_select(struct perftune_ctx *ctx, const struct pt_keyparts *kp,
 	static const char *const kinds[] = { "all", "user", "kernel" };
 	struct sel s = { .fam = fam, .attr = kp->c[kp->n - 1].s, .key = kp->text, .kind = -1 };
 	const struct pt_comp *re = NULL;
-	regex_t rx;
+	_cleanup_free_ char *err = NULL;
 	int r;
 
 	if (kp->n == 3 && kp->c[1].bracketed) {
@@ -314,15 +323,11 @@ int pt_proc_select(struct perftune_ctx *ctx, const struct pt_keyparts *kp,
 			      "%s: expected proc.<pid>.%s, proc.all|user|kernel[<regex>].%s or "
 			      "proc[<regex>].%s",
 			      kp->text, s.attr, s.attr, s.attr);
-	if (re && (r = regcomp(&rx, re->s, REG_EXTENDED | REG_NOSUB)) != 0) {
-		char why[128];
-		regerror(r, &rx, why, sizeof(why));
-		return pt_err(ctx, -EINVAL, "%s: '%s' is not an extended regular expression: %s",
-			      kp->text, re->s, why);
-	}
-	s.re = re ? &rx : NULL;
+	if (re && (r = pt_regex_new(re->s, &s.re, &err)) < 0)
+		return r == -EINVAL ? pt_err(ctx, r, "%s: not an extended regular expression: %s",
+					     kp->text, err)
+				    : r;
 	r = select_each(ctx, &s, emit, ud);
-	if (re)
-		regfree(&rx);
+	pt_regex_free(s.re);
 	return r;
 }

@@ -11,8 +11,8 @@
 
 /*
  * "net.ipv4.conf.[eth0.100].rp_filter": a component with dots or other
- * characters outside the key alphabet keeps brackets (shared/keyname.c); one
- * no key can name ('[', control characters) is not listed.
+ * characters outside the key alphabet keeps brackets (shared/keyname.c), and a
+ * bracketed component is that one name ("[x*]" is not a glob).
  */
 static int append_comp(char *key, size_t size, const char *comp)
 {
@@ -67,7 +67,8 @@ static int walk(struct perftune_ctx *ctx, struct walk *w, const char *path, cons
 {
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
-	const char *pat = w->kp && depth < w->kp->n ? w->kp->c[depth].s : NULL;
+	const struct pt_comp *c = w->kp && depth < w->kp->n ? &w->kp->c[depth] : NULL;
+	const char *pat = c && c->glob ? c->s : NULL;
 	int r = 0;
 
 	if (w->kp && depth == w->kp->n) { /* one look at the file: missing, a directory, mode */
@@ -76,14 +77,15 @@ static int walk(struct perftune_ctx *ctx, struct walk *w, const char *path, cons
 			return 0;
 		return emit_sysctl(ctx, w, path, name, st.st_mode);
 	}
-	if (pat && !pt_glob(pat)) { /* a plain component: no directory scan needed */
+	if (c && !c->glob) { /* one name: no directory scan needed */
 		char p[PATH_MAX], n[PERFTUNE_KEY_MAX];
-		if (strcmp(pat, ".") == 0 || strcmp(pat, "..") == 0 || strchr(pat, '/'))
+		if (strcmp(c->name, ".") == 0 || strcmp(c->name, "..") == 0 || strchr(c->name, '/'))
 			return pt_err(ctx, -EINVAL, "%s: '%s' is not a sysctl name component",
-				      w->kp->text, pat);
+				      w->kp->text, c->s);
 		n[0] = '\0';
-		if (pt_snprintf(p, sizeof(p), "%s/%s", path, pat) < 0 ||
-		    pt_snprintf(n, sizeof(n), "%s", name) < 0 || append_comp(n, sizeof(n), pat) < 0)
+		if (pt_snprintf(p, sizeof(p), "%s/%s", path, c->name) < 0 ||
+		    pt_snprintf(n, sizeof(n), "%s", name) < 0 ||
+		    append_comp(n, sizeof(n), c->name) < 0)
 			return pt_err(ctx, -ENAMETOOLONG, "%s: name too long", w->kp->text);
 		/* a missing directory on the way: the last component's look finds nothing */
 		return walk(ctx, w, p, n, depth + 1);

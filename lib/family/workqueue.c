@@ -8,7 +8,6 @@
  * is written (a narrower read-back is accepted and noted).
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
@@ -32,8 +31,9 @@ static int wq_emit(struct perftune_ctx *ctx, const char *name, pt_emit_fn emit, 
 	return emit(ctx, &t, ud);
 }
 
-/* the workqueues of @pat (NULL: all) that have a CPU mask; *@found of them */
-static int wq_scan(struct perftune_ctx *ctx, const char *pat, pt_emit_fn emit, void *ud, int *found)
+/* the workqueues @sel names or matches (NULL: all) that have a CPU mask; *@found of them */
+static int wq_scan(struct perftune_ctx *ctx, const struct pt_comp *sel, pt_emit_fn emit, void *ud,
+		   int *found)
 {
 	_cleanup_closedir_ DIR *d = pt_attr_opendir(ctx, WQ_DIR);
 	struct dirent *de;
@@ -41,7 +41,7 @@ static int wq_scan(struct perftune_ctx *ctx, const char *pat, pt_emit_fn emit, v
 
 	while (d && (de = readdir(d)) && r >= 0) {
 		char p[PATH_MAX];
-		if (de->d_name[0] == '.' || (pat && fnmatch(pat, de->d_name, 0)) ||
+		if (de->d_name[0] == '.' || (sel && !pt_comp_matches(sel, de->d_name)) ||
 		    pt_snprintf(p, sizeof(p), WQ_DIR "/%s/cpumask", de->d_name) < 0 ||
 		    !pt_attr_tunable(ctx, p))
 			continue;
@@ -61,7 +61,7 @@ static int wq_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 static int wq_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,
 		      void *ud)
 {
-	const char *name = kp->n == 3 ? kp->c[1].s : NULL;
+	const struct pt_comp *sel = kp->n == 3 ? &kp->c[1] : NULL;
 	int found = 0, r;
 
 	if (kp->n < 2 || kp->n > 3 || strcmp(kp->c[kp->n - 1].s, "cpus") ||
@@ -70,21 +70,21 @@ static int wq_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt
 			      kp->text);
 	if (!pt_attr_is_dir(ctx, WQ_DIR))
 		return pt_err(ctx, -EOPNOTSUPP, "%s: this kernel has no /" WQ_DIR, kp->text);
-	if (!name) {
+	if (!sel) {
 		if (!pt_attr_exists(ctx, WQ_DIR "/cpumask"))
 			return pt_err(ctx, -EOPNOTSUPP,
 				      "%s: this kernel has no /" WQ_DIR "/cpumask (before 4.6)",
 				      kp->text);
 		return wq_emit(ctx, NULL, emit, ud);
 	}
-	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
-		return pt_err(ctx, -EINVAL, "%s: '%s' is not a workqueue name", kp->text, name);
-	r = wq_scan(ctx, name, emit, ud, &found);
+	if (strchr(sel->name, '/') || !strcmp(sel->name, ".") || !strcmp(sel->name, ".."))
+		return pt_err(ctx, -EINVAL, "%s: '%s' is not a workqueue name", kp->text, sel->s);
+	r = wq_scan(ctx, sel, emit, ud, &found);
 	if (r >= 0 && !found)
 		return pt_err(ctx, -ENODEV,
 			      "%s: no workqueue '%s' with a CPU mask in /" WQ_DIR
 			      " (only unbound workqueues made visible in sysfs have one)",
-			      kp->text, name);
+			      kp->text, sel->s);
 	return r;
 }
 

@@ -59,16 +59,19 @@ static int readahead_base(struct perftune_profile *p, const char *key, long long
 static int disk_option(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o,
 		       const char *dev, const char *v, const char *hint)
 {
-	char key[PERFTUNE_KEY_MAX];
+	char key[PERFTUNE_KEY_MAX], sel[PERFTUNE_KEY_MAX];
 	struct pt_pitem *it = NULL;
 	int r;
 
+	/* the device by its name: "block[v*]" for one named v*, never a glob */
+	if (pt_key_dev(sel, sizeof(sel), "block", dev) < 0)
+		return 0;
 	if (!strcmp(o->name, "elevator")) {
-		snprintf(key, sizeof(key), "block.%s.scheduler", dev);
+		snprintf(key, sizeof(key), "%s.scheduler", sel);
 		r = pt_pmap_key(p, u, o, key, v, true, &it);
 	} else if (!strcmp(o->name, "scheduler_quantum")) {
 		char path[PATH_MAX];
-		snprintf(key, sizeof(key), "block.%s.iosched.quantum", dev);
+		snprintf(key, sizeof(key), "%s.iosched.quantum", sel);
 		snprintf(path, sizeof(path), "sys/block/%s/queue/iosched/quantum", dev);
 		/* CFQ's parameter: no blk-mq scheduler has it, so a scheduler switch
 		 * in the same profile will not bring it (and a commit would fail) */
@@ -80,7 +83,7 @@ static int disk_option(struct perftune_profile *p, struct pt_punit *u, struct pt
 		r = pt_pmap_key(p, u, o, key, v, false, NULL);
 	} else if (!strcmp(o->name, "readahead")) {
 		_cleanup_free_ char *kb = readahead_kb(v);
-		snprintf(key, sizeof(key), "block.%s.read_ahead_kb", dev);
+		snprintf(key, sizeof(key), "%s.read_ahead_kb", sel);
 		if (!kb)
 			return pt_err(p->ctx, -EINVAL,
 				      "%s:%d: [%s] readahead=%s: expected kB, '>N', "
@@ -93,7 +96,7 @@ static int disk_option(struct perftune_profile *p, struct pt_punit *u, struct pt
 		char *end, val[32];
 		double f = strtod(v, &end);
 		long long base;
-		snprintf(key, sizeof(key), "block.%s.read_ahead_kb", dev);
+		snprintf(key, sizeof(key), "%s.read_ahead_kb", sel);
 		if (end == v || *end || !isfinite(f) || f < 0 || f > 1024)
 			return pt_err(p->ctx, -EINVAL,
 				      "%s:%d: [%s] readahead_multiply=%s: expected a "
@@ -124,7 +127,8 @@ static char *disk_hint(const char *rules, const char *rot)
 	struct pt_buf pos = { 0 }, b = { 0 };
 	char *save = NULL;
 
-	if (!dup || (!pt_explicit_rules(rules) && !rot))
+	/* udev splits a match at '|' and ends a value at '"' (before 247): no pattern rule */
+	if (!dup || (!pt_explicit_rules(rules) && !rot) || strpbrk(rules, "\"|\\"))
 		return NULL;
 	for (char *r = strtok_r(dup, " \t\n,", &save); r; r = strtok_r(NULL, " \t\n,", &save)) {
 		if (r[0] == '!')
@@ -150,8 +154,9 @@ static void filter_rotational(struct perftune_profile *p, struct pt_devset *d, c
 	for (size_t i = 0; i < d->n; i++) {
 		char key[PERFTUNE_KEY_MAX];
 		_cleanup_free_ char *v = NULL;
-		snprintf(key, sizeof(key), "block.%s.rotational", d->name[i]);
-		if (perftune_get(p->ctx, key, &v) == 0 && !strcmp(v, want))
+		if (pt_key_dev(key, sizeof(key), "block", d->name[i]) == 0 &&
+		    pt_snprintf(key + strlen(key), sizeof(key) - strlen(key), ".rotational") >= 0 &&
+		    perftune_get(p->ctx, key, &v) == 0 && !strcmp(v, want))
 			memmove(d->name[k++], d->name[i], sizeof(*d->name));
 	}
 	d->n = k;

@@ -61,7 +61,7 @@ static int one_pair(struct perftune_profile *p, struct pt_punit *u, struct pt_po
 		    const char *section, const char *name, const char *value,
 		    const struct pt_devset *devs)
 {
-	char param[64], key[PERFTUNE_KEY_MAX], dev[160];
+	char param[64], key[PERFTUNE_KEY_MAX], dev[PERFTUNE_KEY_MAX];
 	bool sized = !strcmp(section, "ring") || !strcmp(section, "channels");
 	int r = 0;
 
@@ -71,9 +71,8 @@ static int one_pair(struct perftune_profile *p, struct pt_punit *u, struct pt_po
 		return 0;
 	}
 	for (size_t i = 0; i < devs->n && r >= 0; i++) {
-		if (pt_key_comp(dev, sizeof(dev), devs->name[i], PT_KEYFORM_BRACKET) < 0 ||
-		    pt_snprintf(key, sizeof(key), "net%s%s.%s.%s", dev[0] == '[' ? "" : ".", dev,
-				section, param) < 0)
+		if (pt_key_dev(dev, sizeof(dev), "net", devs->name[i]) < 0 ||
+		    pt_snprintf(key, sizeof(key), "%s.%s.%s", dev, section, param) < 0)
 			continue;
 		/* ring and channel counts past what the device has: skipped, as TuneD's
 		 * ethtool call fails there and the profile goes on */

@@ -82,7 +82,11 @@ static void unquote(char *v)
 	}
 }
 
-/* "vm.dirty_ratio" or "net/ipv4/conf/eth0.100/rp_filter" -> sysctl key */
+/*
+ * "vm.dirty_ratio" or "net/ipv4/conf/eth0.100/rp_filter" -> sysctl key.  TuneD writes
+ * /proc/sys/<name> as named: a component with '*' is the directory of that name, in
+ * brackets like any outside the key alphabet, never a glob.
+ */
 static int sysctl_key(const char *name, char *key, size_t size)
 {
 	char sep = strchr(name, '/') ? '/' : '.';
@@ -93,10 +97,11 @@ static int sysctl_key(const char *name, char *key, size_t size)
 		return -ENOMEM;
 	snprintf(key, size, "sysctl");
 	for (char *c = strtok_r(dup, sepstr, &save); c; c = strtok_r(NULL, sepstr, &save)) {
-		bool br = c[strspn(
-			c, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-*?")];
-		if (pt_snprintf(key + strlen(key), size - strlen(key), br ? ".[%s]" : ".%s", c) < 0)
+		size_t n = strlen(key);
+		if (n + 1 >= size ||
+		    pt_key_comp(key + n + 1, size - n - 1, c, PT_KEYFORM_BRACKET) < 0)
 			return -ENAMETOOLONG;
+		key[n] = '.';
 	}
 	return 0;
 }

@@ -10,15 +10,102 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>
 #include <errno.h>
+#include <pcre2.h>
 #include <stdio.h>
 #include <string.h>
 #include "profile-internal.h"
 #include "shared/dlopen.h"
 
+/*
+ * Bounds on every regex, from a profile or a key's selector (issue 33: a counted
+ * repetition nested three deep took 1.2 GB and 5.7 s to compile with regcomp): its
+ * length, the nesting of its groups, the memory PCRE2 may take compiling it (a
+ * counting allocator: on any PCRE2 build, whatever its link size), and in a match the
+ * backtracking steps and the heap of backtracking frames.
+ */
 /* PCRE2's default; the fuzz targets build with a lower one (tests/fuzz/meson.build) */
 #ifndef PT_REGEX_MATCH_LIMIT
 #define PT_REGEX_MATCH_LIMIT 10000000
 #endif
+#define MATCH_LIMIT PT_REGEX_MATCH_LIMIT
+#define SELECTOR_MATCH_LIMIT 100000 /* a process name has 15 bytes: a selector needs few */
+#define MAX_PATTERN 4096	    /* bytes: a profile value's limit */
+#define PARENS_NEST 64		    /* as translate() counts them */
+#define COMPILE_MEMORY (1 << 20)    /* bytes PCRE2 may hold for one compiled regex */
+#define HEAP_LIMIT_KIB 65536	    /* backtracking frames of one match */
+
+/* PCRE2's allocations for one regex, counted against COMPILE_MEMORY */
+struct budget {
+	size_t used;
+};
+
+static void *budget_malloc(PCRE2_SIZE size, void *data)
+{
+	struct budget *b = data;
+	size_t *p;
+
+	if (size > COMPILE_MEMORY - b->used || !(p = malloc(sizeof(size_t) * 2 + size)))
+		return NULL;
+	b->used += size;
+	p[0] = size;
+	return p + 2;
+}
+
+static void budget_free(void *ptr, void *data)
+{
+	struct budget *b = data;
+	size_t *p = ptr;
+
+	if (!p)
+		return;
+	b->used -= p[-2];
+	free(p - 2);
+}
+
+/* @x compiled with @opts within the bounds, its memory counted in @b; NULL and *@e */
+static pcre2_code *bounded_compile(const char *x, uint32_t opts, struct budget *b, int *e,
+				   PCRE2_SIZE *off)
+{
+	pcre2_general_context *gc = pt_libpcre2.pcre2_general_context_create(budget_malloc, budget_free, b);
+	pcre2_compile_context *cc = gc ? pt_libpcre2.pcre2_compile_context_create(gc) : NULL;
+	pcre2_code *code = NULL;
+
+	*e = PCRE2_ERROR_NOMEMORY;
+	*off = 0;
+	if (cc) {
+		pt_libpcre2.pcre2_set_max_pattern_length(cc, MAX_PATTERN);
+		pt_libpcre2.pcre2_set_parens_nest_limit(cc, PARENS_NEST);
+		code = pt_libpcre2.pcre2_compile((PCRE2_SPTR)x, PCRE2_ZERO_TERMINATED, opts, e, off, cc);
+	}
+	pt_libpcre2.pcre2_compile_context_free(cc);
+	pt_libpcre2.pcre2_general_context_free(gc); /* the code keeps a copy of its allocator */
+	return code;
+}
+
+/* PCRE2 cannot be opened (dlopen): -EOPNOTSUPP, the library named in *@err */
+static int not_installed(const char *re, char **err)
+{
+	if (asprintf(err, "regex '%s': %s is not installed", re, pt_dl_soname(PT_DL_PCRE2)) < 0)
+		return -ENOMEM;
+	return -EOPNOTSUPP;
+}
+
+/* a compile error's text: PCRE2's, or the bound it hit */
+static int compile_error(const char *re, int e, PCRE2_SIZE off, char **err)
+{
+	PCRE2_UCHAR msg[160];
+
+	if (e == PCRE2_ERROR_NOMEMORY || e == PCRE2_ERROR_HEAPLIMIT)
+		snprintf((char *)msg, sizeof(msg),
+			 "it needs more than %d KiB to compile (the bound of a regex)",
+			 COMPILE_MEMORY / 1024);
+	else
+		pt_libpcre2.pcre2_get_error_message(e, msg, sizeof(msg));
+	if (asprintf(err, "regex '%s' does not compile: %s (at offset %zu)", re, (char *)msg,
+		     (size_t)off) < 0)
+		return -ENOMEM;
+	return -EINVAL;
+}
 
 /* the escapes Python's re knows (a letter after '\' that is none of them is an error there) */
 static bool py_escape(char c, bool cls)
@@ -191,13 +278,12 @@ static char *translate(const char *re, char **err)
 	return pt_buf_steal(&b);
 }
 
-static int compile(const char *re, bool multiline, pcre2_code **code, char **err)
+static int compile(const char *re, bool multiline, struct budget *b, pcre2_code **code, char **err)
 {
 	_cleanup_free_ char *x = translate(re, err);
 	/* Python's ^ with re.MULTILINE also matches after a newline that ends the text */
 	uint32_t opts =
 		PCRE2_UTF | PCRE2_UCP | (multiline ? PCRE2_MULTILINE | PCRE2_ALT_CIRCUMFLEX : 0);
-	PCRE2_UCHAR msg[160];
 	PCRE2_SIZE off;
 	int e;
 
@@ -206,58 +292,55 @@ static int compile(const char *re, bool multiline, pcre2_code **code, char **err
 #endif
 	if (!x)
 		return *err ? -EINVAL : -ENOMEM;
-	if (pt_dl_load(PT_DL_PCRE2) < 0) { /* perftune_profile_load() said so first */
-		if (asprintf(err, "regex '%s': %s is not installed", re,
-			     pt_dl_soname(PT_DL_PCRE2)) < 0)
-			return -ENOMEM;
-		return -EOPNOTSUPP;
-	}
-	*code = pt_libpcre2.pcre2_compile((PCRE2_SPTR)x, PCRE2_ZERO_TERMINATED, opts, &e, &off,
-					  NULL);
-	if (*code)
-		return 0;
-	pt_libpcre2.pcre2_get_error_message(e, msg, sizeof(msg));
-	if (asprintf(err, "regex '%s' does not compile: %s (at offset %zu)", re, (char *)msg,
-		     (size_t)off) < 0)
-		return -ENOMEM;
-	return -EINVAL;
+	if (pt_dl_load(PT_DL_PCRE2) < 0) /* perftune_profile_load() said so first */
+		return not_installed(re, err);
+	*code = bounded_compile(x, opts, b, &e, &off);
+	return *code ? 0 : compile_error(re, e, off, err);
 }
 
-/* the first match of @code in @text at or after @start: 1 (its bounds in @ov), 0, -errno */
+/* the first match of @code in @text at or after @start within @limit steps: 1 (its bounds
+ * in @md), 0, -errno */
 static int match(const pcre2_code *code, const char *re, const char *text, size_t start,
-		 pcre2_match_data *md, char **err)
+		 uint32_t limit, pcre2_match_data *md, char **err)
 {
 	pcre2_match_context *mc = pt_libpcre2.pcre2_match_context_create(NULL);
+	const char *why;
 	int r;
 
 	if (!mc)
 		return -ENOMEM;
-	pt_libpcre2.pcre2_set_match_limit(mc, PT_REGEX_MATCH_LIMIT);
+	pt_libpcre2.pcre2_set_match_limit(mc, limit);
+	pt_libpcre2.pcre2_set_heap_limit(mc, HEAP_LIMIT_KIB);
 	r = pt_libpcre2.pcre2_match(code, (PCRE2_SPTR)text, strlen(text), start, 0, md, mc);
 	pt_libpcre2.pcre2_match_context_free(mc);
 	if (r >= 0)
 		return 1;
 	if (r == PCRE2_ERROR_NOMATCH)
 		return 0;
-	if (asprintf(err, "regex '%s' cannot be matched (%s)", re,
-		     r == PCRE2_ERROR_MATCHLIMIT ? "it backtracks past the match limit"
-						 : "the text is not UTF-8") < 0)
+	if (r == PCRE2_ERROR_MATCHLIMIT)
+		why = "it backtracks past the match limit";
+	else if (r == PCRE2_ERROR_HEAPLIMIT || r == PCRE2_ERROR_NOMEMORY)
+		why = "its backtracking needs more memory than the bound of a match";
+	else
+		why = "the text is not UTF-8";
+	if (asprintf(err, "regex '%s' cannot be matched (%s)", re, why) < 0)
 		return -ENOMEM;
 	return -EINVAL;
 }
 
 int pt_regex_search(const char *re, const char *text, bool multiline, char **err)
 {
+	struct budget b = { 0 };
 	pcre2_code *code = NULL;
 	pcre2_match_data *md;
 	int r;
 
 	*err = NULL;
-	r = compile(re, multiline, &code, err);
+	r = compile(re, multiline, &b, &code, err);
 	if (r < 0)
 		return r;
 	md = pt_libpcre2.pcre2_match_data_create_from_pattern(code, NULL);
-	r = md ? match(code, re, text, 0, md, err) : -ENOMEM;
+	r = md ? match(code, re, text, 0, MATCH_LIMIT, md, err) : -ENOMEM;
 	pt_libpcre2.pcre2_match_data_free(md);
 	pt_libpcre2.pcre2_code_free(code);
 	return r;
@@ -265,16 +348,17 @@ int pt_regex_search(const char *re, const char *text, bool multiline, char **err
 
 char **pt_regex_split(const char *re, const char *text)
 {
+	struct budget b = { 0 };
 	pcre2_code *code = NULL;
 	pcre2_match_data *md = NULL;
 	_cleanup_free_ char *err = NULL;
 	char **v = NULL;
 	size_t n = 0, from = 0, at = 0, len = strlen(text);
-	int r = compile(re, false, &code, &err);
+	int r = compile(re, false, &b, &code, &err);
 
 	if (r == 0 && !(md = pt_libpcre2.pcre2_match_data_create_from_pattern(code, NULL)))
 		r = -ENOMEM;
-	while (r == 0 && (r = match(code, re, text, at, md, &err)) == 1) {
+	while (r == 0 && (r = match(code, re, text, at, MATCH_LIMIT, md, &err)) == 1) {
 		PCRE2_SIZE *ov = pt_libpcre2.pcre2_get_ovector_pointer(md);
 		_cleanup_free_ char *piece = strndup(text + from, ov[0] - from);
 		if (!piece || !pt_strv_add(&v, &n, piece))
@@ -296,4 +380,64 @@ char **pt_regex_split(const char *re, const char *text)
 		return NULL;
 	}
 	return v;
+}
+
+/* ---- selectors: a key's POSIX extended regex (proc[<regex>]), PCRE2 within the bounds ---- */
+
+struct pt_regex {
+	struct budget b; /* before code: its allocator's data while it lives */
+	pcre2_code *code;
+	pcre2_match_data *md;
+	char *re;
+};
+
+int pt_regex_new(const char *re, struct pt_regex **out, char **err)
+{
+	struct pt_regex *rx = calloc(1, sizeof(*rx));
+	PCRE2_UCHAR *x = NULL;
+	PCRE2_SIZE xlen = 0, off = 0;
+	int e, r = -ENOMEM;
+
+	*err = NULL;
+	if (!rx || !(rx->re = strdup(re)))
+		goto fail;
+	if (pt_dl_load(PT_DL_PCRE2) < 0) {
+		r = not_installed(re, err);
+		goto fail;
+	}
+	/* ERE as POSIX has it ("[\]" a backslash, no \d), in PCRE2's syntax */
+	e = strlen(re) > MAX_PATTERN
+		    ? PCRE2_ERROR_PATTERN_TOO_LARGE
+		    : pt_libpcre2.pcre2_pattern_convert((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED,
+					    PCRE2_CONVERT_POSIX_EXTENDED, &x, &xlen, NULL);
+	if (e == 0)
+		rx->code = bounded_compile((const char *)x, 0, &rx->b, &e, &off);
+	pt_libpcre2.pcre2_converted_pattern_free(x);
+	if (!rx->code) {
+		r = compile_error(re, e, off, err);
+		goto fail;
+	}
+	if (!(rx->md = pt_libpcre2.pcre2_match_data_create_from_pattern(rx->code, NULL)))
+		goto fail;
+	*out = rx;
+	return 0;
+fail:
+	pt_regex_free(rx);
+	return r;
+}
+
+int pt_regex_match(struct pt_regex *rx, const char *text, char **err)
+{
+	*err = NULL;
+	return match(rx->code, rx->re, text, 0, SELECTOR_MATCH_LIMIT, rx->md, err);
+}
+
+void pt_regex_free(struct pt_regex *rx)
+{
+	if (!rx)
+		return;
+	pt_libpcre2.pcre2_match_data_free(rx->md);
+	pt_libpcre2.pcre2_code_free(rx->code);
+	free(rx->re);
+	free(rx);
 }

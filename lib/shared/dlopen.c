@@ -85,6 +85,16 @@ static const struct sym pcre2_syms[] = {
 	  (void **)&pt_libpcre2.pcre2_match_data_create_from_pattern },
 	{ "pcre2_match_data_free_8", (void **)&pt_libpcre2.pcre2_match_data_free },
 	{ "pcre2_get_ovector_pointer_8", (void **)&pt_libpcre2.pcre2_get_ovector_pointer },
+	{ "pcre2_general_context_create_8", (void **)&pt_libpcre2.pcre2_general_context_create },
+	{ "pcre2_general_context_free_8", (void **)&pt_libpcre2.pcre2_general_context_free },
+	{ "pcre2_compile_context_create_8", (void **)&pt_libpcre2.pcre2_compile_context_create },
+	{ "pcre2_compile_context_free_8", (void **)&pt_libpcre2.pcre2_compile_context_free },
+	{ "pcre2_set_max_pattern_length_8", (void **)&pt_libpcre2.pcre2_set_max_pattern_length },
+	{ "pcre2_set_parens_nest_limit_8", (void **)&pt_libpcre2.pcre2_set_parens_nest_limit },
+	{ "pcre2_set_heap_limit_8", (void **)&pt_libpcre2.pcre2_set_heap_limit },
+	/* PCRE2 10.34 (RHEL 9, Debian 11): proc[<regex>] selectors' POSIX syntax */
+	{ "pcre2_pattern_convert_8", (void **)&pt_libpcre2.pcre2_pattern_convert },
+	{ "pcre2_converted_pattern_free_8", (void **)&pt_libpcre2.pcre2_converted_pattern_free },
 };
 
 static const struct sym mnl_syms[] = {

@@ -106,6 +106,15 @@ struct pt_libpcre2 {
 	__typeof__(pcre2_match_data_create_from_pattern) *pcre2_match_data_create_from_pattern;
 	__typeof__(pcre2_match_data_free) *pcre2_match_data_free;
 	__typeof__(pcre2_get_ovector_pointer) *pcre2_get_ovector_pointer;
+	__typeof__(pcre2_general_context_create) *pcre2_general_context_create;
+	__typeof__(pcre2_general_context_free) *pcre2_general_context_free;
+	__typeof__(pcre2_compile_context_create) *pcre2_compile_context_create;
+	__typeof__(pcre2_compile_context_free) *pcre2_compile_context_free;
+	__typeof__(pcre2_set_max_pattern_length) *pcre2_set_max_pattern_length;
+	__typeof__(pcre2_set_parens_nest_limit) *pcre2_set_parens_nest_limit;
+	__typeof__(pcre2_set_heap_limit) *pcre2_set_heap_limit;
+	__typeof__(pcre2_pattern_convert) *pcre2_pattern_convert;
+	__typeof__(pcre2_converted_pattern_free) *pcre2_converted_pattern_free;
 };
 extern struct pt_libpcre2 pt_libpcre2;
 

@@ -35,16 +35,43 @@ void pt_one_line(char *s)
 			*s = '?';
 }
 
+/*
+ * A selection file ("always [madvise] never", "none [mq-deadline] kyber"): words
+ * between blanks, one of them whole in brackets; its text in *@at, *@n bytes.  A value
+ * with a bracket inside a word ("/var/core/[%p]") is not one.
+ */
+static bool selection(const char *s, const char **at, size_t *n)
+{
+	const char *open = strchr(s, '['), *close = open ? strchr(open, ']') : NULL;
+
+	if (!close || close == open + 1 || (open > s && !isspace((unsigned char)open[-1])) ||
+	    (close[1] && !isspace((unsigned char)close[1])))
+		return false;
+	for (const char *c = open + 1; c < close; c++)
+		if (isspace((unsigned char)*c) || *c == '[')
+			return false;
+	*at = open + 1;
+	*n = (size_t)(close - open - 1);
+	return true;
+}
+
+bool pt_is_selection(const char *raw)
+{
+	const char *at;
+	size_t n;
+
+	return selection(raw, &at, &n);
+}
+
 void pt_normalize(char *s)
 {
-	char *open = strchr(s, '['), *close = open ? strchr(open, ']') : NULL;
+	const char *at;
 	char *w = s;
 	bool blank = false;
+	size_t n;
 
-	if (open && close && close > open + 1 &&
-	    !memchr(open + 1, ' ', (size_t)(close - open - 1))) {
-		size_t n = (size_t)(close - open - 1);
-		memmove(s, open + 1, n);
+	if (selection(s, &at, &n)) {
+		memmove(s, at, n);
 		s[n] = '\0';
 		return;
 	}
@@ -60,6 +87,19 @@ void pt_normalize(char *s)
 		*w++ = *r;
 	}
 	*w = '\0';
+}
+
+bool pt_value_eq(const char *a, const char *b)
+{
+	char x[PT_VAL], y[PT_VAL];
+
+	if (!strcmp(a, b))
+		return true;
+	if (pt_snprintf(x, sizeof(x), "%s", a) < 0 || pt_snprintf(y, sizeof(y), "%s", b) < 0)
+		return false;
+	pt_normalize(x);
+	pt_normalize(y);
+	return !strcmp(x, y);
 }
 
 void pt_choices(const char *raw, char *out, size_t size)

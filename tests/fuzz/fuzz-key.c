@@ -4,7 +4,10 @@
  * perftune_describe on the fake machine.  The input is one key.  Both path
  * resolvers (openat2 and the user-space walk of resolve.c) take every input:
  * the same answer to the key, and the input taken as a path opens the same
- * way under both, never outside its top.
+ * way under both, never outside its top.  Names (issue 33): every tunable a key
+ * resolves to is named by its key alone (resolved again, that key and nothing
+ * more: a bracketed name is never a glob), and the input taken as a kernel name
+ * comes back from its bracketed key component byte for byte.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,11 +31,36 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static int count(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
 {
-	(void)ctx;
+	struct pt_tunable again;
+	int r;
+
 	if (!t->fam || !t->key[0] || strnlen(t->key, sizeof(t->key)) == sizeof(t->key))
 		fz_fail("resolved a tunable without family or key");
-	++*(int *)ud;
+	if (++*(int *)ud <= 4) { /* a few per input: a glob may reach hundreds */
+		r = pt_resolve_one(ctx, t->key, &again);
+		if (r == -ENOTUNIQ || (r == 0 && strcmp(again.key, t->key)))
+			fz_fail("key '%s' of a resolved tunable names %s", t->key,
+				r ? perftune_ctx_last_error(ctx) : again.key);
+		pt_err_clear(ctx);
+	}
 	return 0;
+}
+
+/* the input as a kernel name: its bracketed component parses back to it, never a glob */
+static void name_round_trips(struct perftune_ctx *ctx, const char *name)
+{
+	char comp[4 * PERFTUNE_KEY_MAX], key[sizeof(comp) + 16];
+	struct pt_keyparts kp;
+
+	if (pt_key_comp(comp, sizeof(comp), name, PT_KEYFORM_BRACKET) < 0 ||
+	    pt_snprintf(key, sizeof(key), "sysctl.net.%s", comp) < 0 ||
+	    strlen(key) >= PERFTUNE_KEY_MAX)
+		return;
+	if (pt_key_parse(ctx, key, &kp) < 0)
+		fz_fail("name '%s' as key '%s' does not parse: %s", name, key,
+			perftune_ctx_last_error(ctx));
+	if (kp.n != 3 || strcmp(kp.c[2].name, name) || kp.c[2].glob)
+		fz_fail("name '%s' as key '%s' parses to '%s'", name, key, kp.c[2].name);
 }
 
 /* @fd is below fz_root()/<top of @path> */
@@ -120,6 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		r = pt_resolve(ctx, key, count, &n);
 		fz_check_err(ctx, r, "pt_resolve");
 	}
+	name_round_trips(ctx, key);
 	r = perftune_get(ctx, key, &value);
 	fz_check_err(ctx, r, "perftune_get");
 	if (r == 0 && !value)

@@ -210,7 +210,7 @@ static int sim_write_locked(struct perftune_ctx *ctx, const char *path, const ch
 		snprintf(out, sizeof(out), "%s\n", val); /* a hex mask, "1" or "f" */
 		return spill(full, out, strlen(out));
 	}
-	if (strchr(raw, '[')) { /* a selection file: move the brackets */
+	if (pt_is_selection(raw)) { /* a selection file: move the brackets */
 		char choices[PT_VAL], *save = NULL;
 		size_t o = 0;
 		if (!pt_choice_in(raw, val))

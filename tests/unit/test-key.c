@@ -2,6 +2,7 @@
 /* Keys and selectors: a table of bad input, each with its own error; resolution of good ones. */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "harness.h"
 
 static struct fx f;
@@ -93,6 +94,22 @@ static const struct {
 	{ "proc.1.nice", -EINVAL, "proc.<pid>.numa_nodes or proc.<pid>.cpus" },
 	{ "proc.0.cpus", -EINVAL, "not a process id" },
 	{ "proc.user[(].cpus", -EINVAL, "not an extended regular expression" },
+	/* issue 33 H6: compiled within bounds, not in gigabytes and seconds */
+	{ "proc[((a{1,100}){1,100}){1,100}].cpus", -EINVAL, "does not compile" },
+	{ "proc[(.*){1,32000}].cpus", -EINVAL, "does not compile" },
+	{ "proc.all[((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((a)))))))))))))"
+	  ")))))))))))))))))))))))))))))))))))))))))))))))))))].cpus",
+	  -EINVAL, "parentheses are too deeply nested" },
+	/* escapes in brackets (shared/keyname.c): '\' takes the next character */
+	{ "sysctl.net.[x\\]", -EINVAL, "'[' without ']'" },
+	{ "sysctl.net.[\\x0g]", -EINVAL, "bad escape in [] selector" },
+	{ "sysctl.net.[\\x00]", -EINVAL, "bad escape in [] selector" },
+	{ "sysctl.net.[a[b]", -EINVAL, "bad character in [] selector" },
+	{ "sysctl.net.ipv4.conf.[x*].rp_filter", -ENOENT, "no such sysctl" },
+	{ "sysctl.net.ipv4.conf.[eth\\x2a].rp_filter", -ENOENT, "no such sysctl" },
+	{ "block[sd*].scheduler", -ENODEV, "no such block device" },
+	{ "workqueue[writ*].cpus", -ENODEV, "no workqueue 'writ*'" },
+	{ "hugepages.2M.[node*].nr", -EINVAL, "not node<N>" },
 	{ "proc.some.cpus", -EINVAL, "all, user or kernel" },
 	{ "selinux.enforce", -EROFS, "only selinux.avc.cache_threshold" },
 	{ "selinux.avc.cache_stats", -EROFS, "only selinux.avc.cache_threshold" },
@@ -272,6 +289,188 @@ START_TEST(cpu_all_is_the_present_cpus)
 }
 END_TEST
 
+/* a component in brackets: the name it spells, never a glob; plain: a glob with '*' '?' */
+START_TEST(bracket_escapes_spell_names)
+{
+	static const struct {
+		const char *key, *name;
+		bool glob;
+	} cases[] = {
+		{ "sysctl.net.[x*]", "x*", false },
+		{ "sysctl.net.x*", "x*", true },
+		{ "sysctl.net.[v=1]", "v=1", false },
+		{ "sysctl.net.[v\\=1]", "v=1", false },
+		{ "sysctl.net.[a\\]b]", "a]b", false },
+		{ "sysctl.net.[a\\[b]", "a[b", false },
+		{ "sysctl.net.[a\\\\b]", "a\\b", false },
+		{ "sysctl.net.[\\x01x]", "\x01x", false },
+		{ "sysctl.net.[caf\\xc3\\xA9]", "caf\xc3\xa9", false },
+		{ "sysctl.net.[-x]", "-x", false },
+	};
+	struct pt_keyparts kp;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		ck_assert_msg(pt_key_parse(f.ctx, cases[i].key, &kp) == 0, "%s: %s", cases[i].key,
+			      perftune_ctx_last_error(f.ctx));
+		ck_assert_int_eq(kp.n, 3);
+		ck_assert_str_eq(kp.c[2].name, cases[i].name);
+		ck_assert_msg(kp.c[2].glob == cases[i].glob, "%s", cases[i].key);
+	}
+}
+END_TEST
+
+/* every byte a kernel name may hold: named by pt_key_comp, parsed back to the same name */
+START_TEST(any_name_round_trips_through_its_key)
+{
+	struct pt_keyparts kp;
+
+	for (int c = 1; c < 256; c++) {
+		char name[4] = { 'a', (char)c, 'b', 0 }, comp[32], key[64];
+		ck_assert_int_ge(pt_key_comp(comp, sizeof(comp), name, PT_KEYFORM_BRACKET), 0);
+		snprintf(key, sizeof(key), "sysctl.net.%s", comp);
+		ck_assert_msg(pt_key_parse(f.ctx, key, &kp) == 0, "byte %d: %s: %s", c, key,
+			      perftune_ctx_last_error(f.ctx));
+		ck_assert_msg(!strcmp(kp.c[2].name, name) && !kp.c[2].glob, "byte %d: %s", c, key);
+	}
+	/* a name only a plain component could glob: bracketed by list */
+	char comp[32];
+	ck_assert_int_eq(pt_key_comp(comp, sizeof(comp), "x*", PT_KEYFORM_BRACKET), 1);
+	ck_assert_str_eq(comp, "[x*]");
+	ck_assert_int_eq(pt_key_comp(comp, sizeof(comp), "v=1", PT_KEYFORM_BRACKET), 1);
+	ck_assert_str_eq(comp, "[v\\=1]");
+}
+END_TEST
+
+static void mkdir_at(const char *rel)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", f.root, rel);
+	ck_assert_msg(mkdir(p, 0755) == 0, "mkdir %s: %s", p, strerror(errno));
+}
+
+/* a new file of the tree (fx_write writes those there are) */
+static void put_at(const char *rel, const char *value)
+{
+	char p[PATH_MAX];
+	FILE *fp;
+
+	snprintf(p, sizeof(p), "%s/%s", f.root, rel);
+	fp = fopen(p, "w");
+	ck_assert_msg(fp, "%s: %s", p, strerror(errno));
+	fprintf(fp, "%s\n", value);
+	fclose(fp);
+}
+
+static const char *restore_count(const char *name)
+{
+	static char msg[64];
+	int r = perftune_restore(f.ctx, name, 0);
+
+	snprintf(msg, sizeof(msg), "%d %d", r, fx_journals(&f));
+	return msg;
+}
+
+/*
+ * Issue 33 H5: a directory named x* beside xa.  The listed key of x* names x* alone:
+ * set changes it and not xa, restore gives it back and its journal goes; the glob
+ * x* still means both.
+ */
+START_TEST(glob_characters_in_a_sysctl_name_are_literal)
+{
+	static const char *const k = "sysctl.net.ipv4.conf.[x*].rp_filter";
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *e;
+	int listed = 0;
+
+	mkdir_at("proc/sys/net/ipv4/conf/x*");
+	mkdir_at("proc/sys/net/ipv4/conf/xa");
+	put_at("proc/sys/net/ipv4/conf/x*/rp_filter", "1");
+	put_at("proc/sys/net/ipv4/conf/xa/rp_filter", "1");
+	ck_assert_str_eq(resolved(k), k);
+	ck_assert_str_eq(resolved("sysctl.net.ipv4.conf.x*.rp_filter"),
+			 "sysctl.net.ipv4.conf.[x*].rp_filter sysctl.net.ipv4.conf.xa.rp_filter");
+	ck_assert_int_eq(perftune_list(f.ctx, "sysctl.net.ipv4.conf.[x*].", &it), 0);
+	while ((e = perftune_tunable_iter_next(it))) {
+		struct pt_tunable t;
+		ck_assert_int_eq(pt_resolve_one(f.ctx, perftune_tunable_key(e), &t), 0);
+		ck_assert_str_eq(t.key, perftune_tunable_key(e));
+		listed++;
+	}
+	perftune_tunable_iter_free(it);
+	ck_assert_int_eq(listed, 1);
+	ck_assert_int_eq(fx_set_one(&f, "glob", k, "2"), 1);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/net/ipv4/conf/x*/rp_filter"), "2");
+	ck_assert_str_eq(fx_read(&f, "proc/sys/net/ipv4/conf/xa/rp_filter"), "1");
+	ck_assert_str_eq(restore_count("glob"), "1 0");
+	ck_assert_str_eq(fx_read(&f, "proc/sys/net/ipv4/conf/x*/rp_filter"), "1");
+}
+END_TEST
+
+/* the same for a disk named v* beside va, and a workqueue named w* beside wa */
+START_TEST(glob_characters_in_device_names_are_literal)
+{
+	static const char *const sched = "none [mq-deadline] kyber";
+
+	mkdir_at("sys/block/v*");
+	mkdir_at("sys/block/v*/queue");
+	mkdir_at("sys/block/va");
+	mkdir_at("sys/block/va/queue");
+	put_at("sys/block/v*/queue/scheduler", sched);
+	put_at("sys/block/va/queue/scheduler", sched);
+	ck_assert_str_eq(resolved("block[v*].scheduler"), "block[v*].scheduler");
+	ck_assert_str_eq(resolved("block.v*.scheduler"), "block.va.scheduler block[v*].scheduler");
+	ck_assert_int_eq(fx_set_one(&f, "disk", "block[v*].scheduler", "none"), 1);
+	ck_assert_str_eq(fx_read(&f, "sys/block/v*/queue/scheduler"), "[none] mq-deadline kyber");
+	ck_assert_str_eq(fx_read(&f, "sys/block/va/queue/scheduler"), sched);
+	ck_assert_str_eq(restore_count("disk"), "1 0");
+	ck_assert_str_eq(fx_read(&f, "sys/block/v*/queue/scheduler"), sched);
+
+	mkdir_at("sys/devices/virtual/workqueue/w*");
+	mkdir_at("sys/devices/virtual/workqueue/wa");
+	put_at("sys/devices/virtual/workqueue/w*/cpumask", "f");
+	put_at("sys/devices/virtual/workqueue/wa/cpumask", "f");
+	ck_assert_str_eq(resolved("workqueue.[w*].cpus"), "workqueue.[w*].cpus");
+	ck_assert_str_eq(resolved("workqueue.w*.cpus"), "workqueue.[w*].cpus workqueue.wa.cpus workqueue.writeback.cpus");
+}
+END_TEST
+
+/* exports name that one device or sysctl: udev and sysctl.d take "*?[" as globs */
+START_TEST(exports_name_the_object_not_a_pattern)
+{
+	char *t = NULL;
+
+	mkdir_at("proc/sys/net/ipv4/conf/x*");
+	put_at("proc/sys/net/ipv4/conf/x*/rp_filter", "1");
+	mkdir_at("sys/block/v*");
+	mkdir_at("sys/block/v*/queue");
+	put_at("sys/block/v*/queue/scheduler", "none [mq-deadline]");
+	mkdir_at("sys/block/v\"q");
+	mkdir_at("sys/block/v\"q/queue");
+	put_at("sys/block/v\"q/queue/read_ahead_kb", "128");
+	ck_assert_int_eq(fx_set_one(&f, "x", "sysctl.net.ipv4.conf.[x*].rp_filter", "2"), 1);
+	ck_assert_int_eq(fx_set_one(&f, "x", "block[v*].scheduler", "none"), 1);
+	ck_assert_int_eq(fx_set_one(&f, "x", "block[v\"q].read_ahead_kb", "256"), 1);
+	ck_assert_int_eq(perftune_export_transaction(f.ctx, "x", PERFTUNE_EXPORT_UDEV, &t), 1);
+	ck_assert_msg(strstr(t, "KERNEL==\"v[*]\", TEST==\"queue/scheduler\", "
+				"ATTR{queue/scheduler}=\"none\"\n"),
+		      "%s", t);
+	ck_assert_msg(!strstr(t, "KERNEL==\"v*\"") && !strstr(t, "KERNEL==\"v\"q"), "%s", t);
+	ck_assert_msg(strstr(t, "# not written by a rule: block[v\"q].read_ahead_kb = 256: its name "
+				"holds a character a udev rule cannot match exactly"),
+		      "%s", t);
+	free(t);
+	ck_assert_int_eq(perftune_export_transaction(f.ctx, "x", PERFTUNE_EXPORT_SYSCTL, &t), 1);
+	ck_assert_msg(strstr(t, "\nnet.ipv4.conf.x[*].rp_filter = 2\n"), "%s", t);
+	free(t);
+	ck_assert_int_eq(perftune_export_transaction(f.ctx, "x", PERFTUNE_EXPORT_TUNED, &t), 3);
+	ck_assert_msg(strstr(t, "type=disk\ndevices=v[*]\nelevator=none\n"), "%s", t);
+	ck_assert_msg(strstr(t, "\n[disk_2]\ntype=disk\ndevices=v\"q\nreadahead=256\n"), "%s", t);
+	free(t);
+	ck_assert_int_eq(perftune_restore(f.ctx, "x", 0), 3);
+}
+END_TEST
+
 static Suite *key_suite(void)
 {
 	Suite *s = suite_create("key");
@@ -292,6 +491,14 @@ static Suite *key_suite(void)
 	tcase_add_test(tc, bio_based_resolution_says_so);
 	tcase_add_test(tc, key_parser_splits_brackets);
 	tcase_add_test(tc, key_is_compares_components);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("names");
+	tcase_add_checked_fixture(tc, setup, teardown); /* writes the tree */
+	tcase_add_test(tc, bracket_escapes_spell_names);
+	tcase_add_test(tc, any_name_round_trips_through_its_key);
+	tcase_add_test(tc, glob_characters_in_a_sysctl_name_are_literal);
+	tcase_add_test(tc, glob_characters_in_device_names_are_literal);
+	tcase_add_test(tc, exports_name_the_object_not_a_pattern);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cpus");
 	tcase_add_checked_fixture(tc, setup, teardown); /* writes the tree */

@@ -417,6 +417,59 @@ START_TEST(tuned_net_section_maps_onto_net_keys)
 }
 END_TEST
 
+/* @dev (0 eth0, 1 eth1) renamed @name, in sysfs and in the scripted kernel */
+static void rename_dev(int dev, const char *name)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+
+	snprintf(from, sizeof(from), "%s/sys/class/net/%s", f.root, k->dev[dev].name);
+	snprintf(to, sizeof(to), "%s/sys/class/net/%s", f.root, name);
+	ck_assert_int_eq(rename(from, to), 0);
+	snprintf(k->dev[dev].name, sizeof(k->dev[dev].name), "%s", name);
+}
+
+/*
+ * Issue 33 H13 and H5: a device named v=1 is listed in a form get takes (not the
+ * [driver=...] selector), and one named v* beside va is that device alone.
+ */
+START_TEST(device_names_with_selector_characters_are_literal)
+{
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *e;
+	int listed = 0;
+
+	rename_dev(1, "v=1");
+	ck_assert_int_eq(perftune_list(f.ctx, "net", &it), 0);
+	while ((e = perftune_tunable_iter_next(it))) {
+		const char *key = perftune_tunable_key(e);
+		char *v = NULL;
+		if (strncmp(key, "net[v", 5))
+			continue;
+		ck_assert_msg(!strncmp(key, "net[v\\=1].", 10), "%s", key);
+		ck_assert_msg(perftune_get(f.ctx, key, &v) == 0, "%s: %s", key,
+			      perftune_ctx_last_error(f.ctx));
+		free(v);
+		listed++;
+	}
+	perftune_tunable_iter_free(it);
+	ck_assert_int_gt(listed, 5);
+	ck_assert_str_eq(get("net[v=1].txqueuelen"), "1000");
+	ck_assert_int_eq(set1("net[v\\=1].txqueuelen", "700"), 1);
+	ck_assert_str_eq(fx_read(&f, "sys/class/net/v=1/tx_queue_len"), "700");
+	ck_assert_int_eq(perftune_restore(f.ctx, "one", 0), 1);
+	ck_assert_str_eq(fx_read(&f, "sys/class/net/v=1/tx_queue_len"), "1000");
+
+	rename_dev(0, "va");
+	rename_dev(1, "v*");
+	ck_assert_int_eq(set1("net[v*].txqueuelen", "700"), 1);
+	ck_assert_str_eq(fx_read(&f, "sys/class/net/v*/tx_queue_len"), "700");
+	ck_assert_str_eq(fx_read(&f, "sys/class/net/va/tx_queue_len"), "1000");
+	ck_assert_int_eq(perftune_restore(f.ctx, "one", 0), 1);
+	ck_assert_int_eq(set1("net.v*.txqueuelen", "700"), 2); /* the glob: both */
+	ck_assert_int_eq(perftune_restore(f.ctx, "one", 0), 2);
+}
+END_TEST
+
 static Suite *net_suite(void)
 {
 	Suite *s = suite_create("net");
@@ -441,6 +494,7 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, device_gone_before_restore_is_reported_and_the_rest_restored);
 	tcase_add_test(tc, without_a_transport_a_fake_root_has_no_netlink);
 	tcase_add_test(tc, tuned_net_section_maps_onto_net_keys);
+	tcase_add_test(tc, device_names_with_selector_characters_are_literal);
 	suite_add_tcase(s, tc);
 	return s;
 }

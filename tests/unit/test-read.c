@@ -133,7 +133,16 @@ START_TEST(list_selector_reaches_its_disks)
 	perftune_tunable_iter_free(it);
 	ck_assert_int_eq(n, 4);
 	ck_assert_int_eq(perftune_list(f.ctx, "block[/dev/nosuch]", &it), -ENODEV);
-	ck_assert_int_eq(perftune_list(f.ctx, "thp[x]", &it), -EINVAL);
+	/* other families: the prefix is text, brackets and escapes as list prints them */
+	ck_assert_int_eq(perftune_list(f.ctx, "sysctl.net.ipv4.conf.[eth0.100].", &it), 0);
+	for (n = 0; (e = perftune_tunable_iter_next(it)); n++)
+		ck_assert(!strncmp(perftune_tunable_key(e), "sysctl.net.ipv4.conf.[eth0.100].", 32));
+	perftune_tunable_iter_free(it);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(perftune_list(f.ctx, "thp[x]", &it), 0);
+	ck_assert_ptr_null(perftune_tunable_iter_next(it));
+	perftune_tunable_iter_free(it);
+	ck_assert_int_eq(perftune_list(f.ctx, "block[/dev/sda", &it), -EINVAL);
 }
 END_TEST
 

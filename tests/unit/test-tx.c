@@ -585,6 +585,38 @@ START_TEST(dry_run_writes_nothing_and_lists_changes)
 }
 END_TEST
 
+/*
+ * Issue 33 H14: a value is written as given, its blanks and tabs inside kept (as
+ * systemd-sysctl writes kernel.core_pattern), and compared normalized: a vector that
+ * differs only in its blanks is unchanged, and its read-back is the value.
+ */
+START_TEST(value_is_written_as_given_and_compared_normalized)
+{
+	char p[PATH_MAX];
+	char *v = NULL;
+	FILE *fp;
+
+	snprintf(p, sizeof(p), "%s/proc/sys/kernel/core_pattern", f.root);
+	ck_assert_ptr_nonnull(fp = fopen(p, "w"));
+	fputs("/var/core/[%p]\n", fp);
+	fclose(fp);
+	ck_assert_int_eq(perftune_get(f.ctx, "sysctl.kernel.core_pattern", &v), 0);
+	ck_assert_str_eq(v, "/var/core/[%p]"); /* not a selection: a bracket inside a word */
+	free(v);
+	ck_assert_msg(fx_set_one(&f, "ws", "sysctl.kernel.core_pattern", "a  b\tc") == 1, "%s",
+		      perftune_ctx_last_error(f.ctx));
+	ck_assert_str_eq(fx_read(&f, "proc/sys/kernel/core_pattern"), "a  b\tc");
+	ck_assert_int_eq(fx_set_one(&f, "ws", "sysctl.kernel.core_pattern", "a  b\tc"), 0);
+	ck_assert_int_eq(fx_set_one(&f, "ws", "sysctl.kernel.printk", "4 4 1 7"), 0);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/kernel/printk"), "4\t4\t1\t7");
+	ck_assert_int_eq(fx_set_one(&f, "ws", "sysctl.kernel.printk", "5  4\t1 7"), 1);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/kernel/printk"), "5  4\t1 7");
+	ck_assert_int_eq(perftune_restore(f.ctx, "ws", 0), 2);
+	ck_assert_str_eq(fx_read(&f, "proc/sys/kernel/printk"), "4 4 1 7");
+	ck_assert_str_eq(fx_read(&f, "proc/sys/kernel/core_pattern"), "/var/core/[%p]");
+}
+END_TEST
+
 START_TEST(held_transaction_cannot_be_restored_by_others)
 {
 	int p[2];
@@ -890,6 +922,11 @@ START_TEST(committed_transaction_rejects_more)
 	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
 	ck_assert_int_eq(perftune_tx_new(f.ctx, "../x", 0, &tx), -EINVAL);
 	ck_assert_int_eq(perftune_tx_new(f.ctx, ".hidden", 0, &tx), -EINVAL);
+	/* issue 33 H12: a name that restore would read as an option */
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "-x", 0, &tx), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "not starting with '.' or '-'"));
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "x-", 0, &tx), 0);
+	perftune_tx_unref(tx);
 	ck_assert_int_eq(perftune_tx_new(f.ctx, "x", 1u << 9, &tx), -EINVAL);
 }
 END_TEST
@@ -1169,6 +1206,7 @@ static Suite *tx_suite(void)
 	tcase_add_test(tc, reapply_changes_only_what_differs);
 	tcase_add_test(tc, pmqos_needs_a_hold);
 	tcase_add_test(tc, dry_run_writes_nothing_and_lists_changes);
+	tcase_add_test(tc, value_is_written_as_given_and_compared_normalized);
 	tcase_add_test(tc, held_transaction_cannot_be_restored_by_others);
 	tcase_add_test(tc, cpufreq_max_is_written_before_min);
 	tcase_add_test(tc, idle_max_latency_disables_deeper_states_and_restores_them);

@@ -320,7 +320,8 @@ class Context:
     ) -> Transaction:
         """Start a named all-or-nothing :class:`Transaction`.
 
-        :param name: ``[A-Za-z0-9_.@-]{1,64}``; re-using the name of a
+        :param name: ``[A-Za-z0-9_.@-]{1,64}``, not starting with ``.`` or
+            ``-``; re-using the name of a
             committed transaction extends it (originals already journaled stay).
         :param hold: keep held values (PM QoS) while the Transaction lives;
             required for ``pmqos.*``.  Closing it ends the hold and restores.

@@ -57,7 +57,7 @@ options:
   name:
     description:
       - The transaction name, also the name of its journal
-        (C([A-Za-z0-9_.@-]), at most 64 characters).
+        (C([A-Za-z0-9_.@-]), at most 64 characters, not starting with C(.) or C(-)).
       - C(state=absent) restores this transaction.
     type: str
     default: ansible
