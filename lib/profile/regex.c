@@ -66,7 +66,8 @@ static void budget_free(void *ptr, void *data)
 static pcre2_code *bounded_compile(const char *x, uint32_t opts, struct budget *b, int *e,
 				   PCRE2_SIZE *off)
 {
-	pcre2_general_context *gc = pt_libpcre2.pcre2_general_context_create(budget_malloc, budget_free, b);
+	pcre2_general_context *gc =
+		pt_libpcre2.pcre2_general_context_create(budget_malloc, budget_free, b);
 	pcre2_compile_context *cc = gc ? pt_libpcre2.pcre2_compile_context_create(gc) : NULL;
 	pcre2_code *code = NULL;
 
@@ -75,7 +76,8 @@ static pcre2_code *bounded_compile(const char *x, uint32_t opts, struct budget *
 	if (cc) {
 		pt_libpcre2.pcre2_set_max_pattern_length(cc, MAX_PATTERN);
 		pt_libpcre2.pcre2_set_parens_nest_limit(cc, PARENS_NEST);
-		code = pt_libpcre2.pcre2_compile((PCRE2_SPTR)x, PCRE2_ZERO_TERMINATED, opts, e, off, cc);
+		code = pt_libpcre2.pcre2_compile((PCRE2_SPTR)x, PCRE2_ZERO_TERMINATED, opts, e, off,
+						 cc);
 	}
 	pt_libpcre2.pcre2_compile_context_free(cc);
 	pt_libpcre2.pcre2_general_context_free(gc); /* the code keeps a copy of its allocator */
@@ -409,7 +411,8 @@ int pt_regex_new(const char *re, struct pt_regex **out, char **err)
 	e = strlen(re) > MAX_PATTERN
 		    ? PCRE2_ERROR_PATTERN_TOO_LARGE
 		    : pt_libpcre2.pcre2_pattern_convert((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED,
-					    PCRE2_CONVERT_POSIX_EXTENDED, &x, &xlen, NULL);
+							PCRE2_CONVERT_POSIX_EXTENDED, &x, &xlen,
+							NULL);
 	if (e == 0)
 		rx->code = bounded_compile((const char *)x, 0, &rx->b, &e, &off);
 	pt_libpcre2.pcre2_converted_pattern_free(x);
