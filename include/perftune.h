@@ -23,7 +23,8 @@
  *   -ENODEV     the selector names no device (or a device without the
  *               attribute, a path not on a block device, no such process)
  *   -EACCES/-EPERM  not allowed (not root, read-only attribute, a path
- *               outside /sys or /proc/sys)
+ *               outside /sys or /proc/sys, a kernel thread by pid that the
+ *               kernel does not let move)
  *   -EROFS      the tunable is read-only by design (e.g. selinux.enforce)
  *   -ENOMEM     out of memory
  *   -EIO        the kernel accepted a write but did not carry it out, a

@@ -291,8 +291,8 @@ static int select_pid(struct perftune_ctx *ctx, const struct pt_keyparts *kp, st
 	r = pt_proc_stat(ctx, (int)pid, 0, &st);
 	if (r < 0)
 		return pt_err(ctx, -ESRCH, "%s: no process %ld", kp->text, pid);
-	if (st.flags & PT_PF_NO_SETAFFINITY)
-		return pt_err(ctx, -EINVAL,
+	if (st.flags & PT_PF_NO_SETAFFINITY) /* a key well made; the kernel refuses (as an IRQ) */
+		return pt_err(ctx, -EPERM,
 			      "%s: process %ld (%s) is a kernel thread bound to its CPUs: the "
 			      "kernel does not let its affinity change",
 			      kp->text, pid, st.comm);

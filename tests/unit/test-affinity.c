@@ -192,7 +192,7 @@ END_TEST
 
 START_TEST(explicit_unmovable_kernel_thread_is_an_error)
 {
-	ck_assert_int_eq(set("t", "proc.20.cpus", "0"), -EINVAL);
+	ck_assert_int_eq(set("t", "proc.20.cpus", "0"), -EPERM);
 	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "kernel thread"));
 	ck_assert_int_eq(set("t", "proc.4242.cpus", "0"), -ENODEV);
 	ck_assert_int_eq(sets, 0);
