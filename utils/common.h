@@ -60,6 +60,10 @@ void json_kv(FILE *f, bool *first, const char *key, const char *value);
 void json_kb(FILE *f, bool *first, const char *key, bool value);
 void json_ki(FILE *f, bool *first, const char *key, long long value);
 
+/* the '=' of "KEY=VALUE": the first outside the key's brackets, which may hold '=' of their
+ * own ("net[driver=ixgbe].txqueuelen=1", "net[v\=1].txqueuelen=1"); NULL if none */
+char *setting_eq(const char *kv);
+
 /* Parse "--json" and "--help"-only option lists; returns index of first operand or -1 */
 int parse_simple(const struct cmd *c, int argc, char **argv, bool *json);
 
