@@ -181,6 +181,19 @@ bool pt_glob(const char *s)
 	return strpbrk(s, "*?") != NULL;
 }
 
+const char *pt_setting_eq(const char *kv)
+{
+	const char *why;
+
+	for (const char *p = kv; *p; p++) {
+		if (*p == '=')
+			return p;
+		if (*p == '[' && !(p = pt_key_bracket_end(p, &why)))
+			return NULL;
+	}
+	return NULL;
+}
+
 bool pt_comp_matches(const struct pt_comp *c, const char *name)
 {
 	if (c->glob)

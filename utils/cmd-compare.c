@@ -133,7 +133,7 @@ static int check_args(struct compare *c, int argc, char **argv, int dd)
 	if (c->nvars && !c->profile)
 		return usage_error(&cmd_compare, "-v VAR=VALUE needs --profile");
 	for (int i = 0; i < c->nkeys; i++)
-		if (!strchr(c->keys[i], '=') || c->keys[i][0] == '=')
+		if (!setting_eq(c->keys[i]) || c->keys[i][0] == '=')
 			return usage_error(&cmd_compare, "'%s' is not KEY=VALUE", c->keys[i]);
 	if (c->metric) {
 		r = regcomp(&c->re, c->metric, REG_EXTENDED | REG_NEWLINE);

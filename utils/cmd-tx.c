@@ -77,14 +77,14 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 	if (optind >= argc)
 		return usage_error(&cmd_set, "set needs at least one KEY=VALUE");
 	for (int i = optind; i < argc; i++)
-		if (!strchr(argv[i], '=') || argv[i][0] == '=')
+		if (!setting_eq(argv[i]) || argv[i][0] == '=')
 			return usage_error(&cmd_set, "'%s' is not KEY=VALUE", argv[i]);
 	r = perftune_tx_new(ctx, name, flags, &tx);
 	if (r < 0)
 		return r == -EINVAL ? usage_error(&cmd_set, "%s", perftune_ctx_last_error(ctx))
 				    : lib_error(ctx, r, "transaction");
 	for (int i = optind; i < argc; i++) {
-		char *key = strdup(argv[i]), *eq = strchr(key, '=');
+		char *key = strdup(argv[i]), *eq = setting_eq(key);
 		*eq = '\0';
 		r = perftune_tx_set(tx, key, eq + 1);
 		if (r < 0)

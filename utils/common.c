@@ -464,3 +464,19 @@ int write_output(const char *output, const char *text)
 		fprintf(stderr, "%s: %s: %s\n", program, output, *why ? why : strerror(-r));
 	return r < 0 ? EXIT_FAIL : 0;
 }
+
+char *setting_eq(const char *kv)
+{
+	for (const char *p = kv; *p; p++) {
+		if (*p == '=')
+			return (char *)p;
+		if (*p != '[')
+			continue;
+		while (*++p && *p != ']') /* a key's bracket: '\' takes the next character */
+			if (*p == '\\' && p[1])
+				p++;
+		if (!*p)
+			return NULL;
+	}
+	return NULL;
+}

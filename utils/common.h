@@ -107,6 +107,10 @@ void cmd_getopt_reset(void);
  * was meant: after COMMAND, -v is --var VAR=VALUE or no option at all. */
 int bad_option(const struct cmd *c, char **argv, const char *optstring);
 
+/* the '=' of "KEY=VALUE": the first outside the key's brackets, which may hold '=' of their
+ * own ("net[driver=ixgbe].txqueuelen=1", "net[v\\=1].txqueuelen=1"); NULL if none */
+char *setting_eq(const char *kv);
+
 /* Parse "--json" and "--help"-only option lists; returns the index of the first
  * operand, or -1 after printing the usage error */
 int parse_simple(const struct cmd *c, int argc, char **argv, bool *json);

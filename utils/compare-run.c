@@ -74,7 +74,7 @@ int compare_stage(struct compare *c, struct perftune_tx *tx)
 		int r;
 		if (!key)
 			return -ENOMEM;
-		eq = strchr(key, '=');
+		eq = setting_eq(key);
 		*eq = '\0';
 		r = perftune_tx_set(tx, key, eq + 1);
 		free(key);

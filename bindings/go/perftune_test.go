@@ -934,3 +934,44 @@ func TestFinalizerEndsForgottenHold(t *testing.T) {
 		t.Errorf("journals after the finalizer: %v", j)
 	}
 }
+
+// A name in brackets is that one name, never a glob (issue 33 H5), and a value is
+// written as given, blanks and tabs inside kept (H14).
+func TestBracketedNameIsLiteralValueAsGiven(t *testing.T) {
+	ft := newFakeTree(t)
+	ft.write(t, "proc/sys/net/ipv4/conf/x*/rp_filter", "1\n")
+	ft.write(t, "proc/sys/net/ipv4/conf/xa/rp_filter", "1\n")
+	ft.write(t, "proc/sys/kernel/core_pattern", "core\n")
+	c := ft.open(t)
+	const key = "sysctl.net.ipv4.conf.[x*].rp_filter"
+	list, err := c.List("sysctl.net.ipv4.conf.")
+	if err != nil || len(list) != 2 || list[0].Key != key {
+		t.Fatalf("List = %+v, %v", list, err)
+	}
+	tx, err := c.Begin("names", perftune.TxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	for k, v := range map[string]string{key: "2", "sysctl.kernel.core_pattern": "a  b\tc"} {
+		if n, err := tx.Set(k, v); err != nil || n != 1 {
+			t.Fatalf("Set(%s) = %d, %v", k, n, err)
+		}
+	}
+	if n, err := tx.Commit(); err != nil || n != 2 {
+		t.Fatalf("Commit() = %d, %v", n, err)
+	}
+	if x, a := ft.read(t, "proc/sys/net/ipv4/conf/x*/rp_filter"),
+		ft.read(t, "proc/sys/net/ipv4/conf/xa/rp_filter"); x != "2" || a != "1" {
+		t.Errorf("x* = %s, xa = %s: want 2 and 1", x, a)
+	}
+	if got := ft.read(t, "proc/sys/kernel/core_pattern"); got != "a  b\tc" {
+		t.Errorf("core_pattern = %q, want the value as given", got)
+	}
+	if n, err := c.Restore("names"); err != nil || n != 2 {
+		t.Fatalf("Restore = %d, %v", n, err)
+	}
+	if x := ft.read(t, "proc/sys/net/ipv4/conf/x*/rp_filter"); x != "1" || len(ft.journals(t)) != 0 {
+		t.Errorf("after restore x* = %s, journals %v", x, ft.journals(t))
+	}
+}

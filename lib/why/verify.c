@@ -212,7 +212,7 @@ static int verify_impl(struct perftune_ctx *ctx, const char *const *settings,
 
 	for (size_t i = 0; r >= 0 && settings[i]; i++) {
 		char key[PERFTUNE_KEY_MAX];
-		const char *eq = strchr(settings[i], '=');
+		const char *eq = pt_setting_eq(settings[i]);
 		if (!eq || eq == settings[i] || (size_t)(eq - settings[i]) >= sizeof(key)) {
 			r = pt_err(ctx, -EINVAL, "'%s' is not KEY=VALUE", settings[i]);
 			break;

@@ -341,6 +341,28 @@ START_TEST(any_name_round_trips_through_its_key)
 }
 END_TEST
 
+/* KEY=VALUE splits at the '=' outside the key's brackets (verify's settings, the CLI's) */
+START_TEST(setting_splits_outside_brackets)
+{
+	static const struct {
+		const char *kv;
+		int at; /* -1: none */
+	} cases[] = {
+		{ "sysctl.vm.swappiness=10", 20 },
+		{ "net[driver=ixgbe].txqueuelen=700", 28 },
+		{ "net[v\\=1].txqueuelen=7=8", 20 },
+		{ "net[a\\]=b].txqueuelen=7", 21 },
+		{ "net[v=1.txqueuelen", -1 },
+		{ "sysctl.vm.swappiness", -1 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *eq = pt_setting_eq(cases[i].kv);
+		ck_assert_msg((eq ? (int)(eq - cases[i].kv) : -1) == cases[i].at, "%s", cases[i].kv);
+	}
+}
+END_TEST
+
 static void mkdir_at(const char *rel)
 {
 	char p[PATH_MAX];
@@ -496,6 +518,7 @@ static Suite *key_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown); /* writes the tree */
 	tcase_add_test(tc, bracket_escapes_spell_names);
 	tcase_add_test(tc, any_name_round_trips_through_its_key);
+	tcase_add_test(tc, setting_splits_outside_brackets);
 	tcase_add_test(tc, glob_characters_in_a_sysctl_name_are_literal);
 	tcase_add_test(tc, glob_characters_in_device_names_are_literal);
 	tcase_add_test(tc, exports_name_the_object_not_a_pattern);

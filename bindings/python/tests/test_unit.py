@@ -354,6 +354,33 @@ def test_commit_on_exit(ctx: perftune.Context, tree: FakeTree) -> None:
     )
 
 
+def test_bracketed_name_is_literal_and_value_written_as_given(
+    ctx: perftune.Context, tree: FakeTree
+) -> None:
+    """issue 33: a name in brackets is that one name, never a glob (H5); a value keeps
+    the blanks and tabs inside it (H14); a transaction name reads as no option (H12)"""
+    for d in ("x*", "xa"):
+        tree.path(f"proc/sys/net/ipv4/conf/{d}").mkdir(parents=True)
+        tree.write(f"proc/sys/net/ipv4/conf/{d}/rp_filter", "1\n")
+    tree.path("proc/sys/kernel").mkdir(parents=True)
+    tree.write("proc/sys/kernel/core_pattern", "core\n")
+    key = "sysctl.net.ipv4.conf.[x*].rp_filter"
+    assert [t.key for t in ctx.list("sysctl.net.ipv4.conf.")] == [
+        key,
+        "sysctl.net.ipv4.conf.xa.rp_filter",
+    ]
+    with ctx.transaction("names") as tx:
+        tx.set(key, "2")
+        tx.set("sysctl.kernel.core_pattern", "a  b\tc")
+    assert tree.read("proc/sys/net/ipv4/conf/x*/rp_filter") == "2"
+    assert tree.read("proc/sys/net/ipv4/conf/xa/rp_filter") == "1"
+    assert tree.read("proc/sys/kernel/core_pattern") == "a  b\tc"
+    assert ctx.restore("names") == 2
+    assert tree.read("proc/sys/net/ipv4/conf/x*/rp_filter") == "1"
+    with pytest.raises(ValueError, match="not starting with '.' or '-'"):
+        ctx.transaction("-x")
+
+
 def test_status_entries(ctx: perftune.Context) -> None:
     assert ctx.status() == []
     with ctx.transaction("st") as tx:
