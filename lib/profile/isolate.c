@@ -43,10 +43,12 @@ static char *opt_value(struct perftune_profile *p, struct pt_punit *u, const cha
 static char *kept_cpus(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o,
 		       const char *isolated)
 {
-	unsigned char iso[PT_CPUS_BYTES], on[PT_CPUS_BYTES], keep[PT_CPUS_BYTES];
+	unsigned char iso[PT_CPUS_BYTES], on[PT_CPUS_BYTES], keep[PT_CPUS_BYTES],
+		off[PT_CPUS_BYTES];
 	_cleanup_free_ char *online = NULL;
 	char why[160] = "";
 	bool any = false;
+	int bad;
 
 	if (pt_cpus_parse(isolated, iso, why, sizeof(why)) < 0) {
 		pt_pitem_skip(p, u, o, "isolated_cores=%s: %s", isolated, why);
@@ -58,14 +60,16 @@ static char *kept_cpus(struct perftune_profile *p, struct pt_punit *u, struct pt
 		return NULL;
 	}
 	online = pt_cpus_list(on, "", true);
-	for (long i = 0; i < PT_CPUS_MAX; i++) {
-		if (pt_cpus_has(iso, i) && !pt_cpus_has(on, i)) { /* TuneD: an error, no change */
-			pt_pitem_skip(p, u, o, "isolated_cores=%s: CPU %ld is not online (%s)",
-				      isolated, i, online ? online : "?");
-			return NULL;
-		}
-		pt_cpus_set(keep, i, pt_cpus_has(on, i) && !pt_cpus_has(iso, i));
-		any |= pt_cpus_has(keep, i);
+	for (size_t b = 0; b < PT_CPUS_BYTES; b++) { /* a byte at a time: 8192 bits */
+		off[b] = iso[b] & (unsigned char)~on[b];
+		keep[b] = on[b] & (unsigned char)~iso[b];
+		any |= keep[b] != 0;
+	}
+	bad = pt_cpus_next(off, PT_CPUS_MAX, 0);
+	if (bad < PT_CPUS_MAX) { /* TuneD: an error, no change */
+		pt_pitem_skip(p, u, o, "isolated_cores=%s: CPU %d is not online (%s)", isolated,
+			      bad, online ? online : "?");
+		return NULL;
 	}
 	if (!any) {
 		pt_pitem_skip(p, u, o, "isolated_cores=%s isolates every online CPU (%s)", isolated,
