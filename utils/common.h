@@ -108,7 +108,7 @@ void cmd_getopt_reset(void);
 int bad_option(const struct cmd *c, char **argv, const char *optstring);
 
 /* the '=' of "KEY=VALUE": the first outside the key's brackets, which may hold '=' of their
- * own ("net[driver=ixgbe].txqueuelen=1", "net[v\\=1].txqueuelen=1"); NULL if none */
+ * own ("net[driver=ixgbe].txqueuelen=1", "net[v\=1].txqueuelen=1"); NULL if none */
 char *setting_eq(const char *kv);
 
 /* Parse "--json" and "--help"-only option lists; returns the index of the first
