@@ -84,10 +84,10 @@ eq "set --name=-x: nothing changed" "$(rp 'x*')" "$X0"
 
 # H6: a selector regex past the bounds is refused at once, naming the key
 msg=$($P get 'proc[((a{1,100}){1,100}){1,100}].cpus' 2>&1)
-eq "nested counted repetition: exit 1" "$?" 1
+eq "nested counted repetition: exit 2 (a malformed key)" "$?" 2
 check "nested counted repetition: names the key" grep -qF 'proc[((a{1,100}){1,100}){1,100}].cpus: not an extended regular expression' <<<"$msg"
 msg=$($P get 'proc[(.*){1,32000}].cpus' 2>&1)
-eq "(.*){1,32000}: exit 1" "$?" 1
+eq "(.*){1,32000}: exit 2 (a malformed key)" "$?" 2
 
 ip netns del $NS
 check "namespace deleted" bash -c "! ip netns list | grep -qw $NS"
