@@ -4,4 +4,4 @@
 # holding the real-kernel lock (the host tier writes /sys and /proc/sys).
 set -euo pipefail
 run=$1 err=$2 script=$3
-exec flock -w 1800 /run/lock/perftune-real-kernel.lock "$run" --errno "$err" -- "$script"
+exec "$(dirname "$0")/../real-kernel" "$run" --errno "$err" -- "$script"
