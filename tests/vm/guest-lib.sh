@@ -147,38 +147,24 @@ has_cpu() {
 	return 1
 }
 
-# every thread's mask: "pid/tid mask" lines, sorted for join(1).  A thread
-# that exits between the glob and the read is left out: under pipefail its
-# awk's failure would end the caller (with the ERR trap's message going into
-# the caller's output file, not the test log).
-thread_masks() {
-	local t k
-	for t in /proc/[0-9]*/task/[0-9]*; do
-		k=${t#/proc/}
-		awk -v t="${k%%/*}/${t##*/}" '/^Cpus_allowed_list/ { print t, $2 }' "$t/status" 2>/dev/null || true
-	done | LC_ALL=C sort
+# vmh ARGS: tests/vm/vm-helper of the build tree (beside utils/ of $PT): the
+# workloads and the thread walk in C, where python3 and a few awk processes a
+# thread took TCG minutes
+vmh() {
+	"$(dirname "$PT")/../tests/vm/vm-helper" "$@"
 }
 
-# unmovable THREAD_DIR: PF_NO_SETAFFINITY (0x04000000) in the 9th field of its stat
-unmovable() {
-	local flags
-	flags=$(sed 's/.*) //' "$1/stat" 2>/dev/null | awk '{ print $7 }') || return 1 # exited
-	if [[ -n $flags ]] && (((flags & 0x04000000) != 0)); then return 0; fi
-	return 1
+# every thread's mask: "pid/tid mask" lines, sorted for join(1).  A thread
+# that exits while it is read is left out by vm-helper.
+thread_masks() {
+	vmh threads | awk '{ print $1, $2 }' | LC_ALL=C sort
 }
 
 # start_pmd_app: an application with a poll-mode thread named like OVS's
 # (pmd-c03/id:8) pinned to CPU 3, where TuneD's ps_blacklist keeps it;
 # APP_PID and APP_TID name them.  stop_pmd_app ends it.
 start_pmd_app() {
-	python3 -c '
-import threading, time, ctypes, os
-def pmd():
-    ctypes.CDLL(None).prctl(15, b"pmd-c03/id:8", 0, 0, 0)  # PR_SET_NAME
-    os.sched_setaffinity(0, {3})
-    print(threading.get_native_id(), flush=True)
-    time.sleep(600)
-threading.Thread(target=pmd).start(); time.sleep(600)' >"$WORK/pmd.tid" &
+	vmh pmd >"$WORK/pmd.tid" &
 	APP_PID=$!
 	trap 'kill "$APP_PID" 2>/dev/null || true' EXIT
 	for _ in $(seq 100); do [[ -s $WORK/pmd.tid ]] && break; sleep 0.1; done
@@ -191,24 +177,24 @@ stop_pmd_app() {
 }
 
 # threads_off_cpu3 MASKS_BEFORE: every thread alive since MASKS_BEFORE that the
-# kernel lets move and that is not blacklisted (pmd, DPDK) is off CPU 3; the
-# pmd thread of start_pmd_app stays on 3 and its main thread moved
+# kernel lets move (no PF_NO_SETAFFINITY, 0x04000000, in its stat flags) and
+# that is not blacklisted (pmd, DPDK) is off CPU 3; the pmd thread of
+# start_pmd_app stays on 3 and its main thread moved
 threads_off_cpu3() {
-	local t m bad=0 moved=0
-	while read -r t _; do
-		t=/proc/${t%%/*}/task/${t#*/}
-		[[ -r $t/comm ]] || continue
-		[[ $(<"$t/comm") =~ pmd|PMD|^DPDK ]] && continue
-		unmovable "$t" && continue
-		m=$(awk '/^Cpus_allowed_list/ { print $2 }' "$t/status" 2>/dev/null) || continue
-		[[ -n $m ]] || continue
+	local t m flags comm bad=0 moved=0
+	local -A before=()
+	while read -r t _; do before[$t]=1; done <"$1"
+	while read -r t m flags comm; do
+		[[ -n ${before[$t]:-} ]] || continue
+		[[ $comm =~ pmd|PMD|^DPDK ]] && continue
+		(((flags & 0x04000000) == 0)) || continue
 		if has_cpu "$m" 3; then
-			echo "    thread ${t##*/} ($(<"$t/comm")) may still run on 3: $m"
+			echo "    thread ${t#*/} ($comm) may still run on 3: $m"
 			bad=$((bad + 1))
 		else
 			moved=$((moved + 1))
 		fi
-	done <"$1"
+	done < <(vmh threads)
 	echo "    $moved threads off CPU 3, $bad on it"
 	((moved > 20)) || fail "only $moved threads checked"
 	((bad == 0)) || fail "$bad movable, not blacklisted threads may still run on CPU 3"

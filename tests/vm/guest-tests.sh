@@ -303,7 +303,7 @@ node_pages() {
 test_proc_numa_nodes() {
 	local node1cpus allowed mems pid before0 after0 after1
 	# a process with 128 MiB touched on both nodes (interleaved), then left running
-	"$PT" exec --nodes 0-1 --interleave -- python3 -c 'import time; b = bytearray(128 << 20); [b.__setitem__(i, 1) for i in range(0, len(b), 4096)]; print("ready", flush=True); time.sleep(600)' >"$WORK/mem.out" &
+	"$PT" exec --nodes 0-1 --interleave -- "$(dirname "$PT")/../tests/vm/vm-helper" touch 128 >"$WORK/mem.out" &
 	pid=$! SLEEPER=$!
 	trap 'kill "$SLEEPER" 2>/dev/null || true' EXIT
 	for _ in $(seq 100); do grep -q ready "$WORK/mem.out" && break; sleep 0.2; done
@@ -338,18 +338,8 @@ test_proc_numa_nodes() {
 # because it now runs on node 1's CPUs.
 test_proc_numa_nodes_new_memory() {
 	local pid n0 n1 m0 m1
-	"$PT" exec --nodes 0 -- python3 -c '
-import signal, sys, time
-def touch(n):
-    b = bytearray(n << 20)
-    for i in range(0, len(b), 4096): b[i] = 1
-    return b
-keep = [touch(64)]
-def more(*_):
-    keep.append(touch(64)); print("more", flush=True)
-signal.signal(signal.SIGUSR1, more)
-print("ready", flush=True)
-while True: time.sleep(1)' >"$WORK/new.out" &
+	# 64 MiB touched now, 64 more on SIGUSR1 ("more")
+	"$PT" exec --nodes 0 -- "$(dirname "$PT")/../tests/vm/vm-helper" touch 64 >"$WORK/new.out" &
 	pid=$! SLEEPER=$!
 	trap 'kill "$SLEEPER" 2>/dev/null || true' EXIT
 	for _ in $(seq 100); do grep -q ready "$WORK/new.out" && break; sleep 0.2; done
@@ -376,7 +366,7 @@ test_exec_nodes() {
 	pt_ok exec --nodes 1 -- awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status
 	eq "exec --nodes 1 runs on node 1's CPUs" "$OUT" "$(<"$NODE/node1/cpulist")"
 	pt_ok exec --nodes 1 --membind -- awk '/^Mems_allowed_list/ { print $2 }' /proc/self/status
-	pt_ok exec --nodes 1 --membind -- python3 -c 'import time; b = bytearray(32 << 20); [b.__setitem__(i, 1) for i in range(0, len(b), 4096)]; print(open("/proc/self/numa_maps").read())'
+	pt_ok exec --nodes 1 --membind -- "$(dirname "$PT")/../tests/vm/vm-helper" touch 32 --maps
 	local n0 n1
 	# (no N0= at all is the expected case: awk, not grep, which would fail)
 	n1=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^N1=/) s += substr($i, 4) } END { print s + 0 }' "$WORK/out")
