@@ -13,6 +13,9 @@
  *                                          itself lets switches overlap
  *   ptbench put PATH=VALUE...              one step of the floor, untimed (to be run as
  *                                          a process by exec): read, write, read back
+ *   ptbench get PATH                       the value as the floor reads it
+ *   ptbench true                           exits 0 at once: the empty C program, the
+ *                                          floor of a process start (as ptfloor: libc only)
  *   ptbench lib ROUNDS [--root DIR] KEY=VALUE...
  *                                          libperftune in-process: tx_new, set, commit
  *                                          (apply); tx_rollback (restore); its line
@@ -32,6 +35,11 @@
  *                                          laid out as tests/unit/mkroot.sh does
  *   ptbench loopdel N...                   LOOP_CTL_REMOVE loop devices (ours, detached)
  *
+ * A PATH of the form sched:PID is no file but the CPU affinity of process PID (one
+ * thread, as the `sleep` the bench starts): sched_getaffinity() read as a CPU list
+ * ("0-1"), sched_setaffinity() written from one, so that the floor does what
+ * proc.PID.cpus does without the library.
+ *
  * Built with -DPTBENCH_NOLIB (without libperftune): every mode but lib, so that the
  * floor's processes load no library.  With -DPTBENCH_LOADER: only the dlopen timer.
  *
@@ -47,6 +55,7 @@
 #include <fcntl.h>
 #include <linux/loop.h>
 #include <pthread.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,8 +121,59 @@ static void report(double *apply, double *restore, int n)
 
 /* ---- the floor: no library, just the file operations ---- */
 
+/* sched:PID, the affinity of one process as a CPU list: "0-3,6" */
+static int sched_pid(const char *path)
+{
+	return strncmp(path, "sched:", 6) ? 0 : atoi(path + 6);
+}
+
+static void sched_rd(const char *path, char *buf)
+{
+	cpu_set_t set;
+	size_t len = 0;
+
+	if (sched_getaffinity(sched_pid(path), sizeof(set), &set) < 0)
+		die("read %s: %s", path, strerror(errno));
+	buf[0] = '\0';
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		int e = c;
+		if (!CPU_ISSET(c, &set))
+			continue;
+		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, &set))
+			e++;
+		len += (size_t)snprintf(buf + len, VAL_MAX - len, e > c ? "%s%d-%d" : "%s%d",
+					len ? "," : "", c, e);
+		c = e;
+	}
+}
+
+static void sched_wr(const char *path, const char *value)
+{
+	cpu_set_t set;
+	const char *s = value;
+
+	CPU_ZERO(&set);
+	while (*s) {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		if (end == s || a < 0 || b >= CPU_SETSIZE || (*end && *end != ','))
+			die("%s: not a CPU list: %s", path, value);
+		for (long c = a; c <= b; c++)
+			CPU_SET(c, &set);
+		s = *end ? end + 1 : end;
+	}
+	if (sched_setaffinity(sched_pid(path), sizeof(set), &set) < 0)
+		die("write %s: %s", path, strerror(errno));
+}
+
 static void rd(const char *path, char *buf)
 {
+	if (sched_pid(path)) {
+		sched_rd(path, buf);
+		return;
+	}
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, buf, VAL_MAX - 1) : -1;
 
@@ -139,6 +199,10 @@ static void rd(const char *path, char *buf)
 
 static void wr(const char *path, const char *value)
 {
+	if (sched_pid(path)) {
+		sched_wr(path, value);
+		return;
+	}
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	size_t len = strlen(value);
 
@@ -684,8 +748,17 @@ int main(int argc, char **argv)
 	if (w && *w)
 		warmup = atoi(w);
 
+	if (argc == 2 && !strcmp(argv[1], "true"))
+		return 0;
 	if (argc < 3)
-		die("usage: ptbench floor|jfloor|pfloor|put|lib|exec|load|mkfake|loopdel ...%s%s", "", "");
+		die("usage: ptbench floor|jfloor|pfloor|put|get|true|lib|exec|load|mkfake|loopdel ...%s%s",
+		    "", "");
+	if (!strcmp(argv[1], "get") && argc == 3) {
+		char v[VAL_MAX];
+		rd(argv[2], v);
+		puts(v);
+		return 0;
+	}
 	if (!strcmp(argv[1], "mkfake") && argc == 4)
 		return mkfake(argv[2], atoi(argv[3]));
 	if (!strcmp(argv[1], "loopdel"))
