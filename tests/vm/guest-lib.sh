@@ -164,7 +164,8 @@ thread_masks() {
 # (pmd-c03/id:8) pinned to CPU 3, where TuneD's ps_blacklist keeps it;
 # APP_PID and APP_TID name them.  stop_pmd_app ends it.
 start_pmd_app() {
-	vmh pmd >"$WORK/pmd.tid" &
+	# (the program itself in the background, not vmh: $! must be its pid)
+	"$(dirname "$PT")/../tests/vm/vm-helper" pmd >"$WORK/pmd.tid" &
 	APP_PID=$!
 	trap 'kill "$APP_PID" 2>/dev/null || true' EXIT
 	for _ in $(seq 100); do [[ -s $WORK/pmd.tid ]] && break; sleep 0.1; done
