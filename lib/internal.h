@@ -468,6 +468,14 @@ struct pt_family {
 	/* enumerate every tunable of the family present on this machine */
 	int (*list)(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud);
 	int (*read)(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size);
+	/*
+	 * optional: what read() gives before pt_normalize(), as write() takes it
+	 * back byte for byte (kernel.core_pattern "a  b\tc", printk's tabs): the
+	 * original a commit journals and a rollback writes; comparisons and what
+	 * is shown use read()'s form
+	 */
+	int (*read_verbatim)(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf,
+			     size_t size);
 	/* check @in and produce the exact value to write and expect back */
 	int (*validate)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
 			char *out, size_t size);
@@ -583,6 +591,9 @@ int pt_resolve_one(struct perftune_ctx *ctx, const char *key, struct pt_tunable 
 
 /* ---- family/file.c: the generic file ops, for families whose tunables are plain files ---- */
 int pt_file_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size);
+/* the file as read, its kernel-added newline off (a selection: its choice); one line */
+int pt_file_read_verbatim(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf,
+			  size_t size);
 int pt_file_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
 		     char *out, size_t size);
 int pt_file_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
