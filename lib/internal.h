@@ -779,6 +779,7 @@ enum {
 };
 struct pt_item {
 	char *name, *key, *value, *old, *current, *note;
+	char *now; /* a status entry's key its object goes by now (moved: a renamed NIC), or NULL */
 	unsigned flags;
 	int pid;
 };
@@ -797,6 +798,8 @@ int pt_iter_collect(size_t n, pt_item_fn fill, void *ud, struct pt_iter **out);
 struct perftune_tunable_iter *pt_tunable_iter(struct pt_iter *it);
 struct perftune_change_iter *pt_change_iter(struct pt_iter *it);
 struct perftune_status_iter *pt_status_iter(struct pt_iter *it);
+/* the key a status entry's object goes by now: its key, or where it moved (export) */
+const char *pt_status_entry_key_now(const struct perftune_status_entry *e);
 struct perftune_profile_item_iter *pt_profile_item_iter(struct pt_iter *it);
 struct perftune_profile_entry_iter *pt_profile_entry_iter(struct pt_iter *it);
 struct perftune_source_iter *pt_source_iter(struct pt_iter *it);

@@ -456,6 +456,7 @@ static int status_entry(struct perftune_ctx *ctx, const struct pt_jinfo *ji, str
 		item.flags |= PT_ITEM_GONE;
 	if (k == PT_FOUND_MOVED) {
 		item.flags |= PT_ITEM_MOVED;
+		item.now = f->t.key;
 		snprintf(note, sizeof(note), "%s: restore gives it back as %s", f->note, f->t.key);
 	} else if (k == PT_FOUND_SAME && f->note[0]) {
 		snprintf(note, sizeof(note), "%s", f->note);
