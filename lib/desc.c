@@ -158,7 +158,7 @@ struct pt_iter *pt_iter_new(void)
 
 static void item_clear(struct pt_item *it)
 {
-	pt_free_all(it->name, it->key, it->value, it->old, it->current, it->note);
+	pt_free_all(it->name, it->key, it->value, it->old, it->current, it->note, it->now);
 }
 
 int pt_iter_add(struct pt_iter *it, const struct pt_item *item)
@@ -174,6 +174,7 @@ int pt_iter_add(struct pt_iter *it, const struct pt_item *item)
 	c.old = pt_strdup_or_null(item->old, &fail);
 	c.current = pt_strdup_or_null(item->current, &fail);
 	c.note = pt_strdup_or_null(item->note && item->note[0] ? item->note : NULL, &fail);
+	c.now = pt_strdup_or_null(item->now, &fail);
 	if (fail) {
 		item_clear(&c);
 		return -ENOMEM;
@@ -300,6 +301,11 @@ FLAGS(status_entry, PERFTUNE_STATUS_DRIFT | PERFTUNE_STATUS_ORPHANED | PERFTUNE_
 PERFTUNE_EXPORT int perftune_status_entry_pid(const struct perftune_status_entry *o)
 {
 	return o ? o->item.pid : 0;
+}
+
+const char *pt_status_entry_key_now(const struct perftune_status_entry *o)
+{
+	return o->item.now ? o->item.now : o->item.key;
 }
 
 /* a skipped item's note is its skip reason */

@@ -468,6 +468,14 @@ struct pt_family {
 	/* enumerate every tunable of the family present on this machine */
 	int (*list)(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud);
 	int (*read)(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size);
+	/*
+	 * optional: what read() gives before pt_normalize(), as write() takes it
+	 * back byte for byte (kernel.core_pattern "a  b\tc", printk's tabs): the
+	 * original a commit journals and a rollback writes; comparisons and what
+	 * is shown use read()'s form
+	 */
+	int (*read_verbatim)(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf,
+			     size_t size);
 	/* check @in and produce the exact value to write and expect back */
 	int (*validate)(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
 			char *out, size_t size);
@@ -583,6 +591,9 @@ int pt_resolve_one(struct perftune_ctx *ctx, const char *key, struct pt_tunable 
 
 /* ---- family/file.c: the generic file ops, for families whose tunables are plain files ---- */
 int pt_file_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size);
+/* the file as read, its kernel-added newline off (a selection: its choice); one line */
+int pt_file_read_verbatim(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf,
+			  size_t size);
 int pt_file_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
 		     char *out, size_t size);
 int pt_file_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
@@ -768,6 +779,7 @@ enum {
 };
 struct pt_item {
 	char *name, *key, *value, *old, *current, *note;
+	char *now; /* a status entry's key its object goes by now (moved: a renamed NIC), or NULL */
 	unsigned flags;
 	int pid;
 };
@@ -786,6 +798,8 @@ int pt_iter_collect(size_t n, pt_item_fn fill, void *ud, struct pt_iter **out);
 struct perftune_tunable_iter *pt_tunable_iter(struct pt_iter *it);
 struct perftune_change_iter *pt_change_iter(struct pt_iter *it);
 struct perftune_status_iter *pt_status_iter(struct pt_iter *it);
+/* the key a status entry's object goes by now: its key, or where it moved (export) */
+const char *pt_status_entry_key_now(const struct perftune_status_entry *e);
 struct perftune_profile_item_iter *pt_profile_item_iter(struct pt_iter *it);
 struct perftune_profile_entry_iter *pt_profile_entry_iter(struct pt_iter *it);
 struct perftune_source_iter *pt_source_iter(struct pt_iter *it);

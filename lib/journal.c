@@ -500,6 +500,14 @@ static int replace(char **dst, const char *v)
 }
 
 /* One record; returns 0 or -EINVAL for anything unexpected. */
+static bool value_cntrl(const char *v)
+{
+	for (; *v; v++)
+		if (*v != '\t' && ((unsigned char)*v < 0x20 || *v == 0x7f))
+			return true;
+	return false;
+}
+
 static int parse_record(struct pt_jinfo *ji, char *line, const char *boot)
 {
 	char *sp = strchr(line, ' '), *tab, *arg;
@@ -545,9 +553,10 @@ static int parse_record(struct pt_jinfo *ji, char *line, const char *boot)
 	*tab = '\0';
 	if (unescape(arg) < 0 || unescape(tab + 1) < 0 || strlen(arg) >= PERFTUNE_KEY_MAX)
 		return -EINVAL;
-	/* no key and no value read from the kernel (normalized: one line, single
-	 * spaces) has a control character: one would end up in messages and logs */
-	if (pt_has_cntrl(arg) || pt_has_cntrl(tab + 1))
+	/* no key has a control character, no value one but a tab (a sysctl's
+	 * original as read, "4\t4\t1\t7"): it would end up in messages and logs,
+	 * and an original is one line (pt_file_read_verbatim()) */
+	if (pt_has_cntrl(arg) || value_cntrl(tab + 1))
 		return -EINVAL;
 	struct pt_jentry *e = pt_jinfo_find(ji, arg);
 	if (!strcmp(line, "orig")) {

@@ -108,7 +108,7 @@ static int give_pre(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct item *
 		pt_log(ctx, PERFTUNE_LOG_WARNING,
 		       "%s: drifted: transaction '%s' wrote '%s', now '%s'; restoring '%s' anyway",
 		       e->key, ji->name, e->written, cur, orig_of(it));
-	return strcmp(cur, orig_of(it)) ? 1 : 0;
+	return strcmp(cur, orig_of(it)) ? 1 : 0; /* one kept verbatim ("a  b\tc"): written */
 }
 
 /* After the write (result @r): an iosched parameter reset with its scheduler is fine. */
@@ -127,7 +127,7 @@ static int give_post(struct perftune_ctx *ctx, struct item *it, bool sched, int 
 	if (r < 0)
 		return r;
 	if (!(t->fam->flags & PT_FAM_SNAPSHOT) && t->fam->read(ctx, t, cur, sizeof(cur)) == 0 &&
-	    strcmp(cur, orig_of(it)))
+	    !pt_value_eq(cur, orig_of(it))) /* an original kept verbatim reads normalized */
 		pt_log(ctx, PERFTUNE_LOG_WARNING, "%s: restored '%s' but reads back '%s'", e->key,
 		       orig_of(it), cur);
 	it->wrote = true;
@@ -456,6 +456,7 @@ static int status_entry(struct perftune_ctx *ctx, const struct pt_jinfo *ji, str
 		item.flags |= PT_ITEM_GONE;
 	if (k == PT_FOUND_MOVED) {
 		item.flags |= PT_ITEM_MOVED;
+		item.now = f->t.key;
 		snprintf(note, sizeof(note), "%s: restore gives it back as %s", f->note, f->t.key);
 	} else if (k == PT_FOUND_SAME && f->note[0]) {
 		snprintf(note, sizeof(note), "%s", f->note);

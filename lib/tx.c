@@ -21,6 +21,8 @@ struct stage {
 	struct pt_ctun c; /* the tunable */
 	char *value;	  /* exact value to write */
 	char *old;	  /* value before this commit */
+	char *verbatim;	  /* old as the kernel gave it, where read() normalizes it: journaled
+			   * and written back (a sysctl string's blanks), or NULL */
 	char *input;	  /* as given, when an alias was mapped; or NULL */
 	unsigned flags;	  /* PT_ITEM_* */
 	bool deferred;	  /* iosched parameter of a scheduler staged in the same tx */
@@ -114,6 +116,7 @@ static void stage_free(struct stage *s)
 	pt_ctun_free(&s->c);
 	free(s->value);
 	free(s->old);
+	free(s->verbatim);
 	free(s->input);
 	free(s->awaits);
 }
@@ -444,6 +447,38 @@ static bool sched_undone(struct perftune_tx *tx, const struct range *rg)
 	return false;
 }
 
+/* the original a rollback writes and the journal keeps: byte for byte as read */
+static const char *orig_of(const struct stage *s)
+{
+	return s->verbatim ? s->verbatim : s->old;
+}
+
+/*
+ * Read @s before its write into @cur (PT_VAL bytes) as read() gives it, and
+ * the same read verbatim into s->verbatim where that differs (one read: what
+ * is journaled is what was compared).  Not after a scheduler switch (s->pre):
+ * the original was read before it.
+ */
+static int read_orig(struct perftune_ctx *ctx, struct stage *s, const struct pt_tunable *t,
+		     char *cur)
+{
+	char raw[PT_VAL];
+	int r;
+
+	if (!s->c.fam->read_verbatim || s->pre)
+		return s->c.fam->read(ctx, t, cur, PT_VAL);
+	r = s->c.fam->read_verbatim(ctx, t, raw, sizeof(raw));
+	if (r < 0)
+		return r;
+	snprintf(cur, PT_VAL, "%s", raw);
+	pt_normalize(cur);
+	free(s->verbatim);
+	s->verbatim = NULL;
+	if (strcmp(raw, cur) && !(s->verbatim = strdup(raw)))
+		return oom(ctx, s);
+	return 0;
+}
+
 /* Give back what this commit wrote in one range: the scheduler, then newest first. */
 static void undo_range(struct commit *c, struct range *rg)
 {
@@ -463,11 +498,11 @@ static void undo_range(struct commit *c, struct range *rg)
 			} else if (!(s->c.fam->flags & PT_FAM_HELD)) {
 				struct pt_tunable tb;
 				const struct pt_tunable *t = tunable(s, &tb);
+				const char *old = orig_of(s);
 				char cur[PT_VAL];
 				int w = 0;
-				if (s->c.fam->read(ctx, t, cur, sizeof(cur)) < 0 ||
-				    strcmp(cur, s->old))
-					w = s->c.fam->write(ctx, t, s->old, &dummy);
+				if (s->c.fam->read(ctx, t, cur, sizeof(cur)) < 0 || strcmp(cur, old))
+					w = s->c.fam->write(ctx, t, old, &dummy);
 				if (w < 0 && s->c.order == PT_ORDER_RESET && sched)
 					pt_log(ctx, PERFTUNE_LOG_INFO,
 					       "%s: reset with its scheduler", s->c.key);
@@ -536,7 +571,7 @@ static int journal_orig(struct perftune_ctx *ctx, const struct pt_jinfo *ji, int
 		if (r < 0)
 			return r;
 	}
-	return pt_journal_append_orig(ctx, jfd, s->c.key, s->old, id);
+	return pt_journal_append_orig(ctx, jfd, s->c.key, orig_of(s), id);
 }
 
 /* Everything before a key's write: 1 = write it now, 0 = nothing to write, or -errno. */
@@ -556,7 +591,7 @@ static int commit_pre(struct perftune_ctx *ctx, struct pt_jinfo *ji, int jfd, st
 		if (set_str(&s->value, v) < 0)
 			return oom(ctx, s);
 	}
-	r = s->c.fam->read(ctx, t, cur, sizeof(cur));
+	r = read_orig(ctx, s, t, cur);
 	if (r < 0)
 		return r;
 	if (s->c.fam->snapshot && !pt_value_eq(cur, s->value)) {

@@ -61,6 +61,39 @@ int key_error(const struct cmd *c, struct perftune_ctx *ctx, int r, const char *
 	return usage_error(c, "%s: %s", key, strerror(-r));
 }
 
+/* bytes of the valid UTF-8 sequence that starts at @p (Unicode's table 3-7: no
+ * overlong form, no surrogate, nothing past U+10FFFF), 0 if none does */
+static size_t utf8_seq(const unsigned char *p)
+{
+	static const struct {
+		unsigned char first_lo, first_hi, second_lo, second_hi, len;
+	} forms[] = {
+		{ 0xc2, 0xdf, 0x80, 0xbf, 2 }, { 0xe0, 0xe0, 0xa0, 0xbf, 3 },
+		{ 0xe1, 0xec, 0x80, 0xbf, 3 }, { 0xed, 0xed, 0x80, 0x9f, 3 },
+		{ 0xee, 0xef, 0x80, 0xbf, 3 }, { 0xf0, 0xf0, 0x90, 0xbf, 4 },
+		{ 0xf1, 0xf3, 0x80, 0xbf, 4 }, { 0xf4, 0xf4, 0x80, 0x8f, 4 },
+	};
+
+	if (*p < 0x80)
+		return 1;
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		if (*p < forms[i].first_lo || *p > forms[i].first_hi)
+			continue;
+		if (p[1] < forms[i].second_lo || p[1] > forms[i].second_hi)
+			return 0;
+		for (size_t k = 2; k < forms[i].len; k++) /* the NUL that ends @p stops it */
+			if ((p[k] & 0xc0) != 0x80)
+				return 0;
+		return forms[i].len;
+	}
+	return 0;
+}
+
+/*
+ * JSON wants UTF-8 (RFC 8259), and a path, a kernel name or a value may hold
+ * any byte: a byte of no valid sequence is the four characters \xHH, as
+ * Python's "backslashreplace" (and the Prometheus output) writes it
+ */
 void json_str(FILE *f, const char *s)
 {
 	if (!s) {
@@ -68,13 +101,17 @@ void json_str(FILE *f, const char *s)
 		return;
 	}
 	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_seq(p);
 		if (*p == '"' || *p == '\\')
 			fprintf(f, "\\%c", *p);
 		else if (*p < 0x20)
 			fprintf(f, "\\u%04x", *p);
+		else if (!n)
+			fprintf(f, "\\\\x%02x", *p);
 		else
-			fputc(*p, f);
+			fwrite(p, 1, n, f);
+		p += n ? n : 1;
 	}
 	fputc('"', f);
 }

@@ -57,6 +57,28 @@ static int render(struct perftune_ctx *ctx, const struct xlist *l, int format, c
 	return n;
 }
 
+/*
+ * A written key of a transaction, under the name its object goes by now (a
+ * NIC renamed since: its new name, as restore finds it by its ifindex); an
+ * object gone for good (another device has its name) is left out, saying so
+ */
+static int add_entry(struct perftune_ctx *ctx, struct xlist *l,
+		     const struct perftune_status_entry *e)
+{
+	const char *key = perftune_status_entry_key(e), *v = perftune_status_entry_written(e);
+	const char *why = perftune_status_entry_note(e);
+	size_t n = strlen(key);
+
+	if (!v || !*key)
+		return 0;
+	if (perftune_status_entry_flags(e) & PERFTUNE_STATUS_GONE) {
+		if (why && !strncmp(why, key, n) && !strncmp(why + n, ": ", 2))
+			why += n + 2; /* the key is said once */
+		return pt_xlist_skip(l, key, v, why);
+	}
+	return pt_xlist_add(ctx, l, pt_status_entry_key_now(e), v, NULL);
+}
+
 static int export_transaction_impl(struct perftune_ctx *ctx, const char *name, int format,
 				   char **text)
 {
@@ -74,9 +96,7 @@ static int export_transaction_impl(struct perftune_ctx *ctx, const char *name, i
 		if (strcmp(perftune_status_entry_tx_name(e), name))
 			continue;
 		found = true;
-		if (perftune_status_entry_written(e) && *perftune_status_entry_key(e))
-			r = pt_xlist_add(ctx, &l, perftune_status_entry_key(e),
-					 perftune_status_entry_written(e), NULL);
+		r = add_entry(ctx, &l, e);
 	}
 	perftune_status_iter_free(it); /* accepts NULL */
 	if (r >= 0 && !found)

@@ -28,6 +28,31 @@ int pt_file_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf
 	return r < 0 ? file_errmsg(ctx, t, r, "read") : 0;
 }
 
+/*
+ * A sysctl string is written as given and read back with one '\n' added
+ * (proc_dostring): without it, the bytes are the value.  A line with another
+ * control character than a tab (a multi-line file) is given as read() gives
+ * it: a journal's values are one line (journal.c).
+ */
+int pt_file_read_verbatim(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf,
+			  size_t size)
+{
+	int r = pt_attr_read_raw(ctx, t->path, buf, size);
+	size_t n;
+
+	if (r < 0)
+		return file_errmsg(ctx, t, r, "read");
+	n = (size_t)r;
+	if (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] != '\t' && ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f))
+			n = 0;
+	if (!n || pt_is_selection(buf))
+		pt_normalize(buf);
+	return 0;
+}
+
 int pt_file_writable(struct perftune_ctx *ctx, const struct pt_tunable *t)
 {
 	char reason[160];

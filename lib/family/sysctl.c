@@ -141,6 +141,15 @@ static int sysctl_read(struct perftune_ctx *ctx, const struct pt_tunable *t, cha
 	return pt_file_read(ctx, t, buf, size);
 }
 
+/* a string keeps its blanks and tabs (kernel.core_pattern), as systemd-sysctl writes it */
+static int sysctl_read_verbatim(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf,
+				size_t size)
+{
+	if (t->kind == SYSCTL_TRIGGER)
+		return sysctl_read(ctx, t, buf, size);
+	return pt_file_read_verbatim(ctx, t, buf, size);
+}
+
 static int sysctl_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
 			       char *out, size_t size, char *cur, size_t cur_size)
 {
@@ -218,8 +227,9 @@ static int sysctl_reclaim(struct perftune_ctx *ctx, struct pt_found *f)
 
 const struct pt_family pt_sysctl_family =
 	PT_FILE_FAMILY("sysctl", sysctl, sysctl_read, pt_file_validate, sysctl_validate_cur,
-		       .describe = sysctl_describe, .export_names = sysctl_export_names,
-		       .identity = sysctl_identity, .reclaim = sysctl_reclaim);
+		       .read_verbatim = sysctl_read_verbatim, .describe = sysctl_describe,
+		       .export_names = sysctl_export_names, .identity = sysctl_identity,
+		       .reclaim = sysctl_reclaim);
 
 /* ---- sysfs[<path>] ---- */
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include "profile-internal.h"
 #include "shared/dlopen.h"
+#include "shared/ere.h"
 
 /*
  * Bounds on every regex, from a profile or a key's selector (issue 33: a counted
@@ -393,11 +394,32 @@ struct pt_regex {
 	char *re;
 };
 
+/*
+ * ERE as POSIX has it ("[\]" a backslash, no \d) in PCRE2's syntax, into *@x
+ * (malloc'd): 0 or a PCRE2 error code.  PCRE2 converts it from 10.34 on;
+ * before (RHEL 8's 10.32), shared/ere.c writes what it would.
+ */
+static int ere_convert(const char *re, char **x)
+{
+	PCRE2_UCHAR *c = NULL;
+	PCRE2_SIZE n = 0;
+	int e;
+
+	if (!pt_libpcre2.pcre2_pattern_convert)
+		return pt_ere_to_pcre2(re, x);
+	e = pt_libpcre2.pcre2_pattern_convert((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED,
+					      PCRE2_CONVERT_POSIX_EXTENDED, &c, &n, NULL);
+	if (e == 0 && !(*x = strdup((const char *)c)))
+		e = PCRE2_ERROR_NOMEMORY;
+	pt_libpcre2.pcre2_converted_pattern_free(c);
+	return e;
+}
+
 int pt_regex_new(const char *re, struct pt_regex **out, char **err)
 {
 	struct pt_regex *rx = calloc(1, sizeof(*rx));
-	PCRE2_UCHAR *x = NULL;
-	PCRE2_SIZE xlen = 0, off = 0;
+	char *x = NULL;
+	PCRE2_SIZE off = 0;
 	int e, r = -ENOMEM;
 
 	*err = NULL;
@@ -407,15 +429,10 @@ int pt_regex_new(const char *re, struct pt_regex **out, char **err)
 		r = not_installed(re, err);
 		goto fail;
 	}
-	/* ERE as POSIX has it ("[\]" a backslash, no \d), in PCRE2's syntax */
-	e = strlen(re) > MAX_PATTERN
-		    ? PCRE2_ERROR_PATTERN_TOO_LARGE
-		    : pt_libpcre2.pcre2_pattern_convert((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED,
-							PCRE2_CONVERT_POSIX_EXTENDED, &x, &xlen,
-							NULL);
+	e = strlen(re) > MAX_PATTERN ? PCRE2_ERROR_PATTERN_TOO_LARGE : ere_convert(re, &x);
 	if (e == 0)
-		rx->code = bounded_compile((const char *)x, 0, &rx->b, &e, &off);
-	pt_libpcre2.pcre2_converted_pattern_free(x);
+		rx->code = bounded_compile(x, 0, &rx->b, &e, &off);
+	free(x);
 	if (!rx->code) {
 		r = compile_error(re, e, off, err);
 		goto fail;

@@ -92,7 +92,13 @@ static const struct sym pcre2_syms[] = {
 	{ "pcre2_set_max_pattern_length_8", (void **)&pt_libpcre2.pcre2_set_max_pattern_length },
 	{ "pcre2_set_parens_nest_limit_8", (void **)&pt_libpcre2.pcre2_set_parens_nest_limit },
 	{ "pcre2_set_heap_limit_8", (void **)&pt_libpcre2.pcre2_set_heap_limit },
-	/* PCRE2 10.34 (RHEL 9, Debian 11): proc[<regex>] selectors' POSIX syntax */
+};
+
+/*
+ * PCRE2 10.34 (RHEL 9, Debian 11): proc[<regex>] selectors' POSIX syntax; RHEL 8's
+ * 10.32 has them not (NULL then), and shared/ere.c converts as they do
+ */
+static const struct sym pcre2_optional[] = {
 	{ "pcre2_pattern_convert_8", (void **)&pt_libpcre2.pcre2_pattern_convert },
 	{ "pcre2_converted_pattern_free_8", (void **)&pt_libpcre2.pcre2_converted_pattern_free },
 };
@@ -172,6 +178,8 @@ struct lib {
 	const char *soname, *needed_for;
 	const struct sym *syms;
 	size_t n;
+	const struct sym *opt; /* NULL where the library is too old to have them */
+	size_t nopt;
 	int state;   /* 0 not tried yet, 1 loaded, -EOPNOTSUPP refused (read atomically) */
 	bool hidden; /* pt_dl_hide() */
 	char why[128], dlerror[256];
@@ -189,7 +197,9 @@ static struct lib libs[PT_DL_COUNT] = {
 	[PT_DL_PCRE2] = { .soname = PT_SONAME_PCRE2,
 			  .needed_for = "profile regexes",
 			  .syms = pcre2_syms,
-			  .n = ARRAY_SIZE(pcre2_syms) },
+			  .n = ARRAY_SIZE(pcre2_syms),
+			  .opt = pcre2_optional,
+			  .nopt = ARRAY_SIZE(pcre2_optional) },
 	[PT_DL_MNL] = { .soname = PT_SONAME_MNL,
 			.needed_for = "ethtool keys over netlink",
 			.syms = mnl_syms,
@@ -234,6 +244,8 @@ static int open_lib(struct lib *l)
 			return -EOPNOTSUPP;
 		}
 	}
+	for (size_t i = 0; i < l->nopt; i++)
+		*l->opt[i].addr = dlsym(h, l->opt[i].name);
 	return 1;
 }
 
@@ -277,4 +289,14 @@ const char *pt_dl_soname(enum pt_dl_lib lib)
 void pt_dl_hide(enum pt_dl_lib lib)
 {
 	__atomic_store_n(&libs[lib].hidden, true, __ATOMIC_RELAXED);
+}
+
+void pt_dl_hide_optional(enum pt_dl_lib lib)
+{
+	const struct lib *l = &libs[lib];
+
+	if (pt_dl_load(lib) < 0)
+		return;
+	for (size_t i = 0; i < l->nopt; i++)
+		*l->opt[i].addr = NULL;
 }

@@ -54,6 +54,9 @@ int pt_dl_need(struct perftune_ctx *ctx, enum pt_dl_lib lib, const char *key);
 const char *pt_dl_soname(enum pt_dl_lib lib); /* "libkmod.so.2" */
 /* the unit tier: @lib answers from now on as if it were not installed */
 void pt_dl_hide(enum pt_dl_lib lib);
+/* the unit tier: @lib is loaded, its optional functions NULL from now on, as a version too
+ * old to have them leaves them (not thread-safe: before any other use of its table) */
+void pt_dl_hide_optional(enum pt_dl_lib lib);
 
 struct pt_libudev {
 	__typeof__(udev_new) *udev_new;
@@ -94,7 +97,8 @@ struct pt_libkmod {
 };
 extern struct pt_libkmod pt_libkmod;
 
-/* the 8-bit library: pcre2.h names these pcre2_compile_8 and so on */
+/* the 8-bit library: pcre2.h names these pcre2_compile_8 and so on; the last two may be
+ * NULL (before PCRE2 10.34) */
 struct pt_libpcre2 {
 	__typeof__(pcre2_compile) *pcre2_compile;
 	__typeof__(pcre2_code_free) *pcre2_code_free;

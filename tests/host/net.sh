@@ -137,6 +137,11 @@ $N ip link add vc type veth peer name vd
 $N ip link set vc txqueuelen 900
 check "vc made again has another ifindex" test "$($N cat /sys/class/net/vc/ifindex)" != "$IDX"
 check "status says the device is gone" bash -c "$PN status | grep -q 'net.vc.txqueuelen: .*network device vc is gone'"
+# export: no rule for the newcomer that only has the name; the key said to be left out
+out=$($PN export --format udev --transaction re)
+echo "$out" | grep -v '^#  ' | sed 's/^/# /'
+check "export of a device gone: no rule for the newcomer" bash -c '! grep -qF KERNEL==\"vc\" <<<"$1"' - "$out"
+check "export of a device gone: said to be left out" grep -q '^# skipped here: net.vc.txqueuelen = 700: .*network device vc is gone' <<<"$out"
 msg=$($PN restore re 2>&1)
 eq "restore onto a device made again: exit 0" "$?" 0
 echo "$msg" | sed 's/^/# /'
@@ -152,6 +157,14 @@ $N ip link set vc name vr
 $N ip link add vc type veth peer name vq
 $N ip link set vc txqueuelen 800
 check "status says where the device is now" bash -c "$PN status | grep -q 'net.vc.txqueuelen: .*network device vc is vr now (ifindex [0-9]*): restore gives it back as net.vr.txqueuelen'"
+# export: the settings under the name the device goes by now, never the newcomer's
+out=$($PN export --format udev --transaction ren)
+echo "$out" | grep -v '^#  ' | sed 's/^/# /'
+check "export of a renamed device: its rule under its new name" grep -qF 'SUBSYSTEM=="net", KERNEL=="vr", TEST=="tx_queue_len", ATTR{tx_queue_len}="600"' <<<"$out"
+check "export of a renamed device: no rule for the newcomer" bash -c '! grep -qF KERNEL==\"vc\" <<<"$1"' - "$out"
+out=$($PN export --format tuned --transaction ren)
+check "export --format tuned of a renamed device: [net_vr]" grep -q '^\[net_vr\]$' <<<"$out"
+check "export --format tuned of a renamed device: its sysfs file" grep -qx '/sys/class/net/vr/tx_queue_len=600' <<<"$out"
 msg=$($PN restore ren 2>&1)
 eq "restore of a renamed device: exit 0" "$?" 0
 echo "$msg" | sed 's/^/# /'

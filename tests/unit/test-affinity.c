@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "harness.h"
+#include "shared/dlopen.h"
 
 static struct fx f;
 
@@ -219,7 +220,7 @@ static const char *const selectors[][2] = {
 	{ "proc.kernel[irq].cpus", "" },
 };
 
-START_TEST(selectors_pick_processes_and_skip_unmovable)
+static void selector_reaches(int i)
 {
 	struct perftune_tx *tx = NULL;
 	struct perftune_change_iter *it = NULL;
@@ -227,12 +228,12 @@ START_TEST(selectors_pick_processes_and_skip_unmovable)
 	char got[256] = "";
 
 	ck_assert_int_eq(perftune_tx_new(f.ctx, "t", PERFTUNE_TX_DRY_RUN, &tx), 0);
-	if (!selectors[_i][1][0]) {
-		ck_assert_int_eq(perftune_tx_set(tx, selectors[_i][0], "0"), -ENODEV);
+	if (!selectors[i][1][0]) {
+		ck_assert_int_eq(perftune_tx_set(tx, selectors[i][0], "0"), -ENODEV);
 		perftune_tx_unref(tx);
 		return;
 	}
-	ck_assert_int_ge(perftune_tx_set(tx, selectors[_i][0], "0-1"), 1);
+	ck_assert_int_ge(perftune_tx_set(tx, selectors[i][0], "0-1"), 1);
 	ck_assert_int_ge(perftune_tx_commit(tx), 0);
 	ck_assert_int_eq(perftune_tx_changes(tx, &it), 0);
 	while ((c = perftune_change_iter_next(it))) {
@@ -245,17 +246,42 @@ START_TEST(selectors_pick_processes_and_skip_unmovable)
 	perftune_tx_unref(tx);
 	/* the changes come in /proc's order: compare as sets */
 	int n = 0, want = 1;
-	for (const char *k = selectors[_i][1]; *k; k++)
+	for (const char *k = selectors[i][1]; *k; k++)
 		want += *k == ',';
 	for (char *p = strtok(got, ","); p; p = strtok(NULL, ","), n++) {
 		char w[64];
-		snprintf(w, sizeof(w), ",%s,", selectors[_i][1]);
+		snprintf(w, sizeof(w), ",%s,", selectors[i][1]);
 		char pp[16];
 		snprintf(pp, sizeof(pp), ",%s,", p);
-		ck_assert_msg(strstr(w, pp), "%s reached %s", selectors[_i][0], p);
+		ck_assert_msg(strstr(w, pp), "%s reached %s", selectors[i][0], p);
 	}
 	ck_assert_int_eq(n, want);
 	ck_assert_int_eq(sets, 0);
+}
+
+START_TEST(selectors_pick_processes_and_skip_unmovable)
+{
+	selector_reaches(_i);
+}
+END_TEST
+
+/*
+ * PCRE2 before 10.34 (RHEL 8's 10.32) has no pcre2_pattern_convert(): the
+ * selectors reach the same processes through shared/ere.c, and a regex that
+ * does not compile is still an error naming the key
+ */
+START_TEST(selectors_without_pcre2_pattern_convert_pick_the_same)
+{
+	struct perftune_tx *tx = NULL;
+
+	pt_dl_hide_optional(PT_DL_PCRE2);
+	ck_assert(!pt_libpcre2.pcre2_pattern_convert);
+	selector_reaches(_i);
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "t", PERFTUNE_TX_DRY_RUN, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "proc.user[(].cpus", "0"), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx),
+				     "proc.user[(].cpus: not an extended regular expression"));
+	perftune_tx_unref(tx);
 }
 END_TEST
 
@@ -440,6 +466,8 @@ static Suite *affinity_suite(void)
 	tcase_add_test(tc, explicit_unmovable_kernel_thread_is_an_error);
 	tcase_add_loop_test(tc, bad_values_name_the_key_and_change_nothing, 0, ARRAY_SIZE(bad));
 	tcase_add_loop_test(tc, selectors_pick_processes_and_skip_unmovable, 0,
+			    ARRAY_SIZE(selectors));
+	tcase_add_loop_test(tc, selectors_without_pcre2_pattern_convert_pick_the_same, 0,
 			    ARRAY_SIZE(selectors));
 	tcase_add_test(tc, bad_regex_is_an_error);
 	tcase_add_test(tc, process_gone_before_restore_is_reported_not_fatal);

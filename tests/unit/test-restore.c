@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
@@ -599,6 +600,76 @@ START_TEST(restore_never_writes_a_disk_that_only_has_the_name)
 }
 END_TEST
 
+/* the whole file, byte for byte (fx_read trims) */
+static const char *file_bytes(const char *rel)
+{
+	static char buf[PT_VAL];
+	char full[PATH_MAX];
+	FILE *fp;
+	size_t n;
+
+	snprintf(full, sizeof(full), "%s/%s", f.root, rel);
+	ck_assert_ptr_nonnull(fp = fopen(full, "r"));
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	return buf;
+}
+
+#define CORE "proc/sys/kernel/core_pattern"
+
+/* a sysctl string the fake tree has not: "a  b<TAB>c", as the kernel shows it */
+static void core_pattern_made(void)
+{
+	char full[PATH_MAX];
+	FILE *fp;
+
+	snprintf(full, sizeof(full), "%s/%s", f.root, CORE);
+	ck_assert_ptr_nonnull(fp = fopen(full, "w"));
+	fputs("a  b\tc\n", fp);
+	fclose(fp);
+}
+
+/*
+ * Issue 33, H14: an original is journaled as the kernel gave it, not as a read
+ * shows it ("a b c"), and a restore and a rollback write it back byte for byte.
+ */
+START_TEST(original_blanks_and_tabs_are_restored_byte_for_byte)
+{
+	struct perftune_tx *tx;
+
+	core_pattern_made();
+	fx_get_is(&f, "sysctl.kernel.core_pattern", "a b c"); /* shown normalized */
+	ck_assert_int_eq(fx_set_one(&f, "cp", "sysctl.kernel.core_pattern", "core"), 1);
+	ck_assert_str_eq(file_bytes(CORE), "core\n");
+	ck_assert_int_eq(perftune_restore(f.ctx, "cp", 0), 1);
+	ck_assert_str_eq(file_bytes(CORE), "a  b\tc\n");
+
+	/* a commit that fails after the write rolls the same bytes back */
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "cp", 0, &tx), 0);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.kernel.core_pattern", "core"), 1);
+	ck_assert_int_eq(perftune_tx_set(tx, "sysctl.vm.swappiness", "10"), 1);
+	f.sim.writes = 0;
+	f.sim.fault_at = 2;
+	ck_assert_int_lt(perftune_tx_commit(tx), 0);
+	perftune_tx_unref(tx);
+	ck_assert_int_eq(f.sim.writes, 3); /* two writes, and the rollback of the first */
+	ck_assert_str_eq(file_bytes(CORE), "a  b\tc\n");
+	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+}
+END_TEST
+
+/* the same value with other blanks is the same value: nothing written, nothing journaled */
+START_TEST(original_with_other_blanks_is_unchanged)
+{
+	core_pattern_made();
+	f.sim.writes = 0;
+	ck_assert_int_eq(fx_set_one(&f, "cp", "sysctl.kernel.core_pattern", "a b c"), 0);
+	ck_assert_int_eq(f.sim.writes, 0);
+	ck_assert_str_eq(file_bytes(CORE), "a  b\tc\n");
+}
+END_TEST
+
 static Suite *identity_suite(void)
 {
 	Suite *s = suite_create("identity");
@@ -636,6 +707,8 @@ static Suite *restore_suite(void)
 	tcase_add_test(tc, restore_all_gives_back_what_was_there_before_every_transaction);
 	tcase_add_test(tc, key_gone_before_restore_is_reported_and_the_rest_restored);
 	tcase_add_test(tc, restore_of_an_unknown_name_writes_nothing);
+	tcase_add_test(tc, original_blanks_and_tabs_are_restored_byte_for_byte);
+	tcase_add_test(tc, original_with_other_blanks_is_unchanged);
 	suite_add_tcase(s, tc);
 	return s;
 }
