@@ -500,14 +500,6 @@ static int replace(char **dst, const char *v)
 }
 
 /* One record; returns 0 or -EINVAL for anything unexpected. */
-static bool value_cntrl(const char *v)
-{
-	for (; *v; v++)
-		if (*v != '\t' && ((unsigned char)*v < 0x20 || *v == 0x7f))
-			return true;
-	return false;
-}
-
 static int parse_record(struct pt_jinfo *ji, char *line, const char *boot)
 {
 	char *sp = strchr(line, ' '), *tab, *arg;
@@ -553,10 +545,12 @@ static int parse_record(struct pt_jinfo *ji, char *line, const char *boot)
 	*tab = '\0';
 	if (unescape(arg) < 0 || unescape(tab + 1) < 0 || strlen(arg) >= PERFTUNE_KEY_MAX)
 		return -EINVAL;
-	/* no key has a control character, no value one but a tab (a sysctl's
-	 * original as read, "4\t4\t1\t7"): it would end up in messages and logs,
-	 * and an original is one line (pt_file_read_verbatim()) */
-	if (pt_has_cntrl(arg) || value_cntrl(tab + 1))
+	/* no key has a control character; a value is one line (an original is,
+	 * pt_file_read_verbatim()) but may hold any other byte but NUL as the
+	 * kernel gave it (a sysctl's "4\t4\t1\t7", a core_pattern set behind our
+	 * back to "|x\001y"): it is %-escaped here, and messages and logs show a
+	 * control character as '?' (pt_one_line) */
+	if (pt_has_cntrl(arg) || strpbrk(tab + 1, "\n\r"))
 		return -EINVAL;
 	struct pt_jentry *e = pt_jinfo_find(ji, arg);
 	if (!strcmp(line, "orig")) {

@@ -482,7 +482,8 @@ START_TEST(control_character_in_key_is_refused)
 }
 END_TEST
 
-/* nor a value: restore would write it and log it (found by fuzz-journal) */
+/* nor a newline in a value: restore would write two lines (found by fuzz-journal);
+ * other control bytes are an original's own (test-restore.c) */
 START_TEST(control_character_in_value_is_refused)
 {
 	spill(jfile, "perftune-journal 1\nname j\norig 1 sysctl.vm.swappiness\t6%0A0\n", O_TRUNC);

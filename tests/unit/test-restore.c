@@ -619,15 +619,20 @@ static const char *file_bytes(const char *rel)
 #define CORE "proc/sys/kernel/core_pattern"
 
 /* a sysctl string the fake tree has not: "a  b<TAB>c", as the kernel shows it */
-static void core_pattern_made(void)
+static void core_pattern_is(const char *bytes)
 {
 	char full[PATH_MAX];
 	FILE *fp;
 
 	snprintf(full, sizeof(full), "%s/%s", f.root, CORE);
 	ck_assert_ptr_nonnull(fp = fopen(full, "w"));
-	fputs("a  b\tc\n", fp);
+	fputs(bytes, fp);
 	fclose(fp);
+}
+
+static void core_pattern_made(void)
+{
+	core_pattern_is("a  b\tc\n");
 }
 
 /*
@@ -656,6 +661,22 @@ START_TEST(original_blanks_and_tabs_are_restored_byte_for_byte)
 	ck_assert_int_eq(f.sim.writes, 3); /* two writes, and the rollback of the first */
 	ck_assert_str_eq(file_bytes(CORE), "a  b\tc\n");
 	ck_assert_str_eq(fx_read(&f, "proc/sys/vm/swappiness"), "60");
+}
+END_TEST
+
+/*
+ * An original with a control byte (set behind our back: printf '|x\001y' >
+ * core_pattern) is journaled %-escaped like any byte and given back as it
+ * was; the journal used to refuse such a record when it was read, so the
+ * restore of a set that had succeeded failed on a "corrupt" journal.
+ */
+START_TEST(original_with_a_control_byte_is_restored)
+{
+	core_pattern_is("|x\001y\n");
+	ck_assert_int_eq(fx_set_one(&f, "cp", "sysctl.kernel.core_pattern", "core"), 1);
+	ck_assert_str_eq(file_bytes(CORE), "core\n");
+	ck_assert_int_eq(perftune_restore(f.ctx, "cp", 0), 1);
+	ck_assert_str_eq(file_bytes(CORE), "|x\001y\n");
 }
 END_TEST
 
@@ -709,6 +730,7 @@ static Suite *restore_suite(void)
 	tcase_add_test(tc, restore_of_an_unknown_name_writes_nothing);
 	tcase_add_test(tc, original_blanks_and_tabs_are_restored_byte_for_byte);
 	tcase_add_test(tc, original_with_other_blanks_is_unchanged);
+	tcase_add_test(tc, original_with_a_control_byte_is_restored);
 	suite_add_tcase(s, tc);
 	return s;
 }
