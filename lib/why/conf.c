@@ -137,22 +137,14 @@ struct pt_conf_list {
 /* the directory @rel, resolved inside the root, open for readdir(); NULL if there is none */
 static DIR *open_dir(struct perftune_ctx *ctx, const char *rel)
 {
-	char path[PATH_MAX + 1];
-	int fd, dfd;
+	int fd = pt_inroot_open_dir(ctx, rel);
 	DIR *dp;
 
-	if (pt_root_is_host(ctx))
-		return pt_snprintf(path, sizeof(path), "/%s", rel) < 0 ? NULL : opendir(path);
-	fd = pt_inroot_locate(ctx, rel, NULL, 0);
 	if (fd < 0)
 		return NULL;
-	dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	close(fd);
-	if (dfd < 0)
-		return NULL;
-	dp = fdopendir(dfd);
+	dp = fdopendir(fd);
 	if (!dp)
-		close(dfd);
+		close(fd);
 	return dp;
 }
 
@@ -271,6 +263,11 @@ size_t pt_conf_list_n(const struct pt_conf_list *l)
 const char *pt_conf_list_path(const struct pt_conf_list *l, size_t i)
 {
 	return l->f[i].name;
+}
+
+bool pt_conf_list_is_link(const struct pt_conf_list *l, size_t i)
+{
+	return !l->f[i].plain;
 }
 
 int pt_conf_list_read(struct perftune_ctx *ctx, const struct pt_conf_list *l, size_t i, char **text,
