@@ -70,6 +70,11 @@ void pt_attr_set_root(struct pt_attr *a, int root_fd, bool host)
 	a->host = host;
 }
 
+int pt_attr_root_fd(struct perftune_ctx *ctx)
+{
+	return attr_of(ctx)->root_fd;
+}
+
 void pt_attr_free(struct pt_attr *a)
 {
 	if (!a)

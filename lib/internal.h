@@ -173,6 +173,8 @@ struct pt_attr *pt_attr_new(void);
 void pt_attr_free(struct pt_attr *a);
 /* take @root_fd (an O_PATH directory) as the root; its top fds are opened again */
 void pt_attr_set_root(struct pt_attr *a, int root_fd, bool host);
+/* the root's O_PATH fd, the context's (not to be closed): lookups below the root start there */
+int pt_attr_root_fd(struct perftune_ctx *ctx);
 /* use the user-space walk (@user) or openat2 from now on, no probe */
 void pt_resolve_force(struct perftune_ctx *ctx, bool user);
 /* "openat2 (RESOLVE_BENEATH)" or "user-space (openat2: <why>)", probed if need be */

@@ -233,6 +233,8 @@ static int chase_dir(const char *path, bool create, const char **why)
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
 
 	*why = NULL;
+	if (fd < 0 && errno == ENOENT && !create)
+		return -ENOENT; /* not there, and no link on the way: the walk would say the same */
 	return fd >= 0 ? fd : chase_walk(path, create, why);
 }
 

@@ -33,21 +33,26 @@ static const struct {
 	{ "selinux.*", { "selinux", "enforcing" } },
 };
 
+/* sized to the line: the words of a short command line in a few hundred bytes */
 struct pt_cmdline {
-	char line[PT_VAL];
-	char *word[PT_VAL / 2]; /* into line: at most one word per two bytes */
+	char *line; /* after word[]: at most PT_VAL - 1 bytes, as read */
 	size_t n;
+	char *word[]; /* into line: at most one word per two bytes */
 };
 
 int pt_cmdline_parse(const char *text, struct pt_cmdline **out)
 {
-	struct pt_cmdline *c = calloc(1, sizeof(*c));
+	size_t len = strnlen(text, PT_VAL - 1), max = len / 2 + 1;
+	struct pt_cmdline *c = malloc(sizeof(*c) + max * sizeof(c->word[0]) + len + 1);
 	char *p;
 
 	*out = c;
 	if (!c)
 		return -ENOMEM;
-	snprintf(c->line, sizeof(c->line), "%s", text);
+	c->n = 0;
+	c->line = (char *)&c->word[max];
+	memcpy(c->line, text, len);
+	c->line[len] = '\0';
 	p = c->line;
 	while (*p) {
 		bool quote = false;

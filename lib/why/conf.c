@@ -7,6 +7,7 @@
  * their paths resolved inside that root by inroot.c.  The files of conf.d
  * directories as systemd lists them, and their lines as it reads them.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -134,26 +135,30 @@ struct pt_conf_list {
 	int dirfd[LIST_DIRS]; /* each directory, open: its files are opened in it */
 };
 
-/* the directory @rel, resolved inside the root, open for readdir(); NULL if there is none */
-static DIR *open_dir(struct perftune_ctx *ctx, const char *rel)
-{
-	char path[PATH_MAX + 1];
-	int fd, dfd;
-	DIR *dp;
+/*
+ * The entries of directory @fd, read with getdents64() into a buffer of
+ * its own: fdopendir() mallocs 32 kB for each directory and fcntl()s it
+ * twice, and why lists a handful of directories for each call.
+ */
+struct dents {
+	int fd;
+	ssize_t n, pos;
+	char buf[4096] __attribute__((aligned(__alignof__(struct dirent))));
+};
 
-	if (pt_root_is_host(ctx))
-		return pt_snprintf(path, sizeof(path), "/%s", rel) < 0 ? NULL : opendir(path);
-	fd = pt_inroot_locate(ctx, rel, NULL, 0);
-	if (fd < 0)
-		return NULL;
-	dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	close(fd);
-	if (dfd < 0)
-		return NULL;
-	dp = fdopendir(dfd);
-	if (!dp)
-		close(dfd);
-	return dp;
+static struct dirent *dents_next(struct dents *d)
+{
+	struct dirent *e;
+
+	if (d->pos >= d->n) {
+		d->n = getdents64(d->fd, d->buf, sizeof(d->buf));
+		d->pos = 0;
+		if (d->n <= 0)
+			return NULL;
+	}
+	e = (struct dirent *)(d->buf + d->pos);
+	d->pos += e->d_reclen;
+	return e;
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -163,12 +168,13 @@ static int name_cmp(const void *a, const void *b)
 
 int pt_conf_dir(struct perftune_ctx *ctx, const char *rel, char ***names, size_t *n)
 {
-	_cleanup_closedir_ DIR *dp = open_dir(ctx, rel);
+	_cleanup_close_ int fd = pt_inroot_open_dir(ctx, rel);
+	struct dents d = { .fd = fd };
 	struct dirent *e;
 
 	*names = NULL;
 	*n = 0;
-	while (dp && (e = readdir(dp)))
+	while (fd >= 0 && (e = dents_next(&d)))
 		if (e->d_name[0] != '.' && !pt_strv_add(names, n, e->d_name))
 			return -ENOMEM;
 	if (*n)
@@ -181,12 +187,13 @@ static int scan_dir(struct perftune_ctx *ctx, const char *dir, size_t d, const c
 		    struct pt_conf_list *l, size_t *cap)
 {
 	size_t sl = strlen(suffix);
-	_cleanup_closedir_ DIR *dp = open_dir(ctx, dir);
+	int fd = pt_inroot_open_dir(ctx, dir);
+	struct dents dd = { .fd = fd };
 	struct dirent *e;
 
-	if (dp)
-		l->dirfd[d] = fcntl(dirfd(dp), F_DUPFD_CLOEXEC, 3);
-	while (dp && (e = readdir(dp))) {
+	if (fd >= 0)
+		l->dirfd[d] = fd; /* closed with the list */
+	while (fd >= 0 && (e = dents_next(&dd))) {
 		size_t len = strlen(e->d_name);
 		struct found *f;
 		char rel[PATH_MAX];
@@ -199,7 +206,7 @@ static int scan_dir(struct perftune_ctx *ctx, const char *dir, size_t d, const c
 		*f = (struct found){ .name = strdup(rel), .dir = d };
 		if (!f->name)
 			return -ENOMEM;
-		f->mask = masked(ctx, dirfd(dp), e, rel, &f->plain);
+		f->mask = masked(ctx, fd, e, rel, &f->plain);
 		l->n++;
 	}
 	return 0;
@@ -271,6 +278,11 @@ size_t pt_conf_list_n(const struct pt_conf_list *l)
 const char *pt_conf_list_path(const struct pt_conf_list *l, size_t i)
 {
 	return l->f[i].name;
+}
+
+bool pt_conf_list_is_link(const struct pt_conf_list *l, size_t i)
+{
+	return !l->f[i].plain;
 }
 
 int pt_conf_list_read(struct perftune_ctx *ctx, const struct pt_conf_list *l, size_t i, char **text,

@@ -227,15 +227,18 @@ int pt_sysctld_new(struct perftune_ctx *ctx, struct pt_sysctld **out, struct pt_
 	struct pt_sysctld *s = sysctld_alloc(ctx);
 	struct pt_conf_list *files = NULL;
 	struct stat conf, st;
-	bool has_conf = false, conf_here;
-	int r = s ? pt_conf_files(ctx, sysctl_dirs, ".conf", &files) : -ENOMEM;
+	bool has_conf = false;
+	int r = s ? pt_conf_files(ctx, sysctl_dirs, ".conf", &files) : -ENOMEM, conf_here = -1;
 
 	*out = s;
-	conf_here = r >= 0 && pt_conf_stat(ctx, "etc/sysctl.conf", &conf) == 0;
 	for (size_t i = 0; r >= 0 && i < pt_conf_list_n(files); i++) {
 		st.st_ino = 0;
 		r = read_file(s, files, i, NULL, &st, work);
+		if (!pt_conf_list_is_link(files, i))
+			continue;
 		/* 99-sysctl.conf -> ../sysctl.conf: that file, read as its link's name */
+		if (conf_here < 0) /* looked for once, and only when a link may name it */
+			conf_here = pt_conf_stat(ctx, "etc/sysctl.conf", &conf) == 0;
 		has_conf |= conf_here && st.st_ino && st.st_dev == conf.st_dev &&
 			    st.st_ino == conf.st_ino;
 	}

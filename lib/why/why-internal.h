@@ -33,6 +33,8 @@ struct pt_why_work {
  * NULL): where it is, relative to the root.  The fd or -errno.
  */
 int pt_inroot_locate(struct perftune_ctx *ctx, const char *rel, char *where, size_t size);
+/* the directory @rel, resolved the same way, open for reading (fdopendir()); the fd or -errno */
+int pt_inroot_open_dir(struct perftune_ctx *ctx, const char *rel);
 /* @rel open for reading: the very file pt_inroot_locate() finds; the fd or -errno */
 int pt_inroot_open(struct perftune_ctx *ctx, const char *rel);
 /* the path of @rel with the root in front, resolved inside it (for code that opens by name) */
@@ -66,6 +68,8 @@ int pt_conf_files(struct perftune_ctx *ctx, const char *const *dirs, const char 
 		  struct pt_conf_list **out);
 size_t pt_conf_list_n(const struct pt_conf_list *l);
 const char *pt_conf_list_path(const struct pt_conf_list *l, size_t i); /* relative to the root */
+/* file @i was a link (or not known to be a plain file) when listed */
+bool pt_conf_list_is_link(const struct pt_conf_list *l, size_t i);
 /* pt_conf_read() of file @i of @l */
 int pt_conf_list_read(struct perftune_ctx *ctx, const struct pt_conf_list *l, size_t i, char **text,
 		      size_t *len, struct stat *st, struct pt_why_work *work);

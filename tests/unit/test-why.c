@@ -573,6 +573,36 @@ START_TEST(links_below_another_root_stay_inside_it)
 }
 END_TEST
 
+/* H8: a link on the way to a file (a directory in the middle of its path) stays inside too */
+START_TEST(links_on_the_way_below_another_root_stay_inside_it)
+{
+	char beside[PATH_MAX], cmd[2 * PATH_MAX], *got;
+
+	/* a tree beside the root, with the files a link followed by the host would reach */
+	snprintf(beside, sizeof(beside), "%.*s/beside", (int)(strrchr(f.root, '/') - f.root),
+		 f.root);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p '%s/sysctl.d' '%s/lib/sysctl.d' && "
+		 "echo 'vm.dirty_ratio = 77' >'%s/sysctl.d/x.conf' && "
+		 "echo 'vm.dirty_ratio = 78' >'%s/lib/sysctl.d/y.conf' && rm -r '%s/usr/local'",
+		 beside, beside, beside, beside, f.root);
+	ck_assert_int_eq(system(cmd), 0);
+	link_at("../beside", "lib");   /* lib/sysctl.d: relative, out by ".." */
+	link_at(beside, "usr/local"); /* usr/local/lib/sysctl.d: absolute, the host's path */
+	/* one that leads somewhere inside: taken from the root */
+	put("inroot/udev/rules.d/70-in.rules", "KERNEL==\"sd*\", ATTR{queue/scheduler}=\"bfq\"\n");
+	link_at("/inroot/udev", "usr/lib/udev");
+	got = why("sysctl.vm.dirty_ratio", NULL);
+	ck_assert_ptr_null(strstr(got, "77"));
+	ck_assert_ptr_null(strstr(got, "78"));
+	ck_assert_ptr_nonnull(strstr(got, "sysctl.d /usr/lib/sysctl.d/50-default.conf:2 15 "));
+	free(got);
+	got = why("block.sda.scheduler", NULL);
+	ck_assert_ptr_nonnull(strstr(got, "udev /usr/lib/udev/rules.d/70-in.rules:1 bfq "));
+	free(got);
+}
+END_TEST
+
 /* IN_OPEN events of the files in directory @rel below the root, from now on */
 static int watch_opens(const char *rel)
 {
@@ -859,6 +889,7 @@ static Suite *why_suite(void)
 	tcase_add_loop_test(tc, lines_end_as_systemd_reads_them, 0, ARRAY_SIZE(line_cases));
 	tcase_add_test(tc, a_nul_byte_ends_a_line_and_hides_nothing);
 	tcase_add_test(tc, links_below_another_root_stay_inside_it);
+	tcase_add_test(tc, links_on_the_way_below_another_root_stay_inside_it);
 	tcase_add_test(tc, verify_of_many_settings_reads_each_file_once);
 	tcase_add_test(tc, why_keys_reads_each_file_once_for_all_keys);
 	tcase_add_test(tc, why_keys_bad_input);
