@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "harness.h"
 
 #define SWAP "proc/sys/vm/swappiness"
@@ -252,6 +253,39 @@ START_TEST(median_of_values)
 }
 END_TEST
 
+/* the baseline run takes the file away: the tuned run's change cannot be applied */
+static int measure_removes_the_file(struct perftune_run *run, void *ud, double *value)
+{
+	char path[PATH_MAX];
+
+	(void)run;
+	(void)ud;
+	snprintf(path, sizeof(path), "%s/%s", f.root, SWAP);
+	ck_assert_int_eq(unlink(path), 0);
+	*value = 1;
+	return 0;
+}
+
+START_TEST(apply_failure_message_names_the_run_and_the_cause_once)
+{
+	struct perftune_experiment *e = experiment(3, 1);
+	const char *msg;
+	int r;
+
+	r = perftune_experiment_run(e, measure_removes_the_file, NULL);
+	ck_assert_int_lt(r, 0);
+	msg = perftune_ctx_last_error(f.ctx);
+	/* the prefix once, then the cause: the message was once formatted into
+	 * the buffer it read the cause from, and came out garbled */
+	ck_assert_msg(strncmp(msg, "cannot apply the change before warmup 1 (tuned run): ", 53) == 0,
+		      "message: %s", msg);
+	ck_assert_msg(strstr(msg + 53, "cannot apply") == NULL, "message: %s", msg);
+	ck_assert_msg(strstr(msg, "swappiness") != NULL, "message: %s", msg);
+	ck_assert_int_eq(fx_journals(&f), 0);
+	perftune_experiment_free(e);
+}
+END_TEST
+
 static Suite *experiment_suite(void)
 {
 	Suite *s = suite_create("experiment");
@@ -267,6 +301,7 @@ static Suite *experiment_suite(void)
 	tcase_add_test(tc, abort_from_a_signal_handler_before_the_run);
 	tcase_add_test(tc, bad_input_is_refused_naming_it_and_nothing_changes);
 	tcase_add_test(tc, median_of_values);
+	tcase_add_test(tc, apply_failure_message_names_the_run_and_the_cause_once);
 	suite_add_tcase(s, tc);
 	return s;
 }
