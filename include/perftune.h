@@ -43,11 +43,13 @@
  *   -ELOOP      a symlinked journal; an include= cycle in a profile
  *   -EFBIG      a profile or journal file too large
  *   -ENOTDIR    perftune_ctx_set_root() of something not a directory
+ *   -ECANCELED  an experiment stopped by perftune_experiment_abort()
  */
 #ifndef PERFTUNE_H
 #define PERFTUNE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -811,6 +813,199 @@ int perftune_verify_transaction(struct perftune_ctx *ctx, const char *name,
  * Return: number of settings not in force, -EINVAL (a NULL argument), -ENOMEM.
  */
 int perftune_verify_metrics(struct perftune_check_iter *it, const char *what, char **text);
+
+/* ---- Experiments (LIBPERFTUNE_4): does a change help a workload? ----------
+ *
+ * An experiment measures a workload, through a callback the caller supplies,
+ * in two states: baseline (the machine as it is) and tuned (a change: a
+ * profile or KEY=VALUE settings, applied as a HOLD transaction named after
+ * the experiment).  After @warmup unmeasured runs of each state it runs
+ * @rounds rounds, each one run per state in an order that cancels drift
+ * (ABBA, or a seeded coin per round); the first run of all is a baseline run.
+ * The tuned state exists only during a tuned run: the change is committed
+ * just before the callback and rolled back right after it, so an experiment
+ * stopped anywhere has at most one run's change to give back, and a process
+ * killed during a tuned run leaves an orphaned journal (perftune_status():
+ * orphaned) that perftune_restore() of its name gives back.  The statistics (per state median,
+ * quartiles, CV; the change of the median with a seeded bootstrap 95% CI; a
+ * two-sided Mann-Whitney U test; a verdict) are read after
+ * perftune_experiment_run() with the accessors below.
+ */
+struct perftune_experiment;
+/** One run of an experiment, handed to the measure callback. */
+struct perftune_run;
+
+/** The two states of an experiment. */
+enum perftune_state {
+	PERFTUNE_BASELINE = 0, /* the machine as it is */
+	PERFTUNE_TUNED = 1,    /* with the change */
+};
+
+/** The order of the two runs in each round (perftune_experiment_set_order()). */
+enum perftune_order {
+	PERFTUNE_ORDER_ABBA = 0, /* baseline first in odd rounds, tuned first in even */
+	PERFTUNE_ORDER_RANDOM,	 /* a coin per round, seeded by perftune_experiment_set_seed() */
+};
+
+/** The verdict (perftune_experiment_verdict()). */
+enum perftune_verdict {
+	PERFTUNE_NO_DIFFERENCE = 0, /* p >= alpha, or the CI includes 0 */
+	PERFTUNE_BETTER,
+	PERFTUNE_WORSE,
+};
+
+/* the level of the test and the bootstrap's resamples */
+#define PERFTUNE_EXPERIMENT_ALPHA 0.05
+#define PERFTUNE_EXPERIMENT_RESAMPLES 2000
+
+/**
+ * perftune_measure_fn - measure the workload once, in the state @run says
+ * (the change is in force during a tuned run).  Store the measure in @value
+ * and return 0; a negative errno stops the experiment (the change is given
+ * back) and perftune_experiment_run() returns it.  A warmup run's value is
+ * not used.
+ */
+typedef int (*perftune_measure_fn)(struct perftune_run *run, void *userdata, double *value);
+
+/**
+ * perftune_experiment_new() - an experiment on @ctx; its transaction is named
+ * @name (NULL: "experiment-PID").  Defaults: 10 rounds, 1 warmup, ABBA, seed
+ * 1, lower is better.  Free it with perftune_experiment_free().
+ * Return: 0, -EINVAL (@expp NULL, a bad name), -ENOMEM.
+ */
+int perftune_experiment_new(struct perftune_ctx *ctx, const char *name,
+			    struct perftune_experiment **expp);
+
+/** perftune_experiment_free() - free @exp (NULL is fine); not during a run. */
+void perftune_experiment_free(struct perftune_experiment *exp);
+
+/** perftune_experiment_name() - the name of its transaction. */
+const char *perftune_experiment_name(struct perftune_experiment *exp);
+
+/**
+ * perftune_experiment_set() - add KEY=VALUE to the change (as
+ * perftune_tx_set() takes it; checked by perftune_experiment_check()).
+ * Return: 0, -EINVAL (NULL, a profile was given), -ENOMEM.
+ */
+int perftune_experiment_set(struct perftune_experiment *exp, const char *key, const char *value);
+
+/**
+ * perftune_experiment_set_profile() - the change is profile @p, staged with
+ * PERFTUNE_PROFILE_HOLD before each tuned run.  @p is borrowed: keep it
+ * until the experiment is freed.
+ * Return: 0, -EINVAL (NULL, settings were given).
+ */
+int perftune_experiment_set_profile(struct perftune_experiment *exp, struct perftune_profile *p);
+
+/** perftune_experiment_set_rounds() - measured rounds, 3 to 100000; 0 or -EINVAL. */
+int perftune_experiment_set_rounds(struct perftune_experiment *exp, unsigned rounds);
+
+/** perftune_experiment_set_warmup() - unmeasured runs of each state first, 0 to 100000; 0 or -EINVAL. */
+int perftune_experiment_set_warmup(struct perftune_experiment *exp, unsigned warmup);
+
+/** perftune_experiment_set_order() - PERFTUNE_ORDER_*; 0 or -EINVAL. */
+int perftune_experiment_set_order(struct perftune_experiment *exp, enum perftune_order order);
+
+/** perftune_experiment_set_seed() - seed of the bootstrap and of the random order; 0 or -EINVAL. */
+int perftune_experiment_set_seed(struct perftune_experiment *exp, uint64_t seed);
+
+/** perftune_experiment_set_higher_is_better() - a larger measure is better (for the verdict); 0 or -EINVAL. */
+int perftune_experiment_set_higher_is_better(struct perftune_experiment *exp, bool higher);
+
+/**
+ * perftune_experiment_check() - validate the change as a dry run, exactly as
+ * a transaction's commit would, changing nothing.
+ * @txp: NULL, or receives the committed dry-run transaction, whose
+ *   perftune_tx_changes() show the change; perftune_tx_unref() it.
+ * Return: 0; -EINVAL (no change given), any error of perftune_tx_new(),
+ *   perftune_tx_set(), perftune_profile_stage() or perftune_tx_commit().
+ */
+int perftune_experiment_check(struct perftune_experiment *exp, struct perftune_tx **txp);
+
+/**
+ * perftune_experiment_run() - run the experiment, calling @measure once per
+ * run (2 * (warmup + rounds) times), and compute the statistics.  The change
+ * is given back after every tuned run, whatever happens.
+ * Return: 0; -ECANCELED (perftune_experiment_abort(): the change is given
+ *   back), what @measure returned (negative), -EALREADY (run before),
+ *   -EINVAL (@measure NULL, no change), -ENOMEM, or an error of applying or
+ *   restoring the change (the message names the run; a failed restore
+ *   leaves the journal: perftune_restore() of the experiment's name).
+ */
+int perftune_experiment_run(struct perftune_experiment *exp, perftune_measure_fn measure,
+			    void *userdata);
+
+/**
+ * perftune_experiment_abort() - stop the experiment: the run in progress
+ * finishes (the callback is not interrupted), the change is given back and
+ * perftune_experiment_run() returns -ECANCELED; a later run does not start.
+ * Async-signal-safe and callable from any thread (one atomic store).
+ */
+void perftune_experiment_abort(struct perftune_experiment *exp);
+
+/** perftune_experiment_rounds() - the rounds set; perftune_experiment_warmup() the warmups. */
+unsigned perftune_experiment_rounds(struct perftune_experiment *exp);
+unsigned perftune_experiment_warmup(struct perftune_experiment *exp);
+enum perftune_order perftune_experiment_order(struct perftune_experiment *exp);
+uint64_t perftune_experiment_seed(struct perftune_experiment *exp);
+
+/* ---- a run, during the measure callback ---- */
+
+/** perftune_run_round() - the round, 1 to rounds; 0 during the warmup. */
+unsigned perftune_run_round(const struct perftune_run *run);
+/** perftune_run_warmup() - the warmup run, 1 to warmup; 0 in a round. */
+unsigned perftune_run_warmup(const struct perftune_run *run);
+/** perftune_run_state() - PERFTUNE_BASELINE or PERFTUNE_TUNED. */
+enum perftune_state perftune_run_state(const struct perftune_run *run);
+/** perftune_run_index() - how many runs came before (0 for the first). */
+unsigned perftune_run_index(const struct perftune_run *run);
+/** perftune_run_total() - all runs of the experiment, 2 * (warmup + rounds). */
+unsigned perftune_run_total(const struct perftune_run *run);
+/** perftune_run_label() - "round 3 (tuned run)", "warmup 1 (baseline run)". */
+const char *perftune_run_label(const struct perftune_run *run);
+/** perftune_run_experiment() - the experiment the run belongs to. */
+struct perftune_experiment *perftune_run_experiment(const struct perftune_run *run);
+
+/* ---- the results, after perftune_experiment_run() returned 0 ----
+ * Before that the counts are 0 and the figures NaN. */
+
+/** perftune_experiment_samples() - the measures of @state, round by round; their count. */
+size_t perftune_experiment_samples(struct perftune_experiment *exp, enum perftune_state state,
+				   const double **values);
+/** perftune_state_name() - "baseline" or "tuned". */
+const char *perftune_state_name(enum perftune_state state);
+
+/* per state: median, quartiles (numpy's linear interpolation), their
+ * distance, mean, coefficient of variation (sd with n - 1, over |mean|) */
+double perftune_experiment_median(struct perftune_experiment *exp, enum perftune_state state);
+double perftune_experiment_q1(struct perftune_experiment *exp, enum perftune_state state);
+double perftune_experiment_q3(struct perftune_experiment *exp, enum perftune_state state);
+double perftune_experiment_iqr(struct perftune_experiment *exp, enum perftune_state state);
+double perftune_experiment_mean(struct perftune_experiment *exp, enum perftune_state state);
+double perftune_experiment_cv(struct perftune_experiment *exp, enum perftune_state state);
+
+/** perftune_experiment_change_pct() - 100 * (tuned median / baseline median - 1); NaN if the baseline's is 0. */
+double perftune_experiment_change_pct(struct perftune_experiment *exp);
+/** perftune_experiment_ci95_low(), _high() - the seeded percentile bootstrap 95% interval of it; NaN if none. */
+double perftune_experiment_ci95_low(struct perftune_experiment *exp);
+double perftune_experiment_ci95_high(struct perftune_experiment *exp);
+/** perftune_experiment_u() - Mann-Whitney U of the tuned sample (scipy's statistic). */
+double perftune_experiment_u(struct perftune_experiment *exp);
+/** perftune_experiment_p_value() - its two-sided p-value. */
+double perftune_experiment_p_value(struct perftune_experiment *exp);
+/** perftune_experiment_p_exact() - the p-value is exact (no ties, a sample of at most 8), else normal. */
+bool perftune_experiment_p_exact(struct perftune_experiment *exp);
+/** perftune_experiment_verdict() - better or worse: p < alpha and the CI excludes 0. */
+enum perftune_verdict perftune_experiment_verdict(struct perftune_experiment *exp);
+/** perftune_verdict_name() - "better", "worse", "no difference". */
+const char *perftune_verdict_name(enum perftune_verdict verdict);
+
+/**
+ * perftune_median() - the median of @n values (any order), as the
+ * experiment computes it.
+ * Return: 0, -EINVAL (@n 0, NULL), -ENOMEM.
+ */
+int perftune_median(const double *values, size_t n, double *median);
 
 #ifdef __cplusplus
 }

@@ -211,6 +211,7 @@ int pt_api_ret(int r)
 	case -ELOOP:
 	case -EFBIG:
 	case -ENOTDIR:
+	case -ECANCELED:
 		return r;
 	case -ERANGE: /* a number out of the tunable's range */
 	case -EISDIR: /* a key naming a directory, not an attribute file */

@@ -56,11 +56,16 @@ int pt_err(struct perftune_ctx *ctx, int err, const char *fmt, ...)
 {
 	char *buf = err_sink ? err_sink : last_error;
 	size_t size = err_sink ? err_sink_size : sizeof(last_error);
+	char msg[PT_ERR_MAX];
 	va_list ap;
 
+	/* formatted apart first: an argument may be pt_errmsg(), this very
+	 * buffer ("cannot apply the change before %s: %s"), which vsnprintf
+	 * must not read while it writes it */
 	va_start(ap, fmt);
-	vsnprintf(buf, size, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	snprintf(buf, size, "%s", msg);
 	pt_one_line(buf);
 	pt_log(ctx, PERFTUNE_LOG_DEBUG, "error: %s", buf);
 	return err;

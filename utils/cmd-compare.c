@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* perftune compare: does a change help this machine's workload?  Options,
- * validation (all before anything is changed), the statistics and the report.
- * Running CMD is compare-run.c, the plot compare-plot.c. */
+ * validation (all before anything is changed) and the report.  The experiment
+ * and its statistics are the library's (perftune_experiment_*), its measure
+ * (CMD forked per run) compare-run.c, the plot compare-plot.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -177,29 +178,50 @@ static int check_args(struct compare *c, int argc, char **argv, int dd)
 	return 0;
 }
 
-/* load the profile and validate the change as a dry run, exactly as apply/set do */
+/* the experiment, the profile loaded: 0, or -errno (the library's message) */
+static int setup(struct compare *c)
+{
+	int r = perftune_experiment_new(c->ctx, c->txname, &c->exp);
+
+	if (r >= 0 && c->profile) {
+		r = perftune_profile_load(c->ctx, c->profile, c->vars, &c->prof);
+		if (r >= 0)
+			r = perftune_experiment_set_profile(c->exp, c->prof);
+	}
+	for (int i = 0; r >= 0 && i < c->nkeys; i++) {
+		char *eq = setting_eq(c->keys[i]);
+		*eq = '\0'; /* KEY=VALUE split in place: the key is printed no more */
+		r = perftune_experiment_set(c->exp, c->keys[i], eq + 1);
+		*eq = '=';
+	}
+	if (r >= 0)
+		r = perftune_experiment_set_rounds(c->exp, c->rounds);
+	if (r >= 0)
+		r = perftune_experiment_set_warmup(c->exp, c->warmup);
+	if (r >= 0)
+		r = perftune_experiment_set_seed(c->exp, c->seed);
+	if (r >= 0 && c->random_order)
+		r = perftune_experiment_set_order(c->exp, PERFTUNE_ORDER_RANDOM);
+	if (r >= 0)
+		r = perftune_experiment_set_higher_is_better(c->exp, c->higher);
+	return r;
+}
+
+/* validate the change as a dry run, exactly as apply/set do, and show it */
 static int check_change(struct compare *c, bool *noop)
 {
 	struct perftune_tx *tx = NULL;
 	struct perftune_change_iter *it;
 	const struct perftune_change *e;
-	int r;
+	int r = setup(c);
 
-	if (c->profile) {
-		r = perftune_profile_load(c->ctx, c->profile, c->vars, &c->prof);
-		if (r < 0)
-			goto fail;
-	}
-	r = perftune_tx_new(c->ctx, c->txname, PERFTUNE_TX_DRY_RUN | PERFTUNE_TX_HOLD, &tx);
-	if (r < 0) {
-		perftune_tx_unref(tx);
-		return usage_error(&cmd_compare, "%s", perftune_ctx_last_error(c->ctx));
-	}
-	r = compare_stage(c, tx);
 	if (r >= 0)
-		r = perftune_tx_commit(tx);
-	if (r < 0)
-		goto fail;
+		r = perftune_experiment_check(c->exp, &tx);
+	if (r < 0) {
+		lib_error(c->ctx, r, c->profile ? c->profile : "change");
+		fprintf(stderr, "%s: nothing was changed\n", program);
+		return EXIT_FAIL;
+	}
 	*noop = true;
 	if (!c->json)
 		printf("change (transaction '%s', applied for each tuned run only):\n", c->txname);
@@ -216,45 +238,6 @@ static int check_change(struct compare *c, bool *noop)
 	}
 	perftune_tx_unref(tx);
 	return 0;
-fail:
-	perftune_tx_unref(tx);
-	lib_error(c->ctx, r, c->profile ? c->profile : "change");
-	fprintf(stderr, "%s: nothing was changed\n", program);
-	return EXIT_FAIL;
-}
-
-static int analyse(struct compare *c)
-{
-	struct compare_state *b = &c->st[BASELINE], *t = &c->st[TUNED];
-	bool sig, up;
-	int r;
-
-	for (int s = 0; s < 2; s++) {
-		struct compare_state *st = &c->st[s];
-		st->values = malloc(st->n * sizeof(double));
-		if (!st->values)
-			return -ENOMEM;
-		for (size_t i = 0; i < st->n; i++)
-			st->values[i] = st->s[i].value;
-		if ((r = stats_summarize(st->values, st->n, &st->sum)) < 0)
-			return r;
-	}
-	r = stats_mann_whitney(t->values, t->n, b->values, b->n, STATS_AUTO, &c->u, &c->p,
-			       &c->exact);
-	if (r < 0)
-		return r;
-	c->change = c->lo = c->hi = NAN;
-	if (b->sum.median != 0) {
-		c->change = 100 * (t->sum.median / b->sum.median - 1);
-		if (stats_bootstrap_change(b->values, b->n, t->values, t->n, c->seed, COMPARE_REPS,
-					   &c->lo, &c->hi) < 0)
-			c->lo = c->hi = NAN;
-	}
-	/* significant: the test rejects at ALPHA and the CI agrees (excludes 0) */
-	sig = c->p < COMPARE_ALPHA && (isnan(c->lo) || c->lo > 0 || c->hi < 0);
-	up = t->sum.median > b->sum.median;
-	c->verdict = !sig ? "no difference" : up == c->higher ? "better" : "worse";
-	return 0;
 }
 
 static void json_num(FILE *f, double v)
@@ -265,31 +248,45 @@ static void json_num(FILE *f, double v)
 		fputs("null", f);
 }
 
-static void json_state(struct compare *c, int s)
+static double sample_field(const struct run_sample *r, int k)
 {
-	static const char *const names[] = { "baseline", "tuned" };
-	const struct compare_state *st = &c->st[s];
-	const struct stats_summary *m = &st->sum;
+	switch (k) {
+	case 0:
+		return r->value;
+	case 1:
+		return r->wall;
+	case 2:
+		return r->user;
+	default:
+		return r->sys;
+	}
+}
+
+static void json_state(struct compare *c, enum perftune_state s)
+{
+	static const char *const arr[] = { "samples", "wall_s", "user_s", "sys_s" };
+	struct perftune_experiment *e = c->exp;
 	const struct {
 		const char *name;
 		double v;
-	} f[] = { { "median", m->median }, { "q1", m->q1 },	{ "q3", m->q3 },
-		  { "iqr", m->iqr },	   { "mean", m->mean }, { "cv", m->cv } };
+	} f[] = { { "median", perftune_experiment_median(e, s) },
+		  { "q1", perftune_experiment_q1(e, s) },
+		  { "q3", perftune_experiment_q3(e, s) },
+		  { "iqr", perftune_experiment_iqr(e, s) },
+		  { "mean", perftune_experiment_mean(e, s) },
+		  { "cv", perftune_experiment_cv(e, s) } };
 
-	printf("  \"%s\": {\"n\": %zu", names[s], st->n);
+	printf("  \"%s\": {\"n\": %zu", perftune_state_name(s), c->n[s]);
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
 		printf(", \"%s\": ", f[i].name);
 		json_num(stdout, f[i].v);
 	}
 	for (int k = 0; k < 4; k++) {
-		static const char *const arr[] = { "samples", "wall_s", "user_s", "sys_s" };
 		printf(",\n    \"%s\": [", arr[k]);
-		for (size_t i = 0; i < st->n; i++) {
-			const struct run_sample *r = &st->s[i];
-			double v = k == 0 ? r->value : k == 1 ? r->wall : k == 2 ? r->user : r->sys;
+		for (size_t i = 0; i < c->n[s]; i++) {
 			if (i)
 				fputs(", ", stdout);
-			json_num(stdout, v);
+			json_num(stdout, sample_field(&c->s[s][i], k));
 		}
 		putchar(']');
 	}
@@ -298,6 +295,7 @@ static void json_state(struct compare *c, int s)
 
 static void report_json(struct compare *c)
 {
+	struct perftune_experiment *e = c->exp;
 	bool f = true;
 
 	fputs("{", stdout);
@@ -312,25 +310,43 @@ static void report_json(struct compare *c)
 	json_kv(stdout, &f, "log", c->log);
 	json_kv(stdout, &f, "plot", c->plot);
 	fputs(",\n", stdout);
-	json_state(c, BASELINE);
-	json_state(c, TUNED);
+	json_state(c, PERFTUNE_BASELINE);
+	json_state(c, PERFTUNE_TUNED);
 	fputs("  \"change_pct\": ", stdout);
-	json_num(stdout, c->change);
+	json_num(stdout, perftune_experiment_change_pct(e));
 	fputs(", \"ci95\": [", stdout);
-	json_num(stdout, c->lo);
+	json_num(stdout, perftune_experiment_ci95_low(e));
 	fputs(", ", stdout);
-	json_num(stdout, c->hi);
+	json_num(stdout, perftune_experiment_ci95_high(e));
 	fputs("], \"u\": ", stdout);
-	json_num(stdout, c->u);
+	json_num(stdout, perftune_experiment_u(e));
 	fputs(", \"p_value\": ", stdout);
-	json_num(stdout, c->p);
+	json_num(stdout, perftune_experiment_p_value(e));
 	printf(", \"p_method\": \"%s\", \"alpha\": %g,\n  \"verdict\": \"%s\"}\n",
-	       c->exact ? "exact" : "asymptotic", COMPARE_ALPHA, c->verdict);
+	       perftune_experiment_p_exact(e) ? "exact" : "asymptotic", PERFTUNE_EXPERIMENT_ALPHA,
+	       perftune_verdict_name(perftune_experiment_verdict(e)));
+}
+
+/* the median of the user (@k 2) or system (3) seconds of @s's runs */
+static double cpu_median(struct compare *c, enum perftune_state s, int k)
+{
+	double *v = malloc(c->n[s] * sizeof(double)), m = 0;
+
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < c->n[s]; i++)
+		v[i] = sample_field(&c->s[s][i], k);
+	perftune_median(v, c->n[s], &m);
+	free(v);
+	return m;
 }
 
 static void report_text(struct compare *c)
 {
+	struct perftune_experiment *e = c->exp;
 	const char *unit = c->metric ? "" : " s";
+	enum perftune_verdict verdict = perftune_experiment_verdict(e);
+	double change = perftune_experiment_change_pct(e), p = perftune_experiment_p_value(e);
 
 	printf("%u rounds, %s order, %u warmup run%s of each; CMD's output in %s\n", c->rounds,
 	       c->random_order ? "random" : "ABBA", c->warmup, c->warmup == 1 ? "" : "s", c->log);
@@ -341,36 +357,25 @@ static void report_text(struct compare *c)
 		printf("metric: wall time in seconds, lower is better\n\n");
 	printf("%-9s %4s %12s %12s %7s %10s %10s\n", "state", "n", "median", "IQR", "CV", "user s",
 	       "sys s");
-	for (int s = 0; s < 2; s++) {
-		const struct compare_state *st = &c->st[s];
-		double *u = malloc(st->n * sizeof(double)), *y = malloc(st->n * sizeof(double));
-		struct stats_summary su = { 0 }, sy = { 0 };
-		if (u && y) {
-			for (size_t i = 0; i < st->n; i++) {
-				u[i] = st->s[i].user;
-				y[i] = st->s[i].sys;
-			}
-			stats_summarize(u, st->n, &su);
-			stats_summarize(y, st->n, &sy);
-		}
+	for (int s = 0; s < 2; s++)
 		printf("%-9s %4zu %10.6g%-2s %10.6g%-2s %6.1f%% %10.4g %10.4g\n",
-		       s ? "tuned" : "baseline", st->n, st->sum.median, unit, st->sum.iqr, unit,
-		       100 * st->sum.cv, su.median, sy.median);
-		free(u);
-		free(y);
-	}
+		       perftune_state_name(s), c->n[s], perftune_experiment_median(e, s), unit,
+		       perftune_experiment_iqr(e, s), unit, 100 * perftune_experiment_cv(e, s),
+		       cpu_median(c, s, 2), cpu_median(c, s, 3));
 	printf("\nchange of the median: %+.1f%% (95%% CI %+.1f%% .. %+.1f%%; bootstrap, %d "
 	       "resamples, seed %llu)\n",
-	       c->change, c->lo, c->hi, COMPARE_REPS, (unsigned long long)c->seed);
-	printf("Mann-Whitney U = %g, two-sided p = %.2g (%s)\n", c->u, c->p,
-	       c->exact ? "exact" : "normal approximation, tie-corrected");
-	if (!strcmp(c->verdict, "no difference"))
+	       change, perftune_experiment_ci95_low(e), perftune_experiment_ci95_high(e),
+	       PERFTUNE_EXPERIMENT_RESAMPLES, (unsigned long long)c->seed);
+	printf("Mann-Whitney U = %g, two-sided p = %.2g (%s)\n", perftune_experiment_u(e), p,
+	       perftune_experiment_p_exact(e) ? "exact" : "normal approximation, tie-corrected");
+	if (verdict == PERFTUNE_NO_DIFFERENCE)
 		printf("verdict: no difference: at p < %.2g with a CI excluding 0, this experiment "
 		       "shows no change\n",
-		       COMPARE_ALPHA);
+		       PERFTUNE_EXPERIMENT_ALPHA);
 	else
 		printf("verdict: %s: the tuned median is %.1f%% %s (p = %.2g, the CI excludes 0)\n",
-		       c->verdict, fabs(c->change), c->change > 0 ? "higher" : "lower", c->p);
+		       perftune_verdict_name(verdict), fabs(change),
+		       change > 0 ? "higher" : "lower", p);
 }
 
 /* the log is a new file renamed over the path at once (an out_file: never a
@@ -432,10 +437,6 @@ static int run_compare(struct perftune_ctx *ctx, int argc, char **argv)
 	fflush(stdout);
 	if ((ret = compare_run(&c)))
 		goto out;
-	if ((ret = analyse(&c)) < 0) {
-		ret = lib_error(NULL, ret, "statistics");
-		goto out;
-	}
 	if (c.json)
 		report_json(&c);
 	else
@@ -449,10 +450,9 @@ static int run_compare(struct perftune_ctx *ctx, int argc, char **argv)
 out:
 	if (c.have_re)
 		regfree(&c.re);
-	for (int s = 0; s < 2; s++) {
-		free(c.st[s].s);
-		free(c.st[s].values);
-	}
+	free(c.s[PERFTUNE_BASELINE]);
+	free(c.s[PERFTUNE_TUNED]);
+	perftune_experiment_free(c.exp);
 	if (c.logfd >= 0)
 		close(c.logfd);
 	if (c.sigfd >= 0)

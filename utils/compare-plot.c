@@ -46,18 +46,21 @@ static void cmdline(struct compare *c, char *buf, size_t size)
 
 static void write_script(struct compare *c, FILE *f)
 {
-	const struct compare_state *b = &c->st[BASELINE], *t = &c->st[TUNED];
+	struct perftune_experiment *e = c->exp;
 	const char *ylabel = c->metric ? c->metric : "wall time (s)";
 	bool png = !strcmp(c->plot + strlen(c->plot) - 4, ".png");
 	char cmd[120], label[160];
-	uint64_t rng = c->seed;
+	double bmed = perftune_experiment_median(e, PERFTUNE_BASELINE);
+	double tmed = perftune_experiment_median(e, PERFTUNE_TUNED);
+	double lo = perftune_experiment_ci95_low(e), hi = perftune_experiment_ci95_high(e);
 
 	/* no "set output": the picture goes to gnuplot's standard output */
 	fprintf(f, "set terminal %s size 800,560 font 'sans,12'\n",
 		png ? "pngcairo" : "svg dynamic");
 	cmdline(c, cmd, sizeof(cmd));
 	fputs("set title ", f);
-	snprintf(label, sizeof(label), "perftune compare: %s  (verdict: %s)", cmd, c->verdict);
+	snprintf(label, sizeof(label), "perftune compare: %s  (verdict: %s)", cmd,
+		 perftune_verdict_name(perftune_experiment_verdict(e)));
 	gp_str(f, label);
 	fputs("\nset ylabel ", f);
 	snprintf(label, sizeof(label), "%s, %s is better", ylabel, c->higher ? "higher" : "lower");
@@ -66,36 +69,39 @@ static void write_script(struct compare *c, FILE *f)
 		"\nset xtics ('baseline (n=%zu)' 1, 'tuned (n=%zu)' 2)\n"
 		"set xrange [0.4:2.9]\nset grid ytics\nset key below box\n"
 		"set boxwidth 0.35\nset style fill transparent solid 0.25 border\n",
-		b->n, t->n);
+		c->n[PERFTUNE_BASELINE], c->n[PERFTUNE_TUNED]);
 	/* the boxes: q1, min, max, q3 (candlesticks) and the median */
 	fputs("$box << EOD\n", f);
 	for (int s = 0; s < 2; s++) {
-		const struct stats_summary *m = &c->st[s].sum;
-		double lo = INFINITY, hi = -INFINITY;
-		for (size_t i = 0; i < c->st[s].n; i++) {
-			lo = fmin(lo, c->st[s].values[i]);
-			hi = fmax(hi, c->st[s].values[i]);
+		double min = INFINITY, max = -INFINITY;
+		for (size_t i = 0; i < c->n[s]; i++) {
+			min = fmin(min, c->s[s][i].value);
+			max = fmax(max, c->s[s][i].value);
 		}
-		fprintf(f, "%d %.10g %.10g %.10g %.10g %.10g\n", s + 1, m->q1, lo, hi, m->q3,
-			m->median);
+		fprintf(f, "%d %.10g %.10g %.10g %.10g %.10g\n", s + 1,
+			perftune_experiment_q1(e, s), min, max, perftune_experiment_q3(e, s),
+			perftune_experiment_median(e, s));
 	}
 	fputs("EOD\n$pts << EOD\n", f);
 	for (int s = 0; s < 2; s++) {
-		for (size_t i = 0; i < c->st[s].n; i++) /* seeded jitter: every sample visible */
-			fprintf(f, "%.4f %.10g\n", s + 1 + (stats_uniform(&rng) - 0.5) * 0.25,
-				c->st[s].values[i]);
+		/* jitter along a golden-ratio sequence: every sample visible, the
+		 * same picture for the same samples */
+		for (size_t i = 0; i < c->n[s]; i++)
+			fprintf(f, "%.4f %.10g\n",
+				s + 1 + (fmod((double)i * 0.6180339887, 1) - 0.5) * 0.25,
+				c->s[s][i].value);
 		fputs(s ? "" : "\n\n", f); /* two blank lines: the next "index" */
 	}
 	/* the CI of the change, drawn where the tuned median would be: baseline
 	 * median times (1 + change), beside the tuned box */
 	fputs("EOD\n$ci << EOD\n", f);
-	if (isfinite(c->lo))
-		fprintf(f, "2.4 %.10g %.10g %.10g\n", t->sum.median,
-			b->sum.median * (1 + c->lo / 100), b->sum.median * (1 + c->hi / 100));
+	if (isfinite(lo))
+		fprintf(f, "2.4 %.10g %.10g %.10g\n", tmed, bmed * (1 + lo / 100),
+			bmed * (1 + hi / 100));
 	else
-		fprintf(f, "2.4 %.10g %.10g %.10g\n", t->sum.median, t->sum.median, t->sum.median);
+		fprintf(f, "2.4 %.10g %.10g %.10g\n", tmed, tmed, tmed);
 	snprintf(label, sizeof(label), "change of the median %+.1f%%, 95%% CI %+.1f%% .. %+.1f%%",
-		 c->change, c->lo, c->hi);
+		 perftune_experiment_change_pct(e), lo, hi);
 	/* whiskerbars before lc: gnuplot 5.4 takes no style option after the colour */
 	fputs("EOD\nplot $box using 1:2:3:4:5 with candlesticks whiskerbars 0.5 lc rgb '#4477aa' "
 	      "title 'quartiles, min-max', \\\n"

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* perftune compare: run CMD in the baseline and the tuned state, round by round.
- *
- * The tuned state exists only while a tuned run is on: each tuned run commits
- * the change as a HOLD transaction just before CMD starts and rolls it back as
- * soon as CMD has exited (both outside the measured time).  So a baseline run
- * always sees the machine as it was, an interrupted experiment has at most one
- * run's worth of change to give back, and a kill -9 of perftune leaves a
- * journal whose holder is gone: `status` shows it orphaned and `restore
- * --orphans` gives it back.  CMD gets SIGKILL if perftune dies (PDEATHSIG). */
+/* perftune compare: the measure of the library's experiment
+ * (perftune_experiment_run(), which holds the change around each tuned run
+ * and gives it back, see lib/experiment/run.c): CMD forked once per run, its
+ * wall time or the number --metric finds in its stdout.  Signals are ours:
+ * SIGINT/SIGTERM/SIGHUP come through a signalfd, end CMD (TERM, then KILL)
+ * and abort the experiment, which gives the change back.  CMD gets SIGKILL if
+ * perftune dies (PDEATHSIG); the journal covers the change then. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -25,8 +23,6 @@
 #include <unistd.h>
 #include "compare.h"
 #include "compare-metric.h"
-
-static const char *const state_name[] = { "baseline", "tuned" };
 
 double now_s(void)
 {
@@ -65,44 +61,19 @@ char *find_program(const char *name, const char *path)
 	return NULL;
 }
 
-int compare_stage(struct compare *c, struct perftune_tx *tx)
+static void progress(struct compare *c, const struct perftune_run *run)
 {
-	if (c->prof)
-		return perftune_profile_stage(c->prof, tx, PERFTUNE_PROFILE_HOLD);
-	for (int i = 0; i < c->nkeys; i++) {
-		char *key = strdup(c->keys[i]), *eq;
-		int r;
-		if (!key)
-			return -ENOMEM;
-		eq = setting_eq(key);
-		*eq = '\0';
-		r = perftune_tx_set(tx, key, eq + 1);
-		free(key);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-/* "round 3 (tuned run)", "warmup 1 (baseline run)" */
-static void run_label(char *buf, size_t size, unsigned round, unsigned warm, int state)
-{
-	snprintf(buf, size, "%s %u (%s run)", round ? "round" : "warmup", round ? round : warm,
-		 state_name[state]);
-}
-
-static void progress(struct compare *c, unsigned round, unsigned warm, unsigned done, unsigned total)
-{
+	unsigned done = perftune_run_index(run), total = perftune_run_total(run);
 	double el = now_s() - c->started;
 	long eta = done ? lround(el / done * (total - done)) : -1;
 	char what[64], when[32] = "ETA ...";
 
 	if (!c->progress)
 		return;
-	if (round)
-		snprintf(what, sizeof(what), "round %u/%u", round, c->rounds);
+	if (perftune_run_round(run))
+		snprintf(what, sizeof(what), "round %u/%u", perftune_run_round(run), c->rounds);
 	else
-		snprintf(what, sizeof(what), "warmup %u/%u", warm, c->warmup);
+		snprintf(what, sizeof(what), "warmup %u/%u", perftune_run_warmup(run), c->warmup);
 	if (eta >= 0)
 		snprintf(when, sizeof(when), "ETA %ld:%02ld", eta / 60, eta % 60);
 	fprintf(stderr, "\r\033[K%s, %s", what, when);
@@ -212,168 +183,6 @@ static int collect_stdout(struct compare *c, int fd, double *v, char *why, size_
 	return r;
 }
 
-struct one_run {
-	unsigned round, warm; /* round 0: warmup run number @warm */
-	int state;
-	struct run_sample out;
-	char label[64], why[256];
-	int sig; /* the signal that interrupted it */
-};
-
-static int apply_change(struct compare *c, struct perftune_tx **txp, struct one_run *run)
-{
-	int r = perftune_tx_new(c->ctx, c->txname, PERFTUNE_TX_HOLD, txp);
-
-	if (r >= 0)
-		r = compare_stage(c, *txp);
-	if (r >= 0)
-		r = perftune_tx_commit(*txp);
-	if (r < 0) {
-		snprintf(run->why, sizeof(run->why), "cannot apply the change before %s: %s",
-			 run->label, perftune_ctx_last_error(c->ctx));
-		perftune_tx_unref(*txp);
-		*txp = NULL;
-	}
-	return r;
-}
-
-static int give_back(struct compare *c, struct perftune_tx *tx)
-{
-	int r;
-
-	if (!tx)
-		return 0;
-	r = perftune_tx_rollback(tx);
-	if (r < 0)
-		fprintf(stderr, "%s: cannot restore transaction '%s': %s; run '%s restore %s'\n",
-			program, c->txname, perftune_ctx_last_error(c->ctx), program, c->txname);
-	perftune_tx_release(tx);
-	perftune_tx_unref(tx);
-	return r;
-}
-
-/* one run of CMD; -1 with run->why (or run->sig) set when the experiment must stop */
-static int run_once(struct compare *c, struct one_run *run, const sigset_t *orig)
-{
-	struct perftune_tx *tx = NULL;
-	struct rusage ru;
-	int outfd = c->logfd, status = 0, r, metric = 0;
-	double t0;
-	pid_t pid, parent = getpid();
-	char why[200];
-
-	run_label(run->label, sizeof(run->label), run->round, run->warm, run->state);
-	dprintf(c->logfd, "=== %s ===\n", run->label);
-	if (c->metric && (outfd = memfd_create("perftune-compare-stdout", MFD_CLOEXEC)) < 0) {
-		snprintf(run->why, sizeof(run->why), "memfd_create: %s", strerror(errno));
-		return -1;
-	}
-	if (run->state == TUNED && apply_change(c, &tx, run) < 0)
-		goto fail;
-	pid = fork();
-	/* the clock starts in the parent once fork() returns: the copy of
-	 * perftune's page tables is perftune's cost, not CMD's */
-	t0 = now_s();
-	if (pid == 0)
-		child(c, outfd, orig, parent);
-	if (pid < 0) {
-		snprintf(run->why, sizeof(run->why), "fork: %s", strerror(errno));
-		goto fail;
-	}
-	setpgid(pid, pid);
-	r = wait_child(c, pid, &status, &ru, &run->sig);
-	run->out.wall = now_s() - t0;
-	if (give_back(c, tx) < 0 && !run->sig) {
-		snprintf(run->why, sizeof(run->why), "the restore after %s failed", run->label);
-		tx = NULL;
-		goto fail;
-	}
-	tx = NULL;
-	if (run->sig || r < 0)
-		goto fail;
-	run->out.user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
-	run->out.sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-	run->out.value = run->out.wall;
-	if (c->metric) /* into the log whatever CMD's exit */
-		metric = collect_stdout(c, outfd, &run->out.value, why, sizeof(why));
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		if (WIFEXITED(status))
-			snprintf(run->why, sizeof(run->why), "CMD failed in %s: exit status %d",
-				 run->label, WEXITSTATUS(status));
-		else
-			snprintf(run->why, sizeof(run->why),
-				 "CMD failed in %s: killed by signal %d", run->label,
-				 WTERMSIG(status));
-		goto fail;
-	}
-	if (metric < 0) {
-		snprintf(run->why, sizeof(run->why), "%s of %s", why, run->label);
-		goto fail;
-	}
-	if (outfd != c->logfd)
-		close(outfd);
-	return 0;
-fail:
-	give_back(c, tx);
-	if (outfd != c->logfd)
-		close(outfd);
-	return -1;
-}
-
-static int record(struct compare *c, const struct one_run *run)
-{
-	struct compare_state *s = &c->st[run->state];
-
-	s->s[s->n++] = run->out;
-	return 0;
-}
-
-/* the states in run order for round @i (1-based): ABBA, or a seeded coin per
- * round; the first run of all is a baseline run either way, so that a
- * --metric that never matches is found before anything was changed */
-static void round_order(struct compare *c, unsigned i, uint64_t *rng, int order[2])
-{
-	bool tuned_first;
-
-	if (c->random_order)
-		tuned_first = stats_uniform(rng) < 0.5 && !(i == 1 && !c->warmup);
-	else
-		tuned_first = i % 2 == 0;
-	order[0] = tuned_first ? TUNED : BASELINE;
-	order[1] = !order[0];
-}
-
-static int stop(struct compare *c, const struct one_run *run, bool first)
-{
-	if (c->progress)
-		fputs("\r\033[K", stderr);
-	if (run->sig)
-		fprintf(stderr, "%s: interrupted by signal %d in %s; the machine is restored\n",
-			program, run->sig, run->label);
-	else if (first && c->metric && strstr(run->why, "--metric"))
-		fprintf(stderr, "%s: %s (the first run; see %s); nothing was changed\n", program,
-			run->why, c->log);
-	else
-		fprintf(stderr, "%s: %s; the machine is restored (CMD's output: %s)\n", program,
-			run->why, c->log);
-	return EXIT_FAIL;
-}
-
-static int setup_signals(struct compare *c, sigset_t *orig)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &set, orig) < 0)
-		return -errno;
-	c->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	return c->sigfd < 0 ? -errno : 0;
-}
-
 /* a signal that came between two runs */
 static int pending_signal(struct compare *c)
 {
@@ -385,45 +194,145 @@ static int pending_signal(struct compare *c)
 	return 0;
 }
 
+/* CMD's exit: 0, or -1 with c->why */
+static int exit_status(struct compare *c, int status)
+{
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return 0;
+	if (WIFEXITED(status))
+		snprintf(c->why, sizeof(c->why), "CMD failed in %s: exit status %d", c->label,
+			 WEXITSTATUS(status));
+	else
+		snprintf(c->why, sizeof(c->why), "CMD failed in %s: killed by signal %d", c->label,
+			 WTERMSIG(status));
+	return -1;
+}
+
+/* one run of CMD: fork, wait, the measure; -1 with c->why or c->sig */
+static int run_cmd(struct compare *c, int outfd, struct run_sample *out)
+{
+	struct rusage ru;
+	int status = 0, r, metric = 0;
+	double t0;
+	pid_t pid, parent = getpid();
+	char why[200];
+
+	pid = fork();
+	/* the clock starts in the parent once fork() returns: the copy of
+	 * perftune's page tables is perftune's cost, not CMD's */
+	t0 = now_s();
+	if (pid == 0)
+		child(c, outfd, &c->orig, parent);
+	if (pid < 0) {
+		snprintf(c->why, sizeof(c->why), "fork: %s", strerror(errno));
+		return -1;
+	}
+	setpgid(pid, pid);
+	r = wait_child(c, pid, &status, &ru, &c->sig);
+	out->wall = now_s() - t0;
+	if (c->sig || r < 0)
+		return -1;
+	out->user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+	out->sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	out->value = out->wall;
+	if (c->metric) /* into the log whatever CMD's exit */
+		metric = collect_stdout(c, outfd, &out->value, why, sizeof(why));
+	if (exit_status(c, status) < 0)
+		return -1;
+	if (metric < 0) {
+		snprintf(c->why, sizeof(c->why), "%s of %s", why, c->label);
+		return -1;
+	}
+	return 0;
+}
+
+/* the experiment's measure: CMD once, in the state the library has set up */
+static int measure(struct perftune_run *run, void *ud, double *value)
+{
+	struct compare *c = ud;
+	struct run_sample out = { 0 };
+	int outfd = c->logfd, r;
+
+	snprintf(c->label, sizeof(c->label), "%s", perftune_run_label(run));
+	c->index = perftune_run_index(run);
+	progress(c, run);
+	c->sig = pending_signal(c);
+	if (c->sig) {
+		perftune_experiment_abort(c->exp);
+		return -EINTR;
+	}
+	dprintf(c->logfd, "=== %s ===\n", c->label);
+	if (c->metric && (outfd = memfd_create("perftune-compare-stdout", MFD_CLOEXEC)) < 0) {
+		snprintf(c->why, sizeof(c->why), "memfd_create: %s", strerror(errno));
+		return -EIO;
+	}
+	r = run_cmd(c, outfd, &out);
+	if (outfd != c->logfd)
+		close(outfd);
+	if (c->sig)
+		perftune_experiment_abort(c->exp);
+	if (r < 0)
+		return -EIO;
+	*value = out.value;
+	if (perftune_run_round(run)) {
+		enum perftune_state s = perftune_run_state(run);
+		c->s[s][c->n[s]++] = out;
+	}
+	return 0;
+}
+
+/* why the experiment stopped, on stderr; EXIT_FAIL */
+static int stop(struct compare *c, int r, bool first)
+{
+	if (c->progress)
+		fputs("\r\033[K", stderr);
+	if (c->sig)
+		fprintf(stderr, "%s: interrupted by signal %d in %s; the machine is restored\n",
+			program, c->sig, c->label);
+	else if (!c->why[0]) /* the library's: applying or restoring the change */
+		fprintf(stderr, "%s: %s (CMD's output: %s)\n", program,
+			r == -ECANCELED ? "aborted" : perftune_ctx_last_error(c->ctx), c->log);
+	else if (first && c->metric && strstr(c->why, "--metric"))
+		fprintf(stderr, "%s: %s (the first run; see %s); nothing was changed\n", program,
+			c->why, c->log);
+	else
+		fprintf(stderr, "%s: %s; the machine is restored (CMD's output: %s)\n", program,
+			c->why, c->log);
+	return EXIT_FAIL;
+}
+
+static int setup_signals(struct compare *c)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, &c->orig) < 0)
+		return -errno;
+	c->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return c->sigfd < 0 ? -errno : 0;
+}
+
 int compare_run(struct compare *c)
 {
-	unsigned total = 2 * (c->warmup + c->rounds), done = 0;
-	uint64_t rng = c->seed ^ 0x6f72646572ULL;
-	sigset_t orig;
-	bool first = true;
 	int r;
 
 	for (int s = 0; s < 2; s++) {
-		c->st[s].s = calloc(c->rounds, sizeof(struct run_sample));
-		if (!c->st[s].s)
+		c->s[s] = calloc(c->rounds, sizeof(struct run_sample));
+		if (!c->s[s])
 			return lib_error(NULL, -ENOMEM, "compare");
 	}
-	if ((r = setup_signals(c, &orig)) < 0)
+	if ((r = setup_signals(c)) < 0)
 		return lib_error(NULL, r, "signalfd");
 	c->started = now_s();
-	for (unsigned i = 0; i < c->warmup + c->rounds; i++) {
-		unsigned round = i < c->warmup ? 0 : i - c->warmup + 1;
-		int order[2] = { BASELINE, TUNED };
-		if (round)
-			round_order(c, round, &rng, order);
-		for (int k = 0; k < 2; k++) {
-			struct one_run run = { .round = round, .warm = i + 1, .state = order[k] };
-			progress(c, round, i + 1, done, total);
-			run.sig = pending_signal(c);
-			if (run.sig) {
-				run_label(run.label, sizeof(run.label), round, i + 1, order[k]);
-				return stop(c, &run, first);
-			}
-			if (run_once(c, &run, &orig) < 0)
-				return stop(c, &run, first);
-			first = false;
-			if (round)
-				record(c, &run);
-			done++;
-		}
-	}
+	r = perftune_experiment_run(c->exp, measure, c);
+	if (r < 0)
+		return stop(c, r, c->index == 0);
 	if (c->progress)
 		fputs("\r\033[K", stderr);
-	sigprocmask(SIG_SETMASK, &orig, NULL);
+	sigprocmask(SIG_SETMASK, &c->orig, NULL);
 	return 0;
 }

@@ -2,29 +2,19 @@
 #ifndef PERFTUNE_UTILS_COMPARE_H
 #define PERFTUNE_UTILS_COMPARE_H
 
-/* perftune compare: shared by cmd-compare.c (options, report), compare-run.c
- * (running CMD in both states) and compare-plot.c (gnuplot). */
+/* perftune compare: the experiment is the library's (perftune_experiment_*);
+ * cmd-compare.c parses the options and prints the report, compare-run.c is the
+ * measure (CMD forked once per run) and compare-plot.c the gnuplot picture. */
 #include <regex.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "common.h"
-#include "stats.h"
 
 #define COMPARE_MAX_VARS 64
-#define COMPARE_ALPHA 0.05
-#define COMPARE_REPS 2000
-
-enum { BASELINE, TUNED };
 
 struct run_sample {
 	double value, wall, user, sys; /* metric, seconds */
-};
-
-struct compare_state {
-	struct run_sample *s;
-	size_t n;
-	struct stats_summary sum;
-	double *values; /* the metric of each sample, for the statistics */
 };
 
 struct compare {
@@ -42,19 +32,21 @@ struct compare {
 	/* the experiment */
 	struct perftune_ctx *ctx;
 	struct perftune_profile *prof;
-	struct compare_state st[2];
+	struct perftune_experiment *exp;
+	struct run_sample *s[2]; /* each measured run, per state, in round order */
+	size_t n[2];
 	int logfd, sigfd;
+	sigset_t orig; /* the signal mask CMD gets */
 	double started;
-	/* the result */
-	double change, lo, hi, u, p;
-	int exact;
-	const char *verdict;
+	unsigned index; /* of the run going on (0: the first) */
+	/* why the measure stopped the experiment (EXIT_FAIL's message) */
+	char why[300], label[64];
+	int sig;
 };
 
-/* compare-run.c: run the warmups and rounds; 0, or EXIT_FAIL after restoring */
+/* compare-run.c: the experiment run, CMD forked once per run; 0, or
+ * EXIT_FAIL with the machine restored */
 int compare_run(struct compare *c);
-/* stage the change into @tx (the profile or the KEY=VALUE list) */
-int compare_stage(struct compare *c, struct perftune_tx *tx);
 /* compare-plot.c: write c->plot with gnuplot; 0 or EXIT_FAIL */
 int compare_plot(struct compare *c);
 /* gnuplot for --plot in c->gnuplot: 0; -ENOENT (not installed), -EPERM (as

@@ -47,6 +47,7 @@ var Errnos = []syscall.Errno{
 	syscall.ELOOP,        // a symlinked journal; an include= cycle in a profile
 	syscall.EFBIG,        // a profile or journal file too large
 	syscall.ENOTDIR,      // WithRoot of something not a directory
+	syscall.ECANCELED,    // an experiment stopped by perftune_experiment_abort()
 }
 
 // newError builds an *Error from a negative return code rc.

@@ -218,3 +218,42 @@ func ExampleContext_Command() {
 	}
 	// Output: placed
 }
+
+// Measure a Go func with and without a change, in this process: the change is
+// in force exactly while the func runs in a tuned run, and given back after
+// each one. Here the measure reads the tunable itself, on a fake tree.
+func ExampleContext_CompareFunc() {
+	root := exampleRoot()
+	defer os.RemoveAll(root)
+	swappiness := filepath.Join(root, "proc/sys/vm/swappiness")
+	if err := os.MkdirAll(filepath.Dir(swappiness), 0o755); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := os.WriteFile(swappiness, []byte("60\n"), 0o644); err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx, err := perftune.Open(perftune.WithRoot(root),
+		perftune.WithJournalDir(filepath.Join(root, "journal")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ctx.Close()
+	r, err := ctx.CompareFunc(perftune.CompareOptions{
+		Settings: map[string]string{"sysctl.vm.swappiness": "10"}, Rounds: 5,
+	}, func() (float64, error) {
+		v, err := ctx.Get("sysctl.vm.swappiness")
+		if v == "10" {
+			return 1, err // a workload twice as fast with the change
+		}
+		return 2, err
+	})
+	if err != nil {
+		fmt.Println(err) // the func's error, or an *Error
+		return
+	}
+	fmt.Println(r.Verdict, *r.ChangePct, r.Baseline.N, r.Tuned.N)
+	// Output: better -50 5 5
+}

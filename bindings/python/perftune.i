@@ -9,7 +9,12 @@
  *   - perftune_profile_load's vars is a sequence of "NAME=VALUE" str or None;
  *   - perftune_desc_range() returns (ok, min, max);
  *   - perftune_ctx_set_log_fn() takes a Python callable (or None) instead of
- *     a C function and userdata; the caller keeps the callable alive.
+ *     a C function and userdata; the caller keeps the callable alive;
+ *   - perftune_experiment_run() takes a Python callable as the measure and
+ *     returns (rc, exception it raised or None); the run's fields are the
+ *     callable's arguments, so perftune_run_* are not wrapped;
+ *     perftune_experiment_samples() returns a list, perftune_median() takes
+ *     a sequence and returns (rc, median).
  * Handles are opaque pointer objects that own nothing: lifetimes (unref,
  * free) belong to the pure-Python layer in perftune/_context.py.
  *
@@ -296,5 +301,173 @@ static PyObject *pt_tx_set_checked(struct perftune_tx *tx, const char *key, PyOb
 		SWIG_fail;
 }
 
-/* the whole public API, unchanged */
+/* ---- experiments (LIBPERFTUNE_4) -------------------------------------- */
+
+PT_OUT_HANDLE(struct perftune_experiment, expp)
+
+/* the measure callback and the run it is handed: a Python callable gets the
+ * run's fields as arguments instead (a struct perftune_run lives only during
+ * its callback, a pointer object to it could outlive it) */
+%ignore perftune_measure_fn;
+%ignore perftune_run_round;
+%ignore perftune_run_warmup;
+%ignore perftune_run_state;
+%ignore perftune_run_index;
+%ignore perftune_run_total;
+%ignore perftune_run_label;
+%ignore perftune_run_experiment;
+
+%{
+/* what the trampoline needs: the callable, and the exception it raised */
+struct pt_measure {
+	PyObject *fn;
+	PyObject *exc; /* a new reference, or NULL */
+};
+
+/* keep the exception being raised in @m (the first one only) */
+static void pt_measure_keep_exception(struct pt_measure *m)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+	PyObject *value = PyErr_GetRaisedException(); /* PyErr_Fetch is deprecated */
+#else
+	PyObject *type, *value, *tb;
+
+	PyErr_Fetch(&type, &value, &tb);
+	PyErr_NormalizeException(&type, &value, &tb);
+	if (value && tb)
+		PyException_SetTraceback(value, tb);
+	Py_XDECREF(type);
+	Py_XDECREF(tb);
+#endif
+	if (m->exc)
+		Py_XDECREF(value);
+	else
+		m->exc = value;
+}
+
+/*
+ * perftune_measure_fn calling fn(state, round, warmup, index, total, label)
+ * -> float.  The library calls it on the thread that called
+ * perftune_experiment_run(), whose wrapper has released the GIL: take it
+ * back for the call.  An exception (or a result that is not a float) is
+ * kept for the wrapper to give back, and -ECANCELED stops the experiment:
+ * the library gives the change back before it returns.
+ */
+static int pt_measure_trampoline(struct perftune_run *run, void *userdata, double *value)
+{
+	struct pt_measure *m = userdata;
+	PyGILState_STATE st = PyGILState_Ensure();
+	const char *label = perftune_run_label(run);
+	PyObject *r;
+	int rc = 0;
+
+	r = PyObject_CallFunction(m->fn, "iIIIIs", (int)perftune_run_state(run),
+				  perftune_run_round(run), perftune_run_warmup(run),
+				  perftune_run_index(run), perftune_run_total(run), label);
+	if (r) {
+		*value = PyFloat_AsDouble(r);
+		Py_DECREF(r);
+	}
+	if (!r || PyErr_Occurred()) {
+		pt_measure_keep_exception(m);
+		rc = -ECANCELED;
+	}
+	PyGILState_Release(st);
+	return rc;
+}
+%}
+
+%ignore perftune_experiment_run;
+%rename(perftune_experiment_run) pt_experiment_run_callable;
+%nothread pt_experiment_run_callable; /* releases the GIL itself, around the run only */
+%inline %{
+/*
+ * perftune_experiment_run(exp, measure) -> (rc, exception): @measure is
+ * callable(state, round, warmup, index, total, label) -> float; the
+ * exception it raised (which stopped the run: rc is then -ECANCELED, or the
+ * error of giving the change back) or None.
+ */
+static PyObject *pt_experiment_run_callable(struct perftune_experiment *exp, PyObject *measure)
+{
+	struct pt_measure m = { .fn = measure, .exc = NULL };
+	int r;
+
+	if (!PyCallable_Check(measure))
+		return PyErr_Format(PyExc_TypeError, "perftune_experiment_run: measure must be callable, not %s",
+				    Py_TYPE(measure)->tp_name);
+	Py_INCREF(measure); /* alive for the whole run, whatever the callable does */
+	Py_BEGIN_ALLOW_THREADS
+	r = perftune_experiment_run(exp, pt_measure_trampoline, &m);
+	Py_END_ALLOW_THREADS
+	Py_DECREF(measure);
+	if (!m.exc) {
+		Py_INCREF(Py_None);
+		m.exc = Py_None;
+	}
+	return Py_BuildValue("(iN)", r, m.exc);
+}
+%}
+
+/* perftune_experiment_samples(exp, state) -> list of float, round by round */
+%ignore perftune_experiment_samples;
+%rename(perftune_experiment_samples) pt_experiment_samples;
+%nothread pt_experiment_samples;
+%inline %{
+static PyObject *pt_experiment_samples(struct perftune_experiment *exp, int state)
+{
+	const double *v = NULL;
+	size_t n = perftune_experiment_samples(exp, (enum perftune_state)state, &v);
+	PyObject *l = PyList_New((Py_ssize_t)n);
+
+	for (size_t i = 0; l && i < n; i++) {
+		PyObject *f = PyFloat_FromDouble(v[i]);
+
+		if (!f) {
+			Py_CLEAR(l);
+			break;
+		}
+		PyList_SET_ITEM(l, (Py_ssize_t)i, f);
+	}
+	return l;
+}
+%}
+
+/* perftune_median(values) -> (rc, median): a sequence of float */
+%ignore perftune_median;
+%rename(perftune_median) pt_median;
+%nothread pt_median;
+%inline %{
+static PyObject *pt_median(PyObject *values)
+{
+	PyObject *seq = PySequence_Fast(values, "perftune_median: values must be a sequence of float");
+	double *v, med = 0;
+	Py_ssize_t n, i;
+	int r;
+
+	if (!seq)
+		return NULL;
+	n = PySequence_Fast_GET_SIZE(seq);
+	v = calloc(n ? (size_t)n : 1, sizeof(*v));
+	if (!v) {
+		Py_DECREF(seq);
+		return PyErr_NoMemory();
+	}
+	for (i = 0; i < n; i++) {
+		v[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+		if (v[i] == -1 && PyErr_Occurred())
+			break;
+	}
+	Py_DECREF(seq);
+	if (i < n) {
+		free(v);
+		return NULL;
+	}
+	r = perftune_median(v, (size_t)n, &med);
+	free(v);
+	return Py_BuildValue("(id)", r, med);
+}
+%}
+
+/* the whole public API, unchanged (uint64_t: the experiment's seed) */
+%include <stdint.i>
 %include "perftune.h"

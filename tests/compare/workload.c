@@ -83,8 +83,8 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
-	u1 = stats_uniform(&st);
-	u2 = stats_uniform(&st);
+	u1 = pt_stats_uniform(&st);
+	u2 = pt_stats_uniform(&st);
 	z = sqrt(-2 * log(1 - u1)) * cos(2 * M_PI * u2);
 	fprintf(stderr, "workload call %ld: %s is %s\n", n, argv[1], cur);
 	printf("noise %.3f\nresult: %.6f ms\n", z, base * (tuned ? ratio : 1) * exp(sd * z));

@@ -20,7 +20,7 @@ static void teardown(void) { fx_teardown(&f); }
 /* the set perftune.h and libperftune(3) document */
 static const int documented[] = {
 	EINVAL, ENOENT,	  ENODEV,   EACCES, EPERM, EROFS, ENOMEM, EIO,	   EBUSY,
-	ENAMETOOLONG,	  EOPNOTSUPP, ENOTUNIQ, EALREADY, EAGAIN, ELOOP, EFBIG, ENOTDIR,
+	ENAMETOOLONG,	  EOPNOTSUPP, ENOTUNIQ, EALREADY, EAGAIN, ELOOP, EFBIG, ENOTDIR, ECANCELED,
 };
 
 static bool is_documented(int r)

@@ -31,16 +31,16 @@ START_TEST(mwu_scipy_example_exact_u17_p_one_ninth)
 	int exact = -1;
 
 	/* "U1, p = mannwhitneyu(males, females, method='exact')": 17.0, 0.1111111111111111 */
-	ck_assert_int_eq(stats_mann_whitney(males, 5, females, 4, STATS_EXACT, &u, &p, &exact), 0);
+	ck_assert_int_eq(pt_stats_mann_whitney(males, 5, females, 4, PT_STATS_EXACT, &u, &p, &exact), 0);
 	ck_assert_double_eq(u, 17);
 	assert_close(p, 1.0 / 9, 1e-12);
 	ck_assert_int_eq(exact, 1);
 	/* method 'auto' picks the exact test: a sample of at most 8, no ties */
-	ck_assert_int_eq(stats_mann_whitney(males, 5, females, 4, STATS_AUTO, &u, &p, &exact), 0);
+	ck_assert_int_eq(pt_stats_mann_whitney(males, 5, females, 4, PT_STATS_AUTO, &u, &p, &exact), 0);
 	ck_assert_int_eq(exact, 1);
 	assert_close(p, 1.0 / 9, 1e-12);
 	/* U of the second sample: nx * ny - U1 = 3, the same two-sided p */
-	ck_assert_int_eq(stats_mann_whitney(females, 4, males, 5, STATS_AUTO, &u, &p, NULL), 0);
+	ck_assert_int_eq(pt_stats_mann_whitney(females, 4, males, 5, PT_STATS_AUTO, &u, &p, NULL), 0);
 	ck_assert_double_eq(u, 3);
 	assert_close(p, 1.0 / 9, 1e-12);
 }
@@ -53,7 +53,7 @@ START_TEST(mwu_scipy_example_asymptotic_with_continuity)
 
 	/* the example's normal approximation with the continuity correction:
 	 * 0.11134688653314041 */
-	ck_assert_int_eq(stats_mann_whitney(males, 5, females, 4, STATS_ASYMPTOTIC, &u, &p, &exact),
+	ck_assert_int_eq(pt_stats_mann_whitney(males, 5, females, 4, PT_STATS_ASYMPTOTIC, &u, &p, &exact),
 			 0);
 	ck_assert_int_eq(exact, 0);
 	ck_assert_double_eq(u, 17);
@@ -83,12 +83,12 @@ START_TEST(mwu_scipy_suite_two_sided_no_ties)
 	int exact = -1;
 
 	/* test_mannwhitneyu_two_sided: U 498 (102 the other way), p 9.188326533255e-05 */
-	ck_assert_int_eq(stats_mann_whitney(sx, N_OF(sx), sy, N_OF(sy), STATS_AUTO, &u, &p, &exact),
+	ck_assert_int_eq(pt_stats_mann_whitney(sx, N_OF(sx), sy, N_OF(sy), PT_STATS_AUTO, &u, &p, &exact),
 			 0);
 	ck_assert_int_eq(exact, 0); /* both samples larger than 8 */
 	ck_assert_double_eq(u, 498);
 	assert_close(p, 9.188326533255e-05, 1e-10);
-	ck_assert_int_eq(stats_mann_whitney(sy, N_OF(sy), sx, N_OF(sx), STATS_AUTO, &u2, &p2, NULL),
+	ck_assert_int_eq(pt_stats_mann_whitney(sy, N_OF(sy), sx, N_OF(sx), PT_STATS_AUTO, &u2, &p2, NULL),
 			 0);
 	ck_assert_double_eq(u2, 102);
 	ck_assert_double_eq(p2, p);
@@ -116,12 +116,12 @@ START_TEST(mwu_ties_match_r_wilcox_test)
 
 	/* U 16980.5, two-sided p 5.642865531266e-5: tie-corrected normal
 	 * approximation (R: wilcox.test(x, y)) */
-	ck_assert_int_eq(stats_mann_whitney(x, nx, y, ny, STATS_AUTO, &u, &p, &exact), 0);
+	ck_assert_int_eq(pt_stats_mann_whitney(x, nx, y, ny, PT_STATS_AUTO, &u, &p, &exact), 0);
 	ck_assert_int_eq(exact, 0);
 	ck_assert_double_eq(u, 16980.5);
 	assert_close(p, 5.642865531266e-5, 1e-9);
 	/* the exact test is for data without ties only */
-	ck_assert_int_eq(stats_mann_whitney(x, nx, y, ny, STATS_EXACT, &u, &p, NULL), -EINVAL);
+	ck_assert_int_eq(pt_stats_mann_whitney(x, nx, y, ny, PT_STATS_EXACT, &u, &p, NULL), -EINVAL);
 	free(x);
 	free(y);
 }
@@ -146,10 +146,10 @@ START_TEST(mwu_exact_separated_samples)
 		x[i] = 100 + (double)i;
 	for (size_t i = 0; i < n; i++)
 		y[i] = (double)i;
-	ck_assert_int_eq(stats_mann_whitney(x, m, y, n, STATS_EXACT, &u, &p, NULL), 0);
+	ck_assert_int_eq(pt_stats_mann_whitney(x, m, y, n, PT_STATS_EXACT, &u, &p, NULL), 0);
 	ck_assert_double_eq(u, (double)(m * n));
 	assert_close(p, separated[_i].p, 1e-12);
-	ck_assert_int_eq(stats_mann_whitney(y, n, x, m, STATS_EXACT, &u, &p, NULL), 0);
+	ck_assert_int_eq(pt_stats_mann_whitney(y, n, x, m, PT_STATS_EXACT, &u, &p, NULL), 0);
 	ck_assert_double_eq(u, 0);
 	assert_close(p, separated[_i].p, 1e-12);
 }
@@ -161,11 +161,11 @@ START_TEST(mwu_identical_and_empty_samples)
 	double u, p;
 
 	/* every value tied: no evidence of a difference */
-	ck_assert_int_eq(stats_mann_whitney(a, 10, a, 10, STATS_AUTO, &u, &p, NULL), 0);
+	ck_assert_int_eq(pt_stats_mann_whitney(a, 10, a, 10, PT_STATS_AUTO, &u, &p, NULL), 0);
 	ck_assert_double_eq(u, 50);
 	ck_assert_double_eq(p, 1);
-	ck_assert_int_eq(stats_mann_whitney(a, 0, a, 10, STATS_AUTO, &u, &p, NULL), -EINVAL);
-	ck_assert_int_eq(stats_mann_whitney(a, 10, a, 0, STATS_AUTO, &u, &p, NULL), -EINVAL);
+	ck_assert_int_eq(pt_stats_mann_whitney(a, 0, a, 10, PT_STATS_AUTO, &u, &p, NULL), -EINVAL);
+	ck_assert_int_eq(pt_stats_mann_whitney(a, 10, a, 0, PT_STATS_AUTO, &u, &p, NULL), -EINVAL);
 }
 END_TEST
 
@@ -173,9 +173,9 @@ START_TEST(summary_numpy_linear_quartiles)
 {
 	/* numpy.percentile([1..10], [25, 50, 75]) = 3.25, 5.5, 7.75 */
 	const double x[] = { 10, 1, 9, 2, 8, 3, 7, 4, 6, 5 };
-	struct stats_summary s;
+	struct pt_stats_summary s;
 
-	ck_assert_int_eq(stats_summarize(x, N_OF(x), &s), 0);
+	ck_assert_int_eq(pt_stats_summarize(x, N_OF(x), &s), 0);
 	ck_assert_uint_eq(s.n, 10);
 	ck_assert_double_eq(s.median, 5.5);
 	ck_assert_double_eq(s.q1, 3.25);
@@ -186,12 +186,12 @@ START_TEST(summary_numpy_linear_quartiles)
 	assert_close(s.sd, sqrt(55.0 / 6), 1e-12);
 	assert_close(s.cv, sqrt(55.0 / 6) / 5.5, 1e-12);
 	/* odd n: the middle value; one value: itself, sd 0 */
-	ck_assert_int_eq(stats_summarize(x, 3, &s), 0);
+	ck_assert_int_eq(pt_stats_summarize(x, 3, &s), 0);
 	ck_assert_double_eq(s.median, 9);
-	ck_assert_int_eq(stats_summarize(x, 1, &s), 0);
+	ck_assert_int_eq(pt_stats_summarize(x, 1, &s), 0);
 	ck_assert_double_eq(s.median, 10);
 	ck_assert_double_eq(s.sd, 0);
-	ck_assert_int_eq(stats_summarize(x, 0, &s), -EINVAL);
+	ck_assert_int_eq(pt_stats_summarize(x, 0, &s), -EINVAL);
 }
 END_TEST
 
@@ -201,7 +201,7 @@ static void sample(double *v, size_t n, double base, double sd, uint64_t seed)
 	uint64_t st = seed;
 
 	for (size_t i = 0; i < n; i++) {
-		double u1 = stats_uniform(&st), u2 = stats_uniform(&st);
+		double u1 = pt_stats_uniform(&st), u2 = pt_stats_uniform(&st);
 		v[i] = base * exp(sd * sqrt(-2 * log(1 - u1)) * cos(2 * M_PI * u2));
 	}
 }
@@ -213,8 +213,8 @@ START_TEST(bootstrap_is_seeded_and_covers_a_known_change)
 
 	sample(b, 20, 100, 0.05, 1);
 	sample(t, 20, 80, 0.05, 2);
-	ck_assert_int_eq(stats_bootstrap_change(b, 20, t, 20, 7, 2000, &lo, &hi), 0);
-	ck_assert_int_eq(stats_bootstrap_change(b, 20, t, 20, 7, 2000, &lo2, &hi2), 0);
+	ck_assert_int_eq(pt_stats_bootstrap_change(b, 20, t, 20, 7, 2000, &lo, &hi), 0);
+	ck_assert_int_eq(pt_stats_bootstrap_change(b, 20, t, 20, 7, 2000, &lo2, &hi2), 0);
 	ck_assert_double_eq(lo, lo2); /* the same seed, the same interval */
 	ck_assert_double_eq(hi, hi2);
 	ck_assert_msg(lo < -20 && -20 < hi && hi < 0, "CI %g .. %g", lo, hi);
@@ -224,7 +224,7 @@ START_TEST(bootstrap_is_seeded_and_covers_a_known_change)
 	for (uint64_t k = 0; k < 50; k++) {
 		sample(b, 20, 100, 0.05, 1000 + 2 * k);
 		sample(t, 20, 80, 0.05, 1001 + 2 * k);
-		ck_assert_int_eq(stats_bootstrap_change(b, 20, t, 20, k, 2000, &lo, &hi), 0);
+		ck_assert_int_eq(pt_stats_bootstrap_change(b, 20, t, 20, k, 2000, &lo, &hi), 0);
 		covered += lo <= -20 && -20 <= hi;
 	}
 	ck_assert_msg(covered >= 42, "the CI covered -20%% in %d of 50", covered);
@@ -236,10 +236,10 @@ START_TEST(bootstrap_refuses_what_it_cannot_do)
 	const double z[] = { 0, 0, 0 }, one[] = { 1, 2, 3 };
 	double lo, hi;
 
-	ck_assert_int_eq(stats_bootstrap_change(one, 3, one, 3, 1, 99, &lo, &hi), -EINVAL);
-	ck_assert_int_eq(stats_bootstrap_change(one, 0, one, 3, 1, 1000, &lo, &hi), -EINVAL);
+	ck_assert_int_eq(pt_stats_bootstrap_change(one, 3, one, 3, 1, 99, &lo, &hi), -EINVAL);
+	ck_assert_int_eq(pt_stats_bootstrap_change(one, 0, one, 3, 1, 1000, &lo, &hi), -EINVAL);
 	/* a baseline median of 0 has no relative change */
-	ck_assert_int_eq(stats_bootstrap_change(z, 3, one, 3, 1, 1000, &lo, &hi), -EINVAL);
+	ck_assert_int_eq(pt_stats_bootstrap_change(z, 3, one, 3, 1, 1000, &lo, &hi), -EINVAL);
 }
 END_TEST
 
@@ -253,7 +253,7 @@ START_TEST(a_a_p_values_reject_at_most_alpha)
 	for (uint64_t k = 0; k < 400; k++) {
 		sample(x, 10, 100, 0.1, 5000 + 2 * k);
 		sample(y, 10, 100, 0.1, 5001 + 2 * k);
-		ck_assert_int_eq(stats_mann_whitney(x, 10, y, 10, STATS_AUTO, &u, &p, NULL), 0);
+		ck_assert_int_eq(pt_stats_mann_whitney(x, 10, y, 10, PT_STATS_AUTO, &u, &p, NULL), 0);
 		rejected += p < 0.05;
 	}
 	ck_assert_msg(rejected <= 32, "p < 0.05 in %d of 400 A/A experiments", rejected);

@@ -20,7 +20,14 @@ from types import TracebackType
 from typing import Any, Callable, Iterable, Iterator, List, Mapping, Sequence, Union
 
 from . import _perftune as _lib
-from ._compare import CompareResult, compare_argv, perftune_program, run_compare
+from ._compare import (
+    CompareResult,
+    Measure,
+    compare_argv,
+    perftune_program,
+    run_compare,
+    run_experiment,
+)
 from ._errors import PerftuneError, error_from_errno
 from ._profile import Profile, export_format
 from ._types import (
@@ -84,6 +91,14 @@ def _path(what: str, p: object) -> str:
     except TypeError:
         raise TypeError(f"{what} must be str or os.PathLike[str], not {type(p).__name__}") from None
     return os.path.abspath(_text(what, fs))
+
+
+def _setting(s: object) -> tuple[str, str]:
+    """A "KEY=VALUE" string as (key, value)."""
+    key, eq, value = _text("setting", s).partition("=")
+    if not eq:
+        raise error_from_errno(-errno.EINVAL, f"{s}: a setting is KEY=VALUE")
+    return key, value
 
 
 def _str(s: str | None) -> str:
@@ -530,8 +545,8 @@ class Context:
 
     def compare(
         self,
-        cmd: Sequence[str],
-        settings: Mapping[str, Any] | Iterable[str] | None = None,
+        cmd: Sequence[str] | Mapping[str, Any] | Iterable[str] | Profile | None,
+        settings: Mapping[str, Any] | Iterable[str] | Measure | None = None,
         *,
         profile: str | None = None,
         variables: Mapping[str, str] | None = None,
@@ -558,8 +573,31 @@ class Context:
         changed); the experiment itself is the perftune program's
         (:func:`perftune_program`): PerftuneValueError (EINVAL) for what it
         refuses before changing anything, PerftuneError ECANCELED when it
-        stopped (cmd failed; the machine is restored)."""
+        stopped (cmd failed; the machine is restored).
+
+        ``compare(change, fn)``, with a callable as the second argument,
+        measures ``fn`` in this process instead, through the library's
+        experiment engine: ``fn()`` is called once per run and returns the
+        measure (a finite real number), with the change in force exactly
+        during the tuned runs (the library commits it as a held transaction
+        just before the call and rolls it back right after).  ``change`` is
+        ``{key: value}``, ``"KEY=VALUE"`` strings, a :class:`Profile`
+        (:meth:`load_profile`), or None with ``profile=`` (and
+        ``variables``).  ``metric``, ``plot`` and ``log`` are for a command
+        only.  The change and the options are checked before fn is called
+        (PerftuneError, nothing changed).  An exception in fn (KeyboardInterrupt
+        too) stops the experiment: the change is given back, no journal is
+        left, and the exception is raised again.  The report has fn's
+        qualified name as ``metric`` and the wall and CPU seconds (of the
+        calling thread) of each call."""
         self._handle()
+        if callable(settings):
+            if metric is not None or plot is not None or log is not None:
+                raise TypeError("compare(change, fn): metric, plot and log are for a command; "
+                                "fn returns the measure")
+            return self._compare_fn(cmd, settings, profile, variables, name, dict(
+                rounds=rounds, warmup=warmup, order=order, seed=seed,
+                higher_is_better=higher_is_better))
         if (profile is None) == (settings is None):
             raise TypeError("compare() takes either settings or profile=, not both or neither")
         if isinstance(cmd, str):
@@ -589,6 +627,36 @@ class Context:
                     log=None if log is None else _path("log", log))
         return run_compare(compare_argv(perftune_program(), self.root, self.journal_dir, args,
                                         items, opts))
+
+    def _compare_fn(self, change: Any, fn: Measure, profile: str | None,
+                    variables: Mapping[str, str] | None, name: str | None,
+                    opts: dict[str, Any]) -> CompareResult:
+        """compare(change, fn): the change into a library experiment, run."""
+        if (profile is None) == (change is None):
+            raise TypeError("compare(change, fn) takes either a change or profile=, not both or neither")
+        if isinstance(change, (str, bytes)):
+            raise TypeError("change must be {key: value}, KEY=VALUE strings or a Profile, not a "
+                            f"{type(change).__name__}")
+        loaded = self.load_profile(_text("profile", profile), variables) if profile else None
+        _rc, exp = self._call(_lib.perftune_experiment_new,
+                              None if name is None else _text("name", name))
+        try:
+            p = loaded or change
+            if isinstance(p, Profile):
+                self._call(lambda _c: _lib.perftune_experiment_set_profile(exp, p._handle()))
+            else:
+                if isinstance(change, Mapping):
+                    pairs = [(_text("key", k), _value(v)) for k, v in change.items()]
+                else:
+                    pairs = [_setting(s) for s in change]
+                for k, v in pairs:
+                    self._call(lambda _c, k=k, v=v: _lib.perftune_experiment_set(exp, k, v))
+            # p (the Profile the experiment borrows) is alive until the run ends
+            return run_experiment(exp, self._ptr, fn, **opts)
+        finally:
+            _lib.perftune_experiment_free(exp)
+            if loaded is not None:
+                loaded.close()
 
     # ---- Prometheus ----------------------------------------------------------
 

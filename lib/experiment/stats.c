@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Statistics for `perftune compare`: quartiles, Mann-Whitney U, bootstrap CI. */
+/* The statistics of an experiment (experiment.c): quartiles, Mann-Whitney U,
+ * bootstrap CI.  No library state: the unit test and the compare tests' fake
+ * workload build this file on its own. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -13,7 +15,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-double stats_quantile(const double *sorted, size_t n, double p)
+double pt_stats_quantile(const double *sorted, size_t n, double p)
 {
 	double h = p * (double)(n - 1);
 	size_t i = (size_t)floor(h);
@@ -25,7 +27,7 @@ double stats_quantile(const double *sorted, size_t n, double p)
 	return sorted[i] + (h - (double)i) * (sorted[i + 1] - sorted[i]);
 }
 
-int stats_summarize(const double *x, size_t n, struct stats_summary *s)
+int pt_stats_summarize(const double *x, size_t n, struct pt_stats_summary *s)
 {
 	double *v, sum = 0, ss = 0;
 
@@ -38,9 +40,9 @@ int stats_summarize(const double *x, size_t n, struct stats_summary *s)
 	memcpy(v, x, n * sizeof(*v));
 	qsort(v, n, sizeof(*v), cmp_double);
 	s->n = n;
-	s->median = stats_quantile(v, n, 0.5);
-	s->q1 = stats_quantile(v, n, 0.25);
-	s->q3 = stats_quantile(v, n, 0.75);
+	s->median = pt_stats_quantile(v, n, 0.5);
+	s->q1 = pt_stats_quantile(v, n, 0.25);
+	s->q3 = pt_stats_quantile(v, n, 0.75);
 	s->iqr = s->q3 - s->q1;
 	for (size_t i = 0; i < n; i++)
 		sum += v[i];
@@ -117,8 +119,8 @@ static int exact_sf(size_t m, size_t n, double u, double *sf)
 	return 0;
 }
 
-int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
-		       enum stats_method method, double *u1, double *p, int *exact)
+int pt_stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
+			  enum pt_stats_method method, double *u1, double *p, int *exact)
 {
 	double r1, ties, n1 = (double)nx, n2 = (double)ny, n = n1 + n2, u, mu, s;
 	int r;
@@ -130,11 +132,11 @@ int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
 		return r;
 	*u1 = r1 - n1 * (n1 + 1) / 2;
 	u = fmax(*u1, n1 * n2 - *u1);
-	if (method == STATS_EXACT && ties != 0)
+	if (method == PT_STATS_EXACT && ties != 0)
 		return -EINVAL;
-	if (method == STATS_AUTO)
-		method = (nx <= 8 || ny <= 8) && ties == 0 ? STATS_EXACT : STATS_ASYMPTOTIC;
-	if (method == STATS_EXACT) {
+	if (method == PT_STATS_AUTO)
+		method = (nx <= 8 || ny <= 8) && ties == 0 ? PT_STATS_EXACT : PT_STATS_ASYMPTOTIC;
+	if (method == PT_STATS_EXACT) {
 		if (exact)
 			*exact = 1;
 		r = exact_sf(nx < ny ? nx : ny, nx < ny ? ny : nx, u, p);
@@ -152,7 +154,7 @@ int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
 	return 0;
 }
 
-double stats_uniform(uint64_t *state)
+double pt_stats_uniform(uint64_t *state)
 {
 	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
 
@@ -165,13 +167,13 @@ double stats_uniform(uint64_t *state)
 static double resampled_median(const double *x, size_t n, double *buf, uint64_t *st)
 {
 	for (size_t i = 0; i < n; i++)
-		buf[i] = x[(size_t)(stats_uniform(st) * (double)n)];
+		buf[i] = x[(size_t)(pt_stats_uniform(st) * (double)n)];
 	qsort(buf, n, sizeof(*buf), cmp_double);
-	return stats_quantile(buf, n, 0.5);
+	return pt_stats_quantile(buf, n, 0.5);
 }
 
-int stats_bootstrap_change(const double *b, size_t nb, const double *t, size_t nt, uint64_t seed,
-			   unsigned reps, double *lo, double *hi)
+int pt_stats_bootstrap_change(const double *b, size_t nb, const double *t, size_t nt, uint64_t seed,
+			      unsigned reps, double *lo, double *hi)
 {
 	double *buf, *ch;
 	uint64_t st = seed;
@@ -198,8 +200,8 @@ int stats_bootstrap_change(const double *b, size_t nb, const double *t, size_t n
 		return -EINVAL;
 	}
 	qsort(ch, k, sizeof(*ch), cmp_double);
-	*lo = stats_quantile(ch, k, 0.025);
-	*hi = stats_quantile(ch, k, 0.975);
+	*lo = pt_stats_quantile(ch, k, 0.025);
+	*hi = pt_stats_quantile(ch, k, 0.975);
 	free(ch);
 	return 0;
 }
