@@ -18,7 +18,9 @@
  *                                decimal); a thread that exits while it is
  *                                read is left out
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
