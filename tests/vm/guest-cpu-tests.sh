@@ -14,11 +14,9 @@ C=/sys/devices/system/cpu
 
 # every CPU value a test may change, as "name=value" lines
 cpu_snapshot() {
-	local f
-	for f in $C/cpu[0-9]*/cpufreq/scaling_{governor,min_freq,max_freq} \
-		$C/cpu[0-9]*/cpuidle/state*/disable $C/cpu[0-9]*/power/pm_qos_resume_latency_us; do
-		[[ -e $f ]] && echo "$f=$(<"$f")"
-	done
+	# one grep (FILE:VALUE lines), not a fork per file
+	grep -H '' $C/cpu[0-9]*/cpufreq/scaling_{governor,min_freq,max_freq} \
+		$C/cpu[0-9]*/cpuidle/state*/disable $C/cpu[0-9]*/power/pm_qos_resume_latency_us 2>/dev/null
 	return 0
 }
 
