@@ -164,11 +164,14 @@ thread_masks() {
 # (pmd-c03/id:8) pinned to CPU 3, where TuneD's ps_blacklist keeps it;
 # APP_PID and APP_TID name them.  stop_pmd_app ends it.
 start_pmd_app() {
-	# (the program itself in the background, not vmh: $! must be its pid)
+	# (the program itself in the background, not vmh: $! must be its pid;
+	# the file of an earlier call removed first, or the wait below could
+	# read its thread id before the new one's redirection empties it)
+	rm -f "$WORK/pmd.tid"
 	"$(dirname "$PT")/../tests/vm/vm-helper" pmd >"$WORK/pmd.tid" &
 	APP_PID=$!
 	trap 'kill "$APP_PID" 2>/dev/null || true' EXIT
-	for _ in $(seq 100); do [[ -s $WORK/pmd.tid ]] && break; sleep 0.1; done
+	for _ in $(seq 600); do [[ -s $WORK/pmd.tid ]] && break; sleep 0.1; done
 	APP_TID=$(<"$WORK/pmd.tid")
 	[[ -n $APP_TID ]] || fail "the pmd thread did not start"
 }
