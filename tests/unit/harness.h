@@ -45,6 +45,16 @@ void fx_strategy(int st);
 /* perftune_get(KEY) succeeds and reads WANT */
 void fx_get_is(struct fx *f, const char *key, const char *want);
 int fx_set_one(struct fx *f, const char *name, const char *key, const char *value);
+/* perftune_get(KEY) fails with ERR (negative), its message naming KEY and holding MSG */
+void fx_get_fails(struct fx *f, const char *key, int err, const char *msg);
+/* perftune_tx_set(KEY, VALUE) in a dry run fails with ERR, its message naming KEY and holding MSG */
+void fx_set_fails(struct fx *f, const char *key, const char *value, int err, const char *msg);
+/* perftune_tx_set(KEY, VALUE) in a dry run stages one change: its new value (static buffer) */
+const char *fx_staged(struct fx *f, const char *key, const char *value);
+/* the concrete keys perftune_get_each(KEY) reads, in order, joined by ' ' (static buffer) */
+const char *fx_each_keys(struct fx *f, const char *key);
+/* the keys perftune_list(PREFIX) lists, in order, joined by ' '; "=value" after each if @values */
+const char *fx_list_keys(struct fx *f, const char *prefix, bool values);
 
 /* Snapshot of every file under the root except run/: compare later. */
 struct snap;
