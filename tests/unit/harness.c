@@ -485,6 +485,11 @@ void fx_get_fails(struct fx *f, const char *key, int err, const char *msg)
 	ck_assert_msg(!msg || strstr(m, msg), "%s: '%s' not in: %s", key, msg, m);
 }
 
+void fx_bad_key_is_refused(struct fx *f, const struct fx_bad_key *row)
+{
+	fx_get_fails(f, row->key, row->err, row->msg);
+}
+
 void fx_set_fails(struct fx *f, const char *key, const char *value, int err, const char *msg)
 {
 	struct perftune_tx *tx = NULL;
@@ -522,6 +527,14 @@ const char *fx_staged(struct fx *f, const char *key, const char *value)
 	perftune_change_iter_free(it);
 	perftune_tx_unref(tx);
 	return out;
+}
+
+void fx_value_is_staged_or_refused(struct fx *f, const struct fx_value *row)
+{
+	if (row->staged)
+		ck_assert_str_eq(fx_staged(f, row->key, row->value), row->staged);
+	else
+		fx_set_fails(f, row->key, row->value, row->err, row->msg);
 }
 
 const char *fx_each_keys(struct fx *f, const char *key)

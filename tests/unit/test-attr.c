@@ -21,26 +21,14 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include "internal.h"
+#include "plain.h"
 
 static char root[PATH_MAX];
 static struct perftune_ctx *ctx;
 
 static void put(const char *rel, const char *text, mode_t mode)
 {
-	char p[PATH_MAX * 2];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	for (char *s = strchr(p + strlen(root) + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0'; /* mkdir -p of its directory */
-		ck_assert(mkdir(p, 0755) == 0 || errno == EEXIST);
-		*s = '/';
-	}
-	f = fopen(p, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-	ck_assert_int_eq(chmod(p, mode), 0);
+	plain_put(root, rel, text, mode);
 }
 
 /* the file's bytes, as a test reads them (static buffer) */
@@ -364,8 +352,6 @@ int main(void)
 {
 	Suite *s = suite_create("attr");
 	TCase *tc = tcase_create("attr");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, read_gives_the_normalized_value_or_why_not, 0,
@@ -382,9 +368,5 @@ int main(void)
 			    (int)ARRAY_SIZE(batch_answers));
 	tcase_add_test(tc, batch_without_a_hook_writes_each_file_whole);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return plain_main(s);
 }

@@ -8,14 +8,8 @@
 #include "harness.h"
 
 static struct fx f;
-static void setup(void)
-{
-	fx_setup(&f);
-}
-static void teardown(void)
-{
-	fx_teardown(&f);
-}
+static void setup(void) { fx_setup(&f); }
+static void teardown(void) { fx_teardown(&f); }
 
 /* a selector and the concrete keys it reaches */
 static const char *const selectors[][2] = {
@@ -45,11 +39,7 @@ START_TEST(selector_reaches_its_disks)
 }
 END_TEST
 
-static const struct {
-	const char *key;
-	int err;
-	const char *msg;
-} bad_keys[] = {
+static const struct fx_bad_key bad_keys[] = {
 	{ "block.sda", -EINVAL, "expected block.<device>.<attribute>" },
 	{ "block.sda.a.b", -EINVAL, "block.<device>.iosched.<parameter>" },
 	{ "block.sda.iosched.[read_expire]", -EINVAL, "no brackets or globs" },
@@ -69,7 +59,7 @@ static const struct {
 
 START_TEST(bad_key_names_the_key_and_the_cause)
 {
-	fx_get_fails(&f, bad_keys[_i].key, bad_keys[_i].err, bad_keys[_i].msg);
+	fx_bad_key_is_refused(&f, &bad_keys[_i]);
 }
 END_TEST
 
@@ -124,27 +114,18 @@ START_TEST(cfq_without_bfq_offered_is_refused_with_the_choices)
 }
 END_TEST
 
-static const struct {
-	const char *key, *value;
-	int err;
-	const char *msg;
-} bad_values[] = {
-	{ "block.sda.read_ahead_kb", "-1", -EINVAL, "out of range (not negative)" },
-	{ "block.sda.nr_requests", "-64", -EINVAL, "out of range (not negative)" },
-	{ "block.sda.read_ahead_kb", "lots", -EINVAL, "is not a number" },
-	{ "block.sda.hw_sector_size", "4096", -EROFS, "read-only in this kernel (mode 0444)" },
+static const struct fx_value values[] = {
+	{ "block.sda.read_ahead_kb", "-1", NULL, -EINVAL, "out of range (not negative)" },
+	{ "block.sda.nr_requests", "-64", NULL, -EINVAL, "out of range (not negative)" },
+	{ "block.sda.read_ahead_kb", "lots", NULL, -EINVAL, "is not a number" },
+	{ "block.sda.hw_sector_size", "4096", NULL, -EROFS, "read-only in this kernel (mode 0444)" },
+	/* but for -1, "default", of wbt_lat_usec */
+	{ "block.sda.wbt_lat_usec", "-1", "-1", 0, NULL },
 };
 
-START_TEST(bad_value_names_the_key_and_stages_nothing)
+START_TEST(value_is_checked_and_a_bad_one_stages_nothing)
 {
-	fx_set_fails(&f, bad_values[_i].key, bad_values[_i].value, bad_values[_i].err,
-		     bad_values[_i].msg);
-}
-END_TEST
-
-START_TEST(minus_one_means_default_for_wbt_lat_usec)
-{
-	ck_assert_str_eq(fx_staged(&f, "block.sda.wbt_lat_usec", "-1"), "-1");
+	fx_value_is_staged_or_refused(&f, &values[_i]);
 }
 END_TEST
 
@@ -220,9 +201,8 @@ static Suite *block_suite(void)
 	tcase_add_loop_test(tc, bad_key_names_the_key_and_the_cause, 0, (int)ARRAY_SIZE(bad_keys));
 	tcase_add_loop_test(tc, scheduler_alias_maps_to_the_blk_mq_name, 0,
 			    (int)ARRAY_SIZE(sched_values));
-	tcase_add_loop_test(tc, bad_value_names_the_key_and_stages_nothing, 0,
-			    (int)ARRAY_SIZE(bad_values));
-	tcase_add_test(tc, minus_one_means_default_for_wbt_lat_usec);
+	tcase_add_loop_test(tc, value_is_checked_and_a_bad_one_stages_nothing, 0,
+			    (int)ARRAY_SIZE(values));
 	tcase_add_test(tc, list_of_a_disk_has_its_writable_queue_and_iosched_keys);
 	tcase_add_test(tc, describe_gives_units_and_the_aliases);
 	suite_add_tcase(s, tc);

@@ -8,14 +8,8 @@
 #include "harness.h"
 
 static struct fx f;
-static void setup(void)
-{
-	fx_setup(&f);
-}
-static void teardown(void)
-{
-	fx_teardown(&f);
-}
+static void setup(void) { fx_setup(&f); }
+static void teardown(void) { fx_teardown(&f); }
 
 static const char *const selectors[][2] = {
 	{ "cpu.all.governor", "cpu.0.governor cpu.1.governor cpu.2.governor cpu.3.governor" },
@@ -44,11 +38,7 @@ START_TEST(cpu_list_and_state_name_reach_their_tunables)
 }
 END_TEST
 
-static const struct {
-	const char *key;
-	int err;
-	const char *msg;
-} bad_keys[] = {
+static const struct fx_bad_key bad_keys[] = {
 	{ "cpu.4.governor", -ENODEV, "no CPU 4" },
 	{ "cpu.0-9.governor", -ENODEV, "no CPU 4" },
 	{ "cpu.x.governor", -EINVAL, "is not a CPU list" },
@@ -68,39 +58,35 @@ static const struct {
 
 START_TEST(bad_key_names_the_key_and_the_cause)
 {
-	fx_get_fails(&f, bad_keys[_i].key, bad_keys[_i].err, bad_keys[_i].msg);
+	fx_bad_key_is_refused(&f, &bad_keys[_i]);
 }
 END_TEST
 
-static const struct {
-	const char *key, *value, *staged; /* staged NULL: refused with -EINVAL and msg */
-	const char *msg;
-} values[] = {
-	{ "cpu.0.governor", "performance", "performance", NULL },
-	{ "cpu.0.governor", "ondemand", NULL, "'ondemand' is not one of: performance powersave" },
-	{ "cpu.0.epp", " power ", "power", NULL },
-	{ "cpu.0.epp", "turbo", NULL, "'turbo' is not one of" },
+static const struct fx_value values[] = {
+	/* staged NULL: refused with err and msg */
+	{ "cpu.0.governor", "performance", "performance", 0, NULL },
+	{ "cpu.0.governor", "ondemand", NULL, -EINVAL,
+	  "'ondemand' is not one of: performance powersave" },
+	{ "cpu.0.epp", " power ", "power", 0, NULL },
+	{ "cpu.0.epp", "turbo", NULL, -EINVAL, "'turbo' is not one of" },
 	/* min/max within cpuinfo_min_freq..cpuinfo_max_freq */
-	{ "cpu.0.min_khz", "800000", "800000", NULL },
-	{ "cpu.0.max_khz", "3500000", "3500000", NULL },
-	{ "cpu.0.min_khz", "799999", NULL, "out of range [800000, 3500000]" },
-	{ "cpu.0.max_khz", "3500001", NULL, "out of range [800000, 3500000]" },
-	{ "cpu.0.max_khz", "3GHz", NULL, "is not a number" },
-	{ "cpu.1.resume_latency_us", "n/a", "n/a", NULL },
-	{ "cpu.1.resume_latency_us", "2000000000", "2000000000", NULL },
-	{ "cpu.1.resume_latency_us", "-1", NULL, "out of range [0, 2000000000]" },
-	{ "cpu.2.idle.C1.disable", "1", "1", NULL },
-	{ "cpu.2.idle.C1.disable", "2", NULL, "out of range [0, 1]" },
-	{ "cpu.boost", "0", "0", NULL },
-	{ "cpu.boost", "on", NULL, "is not a number" },
+	{ "cpu.0.min_khz", "800000", "800000", 0, NULL },
+	{ "cpu.0.max_khz", "3500000", "3500000", 0, NULL },
+	{ "cpu.0.min_khz", "799999", NULL, -EINVAL, "out of range [800000, 3500000]" },
+	{ "cpu.0.max_khz", "3500001", NULL, -EINVAL, "out of range [800000, 3500000]" },
+	{ "cpu.0.max_khz", "3GHz", NULL, -EINVAL, "is not a number" },
+	{ "cpu.1.resume_latency_us", "n/a", "n/a", 0, NULL },
+	{ "cpu.1.resume_latency_us", "2000000000", "2000000000", 0, NULL },
+	{ "cpu.1.resume_latency_us", "-1", NULL, -EINVAL, "out of range [0, 2000000000]" },
+	{ "cpu.2.idle.C1.disable", "1", "1", 0, NULL },
+	{ "cpu.2.idle.C1.disable", "2", NULL, -EINVAL, "out of range [0, 1]" },
+	{ "cpu.boost", "0", "0", 0, NULL },
+	{ "cpu.boost", "on", NULL, -EINVAL, "is not a number" },
 };
 
 START_TEST(value_is_checked_against_what_the_cpu_offers)
 {
-	if (values[_i].staged)
-		ck_assert_str_eq(fx_staged(&f, values[_i].key, values[_i].value), values[_i].staged);
-	else
-		fx_set_fails(&f, values[_i].key, values[_i].value, -EINVAL, values[_i].msg);
+	fx_value_is_staged_or_refused(&f, &values[_i]);
 }
 END_TEST
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "perftune.h"
+#include "plain.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -20,19 +21,7 @@ static char top[PATH_MAX]; /* roots a and b, a file */
 
 static void put(const char *rel, const char *text)
 {
-	char p[PATH_MAX * 2];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", top, rel);
-	for (char *s = strchr(p + strlen(top) + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0'; /* mkdir -p of its directory */
-		ck_assert(mkdir(p, 0755) == 0 || errno == EEXIST);
-		*s = '/';
-	}
-	f = fopen(p, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
+	plain_put(top, rel, text, 0644);
 }
 
 static void setup(void)
@@ -264,8 +253,6 @@ int main(void)
 {
 	Suite *s = suite_create("ctx");
 	TCase *tc = tcase_create("ctx");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, new_context_is_on_the_host_with_the_default_journal_dir);
@@ -278,9 +265,5 @@ int main(void)
 	tcase_add_test(tc, last_error_names_the_key_until_the_next_call);
 	tcase_add_test(tc, version_and_resolver_are_named);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return plain_main(s);
 }

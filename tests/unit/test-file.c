@@ -10,20 +10,10 @@
 #include "harness.h"
 
 static struct fx f;
-static void setup(void)
-{
-	fx_setup(&f);
-}
-static void teardown(void)
-{
-	fx_teardown(&f);
-}
+static void setup(void) { fx_setup(&f); }
+static void teardown(void) { fx_teardown(&f); }
 
-static const struct {
-	const char *key;
-	int err;
-	const char *msg;
-} bad_keys[] = {
+static const struct fx_bad_key bad_keys[] = {
 	{ "sysfs", -EINVAL, "write sysfs[/sys/path/to/attribute]" },
 	{ "sysfs.block", -EINVAL, "write sysfs[/sys/path/to/attribute]" },
 	{ "sysfs[/sys/block/sda/queue/nomerges].x", -EINVAL, "write sysfs[/sys/path/to/attribute]" },
@@ -44,7 +34,7 @@ static const struct {
 
 START_TEST(path_must_be_a_file_below_sys)
 {
-	fx_get_fails(&f, bad_keys[_i].key, bad_keys[_i].err, bad_keys[_i].msg);
+	fx_bad_key_is_refused(&f, &bad_keys[_i]);
 }
 END_TEST
 
@@ -62,11 +52,8 @@ START_TEST(read_is_normalized)
 }
 END_TEST
 
-static const struct {
-	const char *key, *value, *staged; /* NULL: refused with err and msg */
-	int err;
-	const char *msg;
-} values[] = {
+static const struct fx_value values[] = {
+	/* staged NULL: refused with err and msg */
 	{ "sysfs[/sys/block/sda/queue/scheduler]", " kyber ", "kyber", 0, NULL },
 	/* no aliases here: that is the block family's */
 	{ "sysfs[/sys/block/sda/queue/scheduler]", "deadline", NULL, -EINVAL,
@@ -81,10 +68,7 @@ static const struct {
 
 START_TEST(value_is_checked_against_the_file)
 {
-	if (values[_i].staged)
-		ck_assert_str_eq(fx_staged(&f, values[_i].key, values[_i].value), values[_i].staged);
-	else
-		fx_set_fails(&f, values[_i].key, values[_i].value, values[_i].err, values[_i].msg);
+	fx_value_is_staged_or_refused(&f, &values[_i]);
 }
 END_TEST
 

@@ -9,14 +9,8 @@
 #include "harness.h"
 
 static struct fx f;
-static void setup(void)
-{
-	fx_setup(&f);
-}
-static void teardown(void)
-{
-	fx_teardown(&f);
-}
+static void setup(void) { fx_setup(&f); }
+static void teardown(void) { fx_teardown(&f); }
 
 /* a page size however written names one key */
 static const char *const spellings[][2] = {
@@ -38,11 +32,7 @@ START_TEST(page_size_spellings_name_one_key)
 }
 END_TEST
 
-static const struct {
-	const char *key;
-	int err;
-	const char *msg;
-} bad_keys[] = {
+static const struct fx_bad_key bad_keys[] = {
 	{ "hugepages", -EINVAL, "expected hugepages.nr" },
 	{ "hugepages.2M", -EINVAL, "expected hugepages.nr" },
 	{ "hugepages.2M.node0.nr.x", -EINVAL, "expected hugepages.nr" },
@@ -62,27 +52,22 @@ static const struct {
 
 START_TEST(bad_key_names_the_key_and_the_cause)
 {
-	fx_get_fails(&f, bad_keys[_i].key, bad_keys[_i].err, bad_keys[_i].msg);
+	fx_bad_key_is_refused(&f, &bad_keys[_i]);
 }
 END_TEST
 
-static const struct {
-	const char *key, *value, *staged; /* NULL: refused with -EINVAL and msg */
-	const char *msg;
-} values[] = {
-	{ "hugepages.nr", "0", "0", NULL },
-	{ "hugepages.2M.nr", "2147483648", "2147483648", NULL },
-	{ "hugepages.2M.nr", "2147483649", NULL, "out of range [0, 2147483648]" },
-	{ "hugepages.1G.node0.nr", "-1", NULL, "out of range" },
-	{ "hugepages.1G.overcommit", "many", NULL, "'many' is not a number" },
+static const struct fx_value values[] = {
+	/* staged NULL: refused with err and msg */
+	{ "hugepages.nr", "0", "0", 0, NULL },
+	{ "hugepages.2M.nr", "2147483648", "2147483648", 0, NULL },
+	{ "hugepages.2M.nr", "2147483649", NULL, -EINVAL, "out of range [0, 2147483648]" },
+	{ "hugepages.1G.node0.nr", "-1", NULL, -EINVAL, "out of range" },
+	{ "hugepages.1G.overcommit", "many", NULL, -EINVAL, "'many' is not a number" },
 };
 
 START_TEST(count_is_a_number_of_pages_in_range)
 {
-	if (values[_i].staged)
-		ck_assert_str_eq(fx_staged(&f, values[_i].key, values[_i].value), values[_i].staged);
-	else
-		fx_set_fails(&f, values[_i].key, values[_i].value, -EINVAL, values[_i].msg);
+	fx_value_is_staged_or_refused(&f, &values[_i]);
 }
 END_TEST
 

@@ -9,24 +9,14 @@
 #include "harness.h"
 
 static struct fx f;
-static void setup(void)
-{
-	fx_setup(&f);
-}
-static void teardown(void)
-{
-	fx_teardown(&f);
-}
+static void setup(void) { fx_setup(&f); }
+static void teardown(void) { fx_teardown(&f); }
 
 #define FAMILIES                                                                                     \
 	"(block, cpu, hugepages, irq, module, net, numa, pmqos, proc, selinux, sysctl, sysfs, thp, " \
 	"workqueue)"
 
-static const struct {
-	const char *key;
-	int err;
-	const char *msg;
-} bad_keys[] = {
+static const struct fx_bad_key bad_keys[] = {
 	{ "disk.sda.scheduler", -EINVAL, "unknown family 'disk' " FAMILIES },
 	/* a family a letter off, or a sysctl without its family: the key meant */
 	{ "blok.sda.scheduler", -EINVAL, FAMILIES "; did you mean block.sda.scheduler?" },
@@ -38,7 +28,7 @@ static const struct {
 
 START_TEST(key_goes_to_its_family_or_names_them_all)
 {
-	fx_get_fails(&f, bad_keys[_i].key, bad_keys[_i].err, bad_keys[_i].msg);
+	fx_bad_key_is_refused(&f, &bad_keys[_i]);
 }
 END_TEST
 

@@ -10,20 +10,10 @@
 #include "harness.h"
 
 static struct fx f;
-static void setup(void)
-{
-	fx_setup(&f);
-}
-static void teardown(void)
-{
-	fx_teardown(&f);
-}
+static void setup(void) { fx_setup(&f); }
+static void teardown(void) { fx_teardown(&f); }
 
-static const struct {
-	const char *key;
-	int err;
-	const char *msg;
-} bad_keys[] = {
+static const struct fx_bad_key bad_keys[] = {
 	{ "numa", -ENOENT, "the NUMA keys are numa.balancing and proc.<pid>.numa_nodes" },
 	{ "numa.nodes", -ENOENT, "the NUMA keys are" },
 	{ "numa.balancing.rate", -ENOENT, "the NUMA keys are" },
@@ -37,7 +27,7 @@ static const struct {
 
 START_TEST(bad_key_names_the_key_and_the_cause)
 {
-	fx_get_fails(&f, bad_keys[_i].key, bad_keys[_i].err, bad_keys[_i].msg);
+	fx_bad_key_is_refused(&f, &bad_keys[_i]);
 }
 END_TEST
 

@@ -11,20 +11,10 @@
 #include "harness.h"
 
 static struct fx f;
-static void setup(void)
-{
-	fx_setup(&f);
-}
-static void teardown(void)
-{
-	fx_teardown(&f);
-}
+static void setup(void) { fx_setup(&f); }
+static void teardown(void) { fx_teardown(&f); }
 
-static const struct {
-	const char *key;
-	int err;
-	const char *msg;
-} bad_keys[] = {
+static const struct fx_bad_key bad_keys[] = {
 	{ "pmqos", -ENOENT, "the only PM QoS key is pmqos.cpu_dma_latency_us" },
 	{ "pmqos.cpu_dma_latency", -ENOENT, "the only PM QoS key is" },
 	{ "pmqos.cpu_dma_latency_us.x", -ENOENT, "(per CPU: cpu.<cpus>.resume_latency_us)" },
@@ -32,7 +22,7 @@ static const struct {
 
 START_TEST(bad_key_names_the_key_and_the_cause)
 {
-	fx_get_fails(&f, bad_keys[_i].key, bad_keys[_i].err, bad_keys[_i].msg);
+	fx_bad_key_is_refused(&f, &bad_keys[_i]);
 }
 END_TEST
 

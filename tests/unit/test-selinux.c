@@ -9,20 +9,10 @@
 #include "harness.h"
 
 static struct fx f;
-static void setup(void)
-{
-	fx_setup(&f);
-}
-static void teardown(void)
-{
-	fx_teardown(&f);
-}
+static void setup(void) { fx_setup(&f); }
+static void teardown(void) { fx_teardown(&f); }
 
-static const struct {
-	const char *key;
-	int err;
-	const char *msg;
-} bad_keys[] = {
+static const struct fx_bad_key bad_keys[] = {
 	/* enforcing mode and policy are never tunables */
 	{ "selinux.enforce", -EROFS, "only selinux.avc.cache_threshold is a tunable" },
 	{ "selinux.avc", -EROFS, "only selinux.avc.cache_threshold" },
@@ -33,30 +23,25 @@ static const struct {
 
 START_TEST(only_the_avc_threshold_is_a_key)
 {
-	fx_get_fails(&f, bad_keys[_i].key, bad_keys[_i].err, bad_keys[_i].msg);
+	fx_bad_key_is_refused(&f, &bad_keys[_i]);
 }
 END_TEST
 
-static const struct {
-	const char *value, *staged; /* NULL: refused */
-	const char *msg;
-} values[] = {
-	{ "1", "1", NULL },
-	{ "8192", "8192", NULL },
-	{ "1048576", "1048576", NULL },
-	{ "0", NULL, "out of range [1, 1048576]" },
-	{ "1048577", NULL, "out of range [1, 1048576]" },
-	{ "big", NULL, "'big' is not a number" },
+#define AVC "selinux.avc.cache_threshold"
+
+static const struct fx_value values[] = {
+	/* staged NULL: refused with err and msg */
+	{ AVC, "1", "1", 0, NULL },
+	{ AVC, "8192", "8192", 0, NULL },
+	{ AVC, "1048576", "1048576", 0, NULL },
+	{ AVC, "0", NULL, -EINVAL, "out of range [1, 1048576]" },
+	{ AVC, "1048577", NULL, -EINVAL, "out of range [1, 1048576]" },
+	{ AVC, "big", NULL, -EINVAL, "'big' is not a number" },
 };
 
 START_TEST(threshold_is_checked_against_the_range)
 {
-	if (values[_i].staged)
-		ck_assert_str_eq(fx_staged(&f, "selinux.avc.cache_threshold", values[_i].value),
-				 values[_i].staged);
-	else
-		fx_set_fails(&f, "selinux.avc.cache_threshold", values[_i].value, -EINVAL,
-			     values[_i].msg);
+	fx_value_is_staged_or_refused(&f, &values[_i]);
 }
 END_TEST
 

@@ -9,14 +9,8 @@
 #include "harness.h"
 
 static struct fx f;
-static void setup(void)
-{
-	fx_setup(&f);
-}
-static void teardown(void)
-{
-	fx_teardown(&f);
-}
+static void setup(void) { fx_setup(&f); }
+static void teardown(void) { fx_teardown(&f); }
 
 static const char *const names[][2] = {
 	{ "sysctl.vm.swappiness", "sysctl.vm.swappiness" },
@@ -38,11 +32,7 @@ START_TEST(name_forms_reach_their_sysctls)
 }
 END_TEST
 
-static const struct {
-	const char *key;
-	int err;
-	const char *msg;
-} bad_keys[] = {
+static const struct fx_bad_key bad_keys[] = {
 	{ "sysctl", -EINVAL, "sysctl needs a name (sysctl.vm.swappiness)" },
 	{ "sysctl.vm.nosuchname", -ENOENT, "no such sysctl" },
 	{ "sysctl.vm.swapiness", -EINVAL, "did you mean sysctl.vm.swappiness?" },
@@ -56,15 +46,12 @@ static const struct {
 
 START_TEST(bad_key_names_the_key_and_the_cause)
 {
-	fx_get_fails(&f, bad_keys[_i].key, bad_keys[_i].err, bad_keys[_i].msg);
+	fx_bad_key_is_refused(&f, &bad_keys[_i]);
 }
 END_TEST
 
-static const struct {
-	const char *key, *value, *staged; /* NULL: refused with err and msg */
-	int err;
-	const char *msg;
-} values[] = {
+static const struct fx_value values[] = {
+	/* staged NULL: refused with err and msg */
 	{ "sysctl.vm.swappiness", "10", "10", 0, NULL },
 	{ "sysctl.vm.swappiness", "-1", "-1", 0, NULL }, /* a number: the kernel judges */
 	{ "sysctl.vm.swappiness", "18446744073709551615", "18446744073709551615", 0, NULL },
@@ -78,10 +65,7 @@ static const struct {
 
 START_TEST(value_is_checked_as_the_file_reads)
 {
-	if (values[_i].staged)
-		ck_assert_str_eq(fx_staged(&f, values[_i].key, values[_i].value), values[_i].staged);
-	else
-		fx_set_fails(&f, values[_i].key, values[_i].value, values[_i].err, values[_i].msg);
+	fx_value_is_staged_or_refused(&f, &values[_i]);
 }
 END_TEST
 

@@ -8,20 +8,10 @@
 #include "harness.h"
 
 static struct fx f;
-static void setup(void)
-{
-	fx_setup(&f);
-}
-static void teardown(void)
-{
-	fx_teardown(&f);
-}
+static void setup(void) { fx_setup(&f); }
+static void teardown(void) { fx_teardown(&f); }
 
-static const struct {
-	const char *key;
-	int err;
-	const char *msg;
-} bad_keys[] = {
+static const struct fx_bad_key bad_keys[] = {
 	{ "thp", -EINVAL, "expected thp.<attribute> or thp.khugepaged.<attribute>" },
 	{ "thp.madvise.enabled", -EINVAL, "expected thp.<attribute>" },
 	{ "thp.khugepaged.a.b", -EINVAL, "expected thp.<attribute>" },
@@ -34,15 +24,12 @@ static const struct {
 
 START_TEST(bad_key_names_the_key_and_the_cause)
 {
-	fx_get_fails(&f, bad_keys[_i].key, bad_keys[_i].err, bad_keys[_i].msg);
+	fx_bad_key_is_refused(&f, &bad_keys[_i]);
 }
 END_TEST
 
-static const struct {
-	const char *key, *value, *staged; /* NULL: refused with err and msg */
-	int err;
-	const char *msg;
-} values[] = {
+static const struct fx_value values[] = {
+	/* staged NULL: refused with err and msg */
 	{ "thp.enabled", "never", "never", 0, NULL },
 	{ "thp.enabled", " always ", "always", 0, NULL },
 	{ "thp.enabled", "sometimes", NULL, -EINVAL,
@@ -57,10 +44,7 @@ static const struct {
 
 START_TEST(value_is_one_the_file_offers)
 {
-	if (values[_i].staged)
-		ck_assert_str_eq(fx_staged(&f, values[_i].key, values[_i].value), values[_i].staged);
-	else
-		fx_set_fails(&f, values[_i].key, values[_i].value, values[_i].err, values[_i].msg);
+	fx_value_is_staged_or_refused(&f, &values[_i]);
 }
 END_TEST
 

@@ -19,6 +19,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include "internal.h"
+#include "plain.h"
 
 #define NFILES 8
 
@@ -50,20 +51,13 @@ static const char *bytes(int i)
 
 static void setup(void)
 {
-	char p[PATH_MAX + 16];
+	char rel[32];
 
 	snprintf(root, sizeof(root), "/tmp/pt-uring-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(root));
-	snprintf(p, sizeof(p), "%s/sys", root);
-	ck_assert_int_eq(mkdir(p, 0755), 0);
-	snprintf(p, sizeof(p), "%s/sys/w", root);
-	ck_assert_int_eq(mkdir(p, 0755), 0);
 	for (int i = 0; i < NFILES; i++) {
-		int fd;
-		path_of(p, sizeof(p), i);
-		fd = open(p, O_WRONLY | O_CREAT, 0644);
-		ck_assert_int_eq(write(fd, "old\n", 4), 4);
-		close(fd);
+		snprintf(rel, sizeof(rel), "sys/w/f%d", i);
+		plain_put(root, rel, "old\n", 0644);
 	}
 	ck_assert_int_eq(perftune_ctx_new(&ctx), 0);
 	ck_assert_int_eq(perftune_ctx_set_root(ctx, root), 0);
@@ -228,8 +222,6 @@ int main(void)
 {
 	Suite *s = suite_create("uring");
 	TCase *tc = tcase_create("uring");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, each_write_lands_at_offset_zero_of_its_file);
@@ -240,9 +232,5 @@ int main(void)
 	tcase_add_test(tc, wave_writes_each_file_and_closes_what_it_opened);
 	tcase_add_test(tc, wave_in_a_call_uses_the_kept_files);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return plain_main(s);
 }

@@ -8,20 +8,10 @@
 #include "harness.h"
 
 static struct fx f;
-static void setup(void)
-{
-	fx_setup(&f);
-}
-static void teardown(void)
-{
-	fx_teardown(&f);
-}
+static void setup(void) { fx_setup(&f); }
+static void teardown(void) { fx_teardown(&f); }
 
-static const struct {
-	const char *key;
-	int err;
-	const char *msg;
-} bad_keys[] = {
+static const struct fx_bad_key bad_keys[] = {
 	{ "workqueue", -EINVAL, "expected workqueue.cpus or workqueue.<name>.cpus" },
 	{ "workqueue.mask", -EINVAL, "expected workqueue.cpus" },
 	{ "workqueue.writeback.cpumask", -EINVAL, "expected workqueue.cpus" },
@@ -35,31 +25,27 @@ static const struct {
 
 START_TEST(bad_key_names_the_key_and_the_cause)
 {
-	fx_get_fails(&f, bad_keys[_i].key, bad_keys[_i].err, bad_keys[_i].msg);
+	fx_bad_key_is_refused(&f, &bad_keys[_i]);
 }
 END_TEST
 
-static const struct {
-	const char *value, *staged; /* NULL: refused */
-	const char *msg;
-} values[] = {
-	{ "0-3", "0-3", NULL },
-	{ "3,1,2", "1-3", NULL },
-	{ "0-1,0-1", "0-1", NULL },
-	{ "2-9", "2-9", NULL }, /* some online: the kernel keeps those */
-	{ "4-7", NULL, "none of CPUs 4-7 is online" },
-	{ "3-1", NULL, "'3-1' is not a CPU list (0-3,8): a range runs backwards" },
-	{ "f", NULL, "'f' is not a CPU list" },
-	{ "", NULL, "is not a CPU list" },
+#define WQ "workqueue.cpus"
+
+static const struct fx_value values[] = {
+	/* staged NULL: refused with err and msg */
+	{ WQ, "0-3", "0-3", 0, NULL },
+	{ WQ, "3,1,2", "1-3", 0, NULL },
+	{ WQ, "0-1,0-1", "0-1", 0, NULL },
+	{ WQ, "2-9", "2-9", 0, NULL }, /* some online: the kernel keeps those */
+	{ WQ, "4-7", NULL, -EINVAL, "none of CPUs 4-7 is online" },
+	{ WQ, "3-1", NULL, -EINVAL, "'3-1' is not a CPU list (0-3,8): a range runs backwards" },
+	{ WQ, "f", NULL, -EINVAL, "'f' is not a CPU list" },
+	{ WQ, "", NULL, -EINVAL, "is not a CPU list" },
 };
 
 START_TEST(value_is_a_cpu_list_with_an_online_cpu)
 {
-	if (values[_i].staged)
-		ck_assert_str_eq(fx_staged(&f, "workqueue.cpus", values[_i].value),
-				 values[_i].staged);
-	else
-		fx_set_fails(&f, "workqueue.cpus", values[_i].value, -EINVAL, values[_i].msg);
+	fx_value_is_staged_or_refused(&f, &values[_i]);
 }
 END_TEST
 
