@@ -383,6 +383,18 @@ void snap_free(struct snap *s)
 
 /* ---- main ---- */
 
+/* the build made the fake machine (MKROOT_TREE) after the last change of mkroot.sh */
+static bool prebuilt_root(void)
+{
+	struct stat stamp, script;
+
+	if (stat(MKROOT_STAMP, &stamp) < 0 || stat(MKROOT, &script) < 0)
+		return false;
+	if (stamp.st_mtim.tv_sec != script.st_mtim.tv_sec)
+		return stamp.st_mtim.tv_sec > script.st_mtim.tv_sec;
+	return stamp.st_mtim.tv_nsec >= script.st_mtim.tv_nsec;
+}
+
 int harness_main(int argc, char **argv, Suite *(*const *suites)(void), int n)
 {
 	SRunner *sr;
@@ -398,7 +410,10 @@ int harness_main(int argc, char **argv, Suite *(*const *suites)(void), int n)
 		snprintf(tmpl, sizeof(tmpl), "%s/perftune-base-XXXXXX", fx_scratch_dir());
 		if (!mkdtemp(tmpl))
 			return 1;
-		snprintf(cmd, sizeof(cmd), "%s '%s'", MKROOT, tmpl);
+		if (prebuilt_root())
+			snprintf(cmd, sizeof(cmd), "cp -a '%s/.' '%s'", MKROOT_TREE, tmpl);
+		else
+			snprintf(cmd, sizeof(cmd), "%s '%s'", MKROOT, tmpl);
 		if (system(cmd) != 0)
 			return 1;
 		setenv("PERFTUNE_TEST_BASE", tmpl, 1);
@@ -457,4 +472,101 @@ void fx_get_is(struct fx *f, const char *key, const char *want)
 	ck_assert_msg(r == 0, "%s: %s", key, perftune_ctx_last_error(f->ctx));
 	ck_assert_str_eq(v, want);
 	free(v);
+}
+
+void fx_get_fails(struct fx *f, const char *key, int err, const char *msg)
+{
+	char *v = NULL;
+	int r = perftune_get(f->ctx, key, &v);
+	const char *m = perftune_ctx_last_error(f->ctx);
+
+	ck_assert_msg(r == err, "%s: %d (%s), not %d", key, r, v ? v : m, err);
+	ck_assert_msg(strstr(m, key), "%s: message does not name it: %s", key, m);
+	ck_assert_msg(!msg || strstr(m, msg), "%s: '%s' not in: %s", key, msg, m);
+}
+
+void fx_bad_key_is_refused(struct fx *f, const struct fx_bad_key *row)
+{
+	fx_get_fails(f, row->key, row->err, row->msg);
+}
+
+void fx_set_fails(struct fx *f, const char *key, const char *value, int err, const char *msg)
+{
+	struct perftune_tx *tx = NULL;
+	struct perftune_change_iter *it;
+	const char *m;
+	int r;
+
+	ck_assert_int_eq(perftune_tx_new(f->ctx, "fails", PERFTUNE_TX_DRY_RUN, &tx), 0);
+	r = perftune_tx_set(tx, key, value);
+	m = perftune_ctx_last_error(f->ctx);
+	ck_assert_msg(r == err, "%s=%s: %d, not %d (%s)", key, value, r, err, m);
+	ck_assert_msg(strstr(m, key), "%s: message does not name it: %s", key, m);
+	ck_assert_msg(!msg || strstr(m, msg), "%s=%s: '%s' not in: %s", key, value, msg, m);
+	ck_assert_int_eq(perftune_tx_changes(tx, &it), 0);
+	ck_assert_ptr_null(perftune_change_iter_next(it)); /* nothing staged */
+	perftune_change_iter_free(it);
+	perftune_tx_unref(tx);
+}
+
+const char *fx_staged(struct fx *f, const char *key, const char *value)
+{
+	static char out[PT_VAL];
+	struct perftune_tx *tx = NULL;
+	struct perftune_change_iter *it;
+	const struct perftune_change *c;
+	int r;
+
+	ck_assert_int_eq(perftune_tx_new(f->ctx, "staged", PERFTUNE_TX_DRY_RUN, &tx), 0);
+	r = perftune_tx_set(tx, key, value);
+	ck_assert_msg(r == 1, "%s=%s: %d (%s)", key, value, r, perftune_ctx_last_error(f->ctx));
+	ck_assert_int_eq(perftune_tx_changes(tx, &it), 0);
+	c = perftune_change_iter_next(it);
+	ck_assert_ptr_nonnull(c);
+	snprintf(out, sizeof(out), "%s", perftune_change_new_value(c));
+	perftune_change_iter_free(it);
+	perftune_tx_unref(tx);
+	return out;
+}
+
+void fx_value_is_staged_or_refused(struct fx *f, const struct fx_value *row)
+{
+	if (row->staged)
+		ck_assert_str_eq(fx_staged(f, row->key, row->value), row->staged);
+	else
+		fx_set_fails(f, row->key, row->value, row->err, row->msg);
+}
+
+const char *fx_each_keys(struct fx *f, const char *key)
+{
+	static char out[PT_VAL];
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *t;
+	size_t o = 0;
+	int r = perftune_get_each(f->ctx, key, &it);
+
+	ck_assert_msg(r >= 0, "%s: %d (%s)", key, r, perftune_ctx_last_error(f->ctx));
+	out[0] = '\0';
+	while ((t = perftune_tunable_iter_next(it)))
+		o += (size_t)snprintf(out + o, sizeof(out) - o, "%s%s", o ? " " : "",
+				      perftune_tunable_key(t));
+	perftune_tunable_iter_free(it);
+	return out;
+}
+
+const char *fx_list_keys(struct fx *f, const char *prefix, bool values)
+{
+	static char out[16384];
+	struct perftune_tunable_iter *it;
+	const struct perftune_tunable *t;
+	size_t o = 0;
+
+	ck_assert_int_eq(perftune_list(f->ctx, prefix, &it), 0);
+	out[0] = '\0';
+	while ((t = perftune_tunable_iter_next(it)) && o < sizeof(out))
+		o += (size_t)snprintf(out + o, sizeof(out) - o, "%s%s%s%s", o ? " " : "",
+				      perftune_tunable_key(t), values ? "=" : "",
+				      values ? perftune_tunable_value(t) : "");
+	perftune_tunable_iter_free(it);
+	return out;
 }

@@ -45,6 +45,30 @@ void fx_strategy(int st);
 /* perftune_get(KEY) succeeds and reads WANT */
 void fx_get_is(struct fx *f, const char *key, const char *want);
 int fx_set_one(struct fx *f, const char *name, const char *key, const char *value);
+/* perftune_get(KEY) fails with ERR (negative), its message naming KEY and holding MSG */
+void fx_get_fails(struct fx *f, const char *key, int err, const char *msg);
+/* a row of a table of keys perftune_get() refuses: fx_get_fails() of it */
+struct fx_bad_key {
+	const char *key;
+	int err;
+	const char *msg;
+};
+void fx_bad_key_is_refused(struct fx *f, const struct fx_bad_key *row);
+/* perftune_tx_set(KEY, VALUE) in a dry run fails with ERR, its message naming KEY and holding MSG */
+void fx_set_fails(struct fx *f, const char *key, const char *value, int err, const char *msg);
+/* perftune_tx_set(KEY, VALUE) in a dry run stages one change: its new value (static buffer) */
+const char *fx_staged(struct fx *f, const char *key, const char *value);
+/* a row of a table of values: KEY=VALUE stages STAGED, or (STAGED NULL) fails with ERR, MSG */
+struct fx_value {
+	const char *key, *value, *staged;
+	int err;
+	const char *msg;
+};
+void fx_value_is_staged_or_refused(struct fx *f, const struct fx_value *row);
+/* the concrete keys perftune_get_each(KEY) reads, in order, joined by ' ' (static buffer) */
+const char *fx_each_keys(struct fx *f, const char *key);
+/* the keys perftune_list(PREFIX) lists, in order, joined by ' '; "=value" after each if @values */
+const char *fx_list_keys(struct fx *f, const char *prefix, bool values);
 
 /* Snapshot of every file under the root except run/: compare later. */
 struct snap;

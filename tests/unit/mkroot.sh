@@ -11,7 +11,12 @@ R=${1:?usage: mkroot.sh DIR}
 mkdir -p "$R"
 cd "$R"
 
-w() { mkdir -p "$(dirname "$1")"; printf '%s\n' "$2" >"$1"; }
+# w FILE TEXT: no process but for a directory not made yet (~250 files: most of the script's time)
+w() {
+	local d=${1%/*}
+	[ "$d" = "$1" ] || [ -d "$d" ] || mkdir -p "$d"
+	printf '%s\n' "$2" >"$1"
+}
 
 mkdir -p sys/block sys/class/block sys/dev/block dev/mapper proc/self etc
 w etc/passwd "root:x:0:0:do not read me:/root:/bin/sh"
