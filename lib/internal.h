@@ -542,30 +542,6 @@ enum {
 	PT_FAM_FILE = 1 << 2,	  /* write() is pt_file_write(): a plain file write (batch waves) */
 };
 
-/*
- * The table of a family whose ops are named after it: @pfx_resolve(), @pfx_list(),
- * @pfx_read(), @pfx_validate(), @pfx_write() and @pfx_describe(); @fl its PT_FAM_* flags, the
- * optional ops follow as designators.
- */
-#define PT_FAMILY(nm, pfx, fl, ...)                                                                \
-	{                                                                                          \
-		.name = nm, .resolve = pfx##_resolve, .list = pfx##_list, .read = pfx##_read,      \
-		.validate = pfx##_validate, .write = pfx##_write, .describe = pfx##_describe,      \
-		.flags = fl, __VA_ARGS__                                                           \
-	}
-
-/*
- * The table of a family whose keys are one kernel file each: @pfx_resolve() and @pfx_list()
- * find them, @rd/@val/@valcur read and check them, pt_file_write() writes them (PT_FAM_FILE:
- * a batch wave may take them); .describe and the optional ops follow as designators.
- */
-#define PT_FILE_FAMILY(nm, pfx, rd, val, valcur, ...)                                              \
-	{                                                                                          \
-		.name = nm, .resolve = pfx##_resolve, .list = pfx##_list, .read = rd,              \
-		.validate = val, .validate_cur = valcur, .write = pt_file_write,                   \
-		.flags = PT_FAM_FILE, __VA_ARGS__                                                  \
-	}
-
 /* ---- key.c (parsing and the tunables families make) and lookup.c (the registry) ---- */
 int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *kp);
 /* the ']' closing the '[' at @open, past escaped characters; NULL and *@why (or NULL) if none */
@@ -613,22 +589,6 @@ int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t, struc
 /* emit the family's one tunable @name at @path, or -EOPNOTSUPP: "this kernel has no @what" */
 int pt_file_emit_one(struct perftune_ctx *ctx, const struct pt_family *fam, const char *path,
 		     const char *name, const char *what, pt_emit_fn emit, void *ud);
-/*
- * @pfx_list() and @pfx_resolve() of the family @fam whose one key is @name at @path: a kernel
- * without it has no @what; any other key of the family is -ENOENT with @hint.
- */
-#define PT_ONE_KEY(pfx, fam, path, name, what, hint)                                               \
-	static int pfx##_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)                 \
-	{                                                                                          \
-		return pt_file_emit_one(ctx, fam, path, name, what, emit, ud);                     \
-	}                                                                                          \
-	static int pfx##_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp,           \
-				 pt_emit_fn emit, void *ud)                                        \
-	{                                                                                          \
-		if (!pt_key_is(kp, name))                                                          \
-			return pt_err(ctx, -ENOENT, "%s: %s", kp->text, hint);                     \
-		return pfx##_list(ctx, emit, ud);                                                  \
-	}
 /* export_names of a file: its sysctl.d name if it lives in /proc/sys */
 void pt_file_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 			  struct pt_xnames *x);
@@ -662,18 +622,6 @@ int pt_cpumask_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, cons
 		      const char *got);
 int pt_cpumask_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 			struct perftune_desc *d);
-/*
- * The table of a family of CPU-mask files named @nm whose @pfx_resolve(), @pfx_list() and
- * @pfx_export_names() find and name them, with its validate, write, verify and describe ops
- * (pt_cpumask_* where nothing is its own); the optional ops follow as designators.
- */
-#define PT_CPUMASK_FAMILY(nm, pfx, val, wr, ver, desc, ...)                                        \
-	{                                                                                          \
-		.name = nm, .resolve = pfx##_resolve, .list = pfx##_list, .read = pt_cpumask_read, \
-		.validate = val, .write = wr, .verify = ver, .describe = desc,                     \
-		.export_names = pfx##_export_names, __VA_ARGS__                                    \
-	}
-
 /* ---- net/nl.c: generic netlink through a transport (the unit tier installs a fake) ---- */
 struct nlmsghdr;
 typedef int (*pt_nl_cb)(const struct nlmsghdr *nlh, void *data); /* returns libmnl's MNL_CB_* */
