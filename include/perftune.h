@@ -167,6 +167,11 @@ int perftune_get(struct perftune_ctx *ctx, const char *key, char **value);
  *   struct perftune_status_entry  perftune_status()         struct perftune_status_iter
  *   struct perftune_profile_item  perftune_profile_items()  struct perftune_profile_item_iter
  *   struct perftune_profile_entry perftune_profile_list()   struct perftune_profile_entry_iter
+ *
+ * Each object's flags are its own.  Their bit values are historical (the
+ * objects once shared one flag space, so PERFTUNE_TUNABLE_READONLY is 1 << 7
+ * and PERFTUNE_PROFILE_ITEM_SKIPPED 1 << 10) and stay as they are: they are
+ * part of the ABI.
  */
 
 /** One existing tunable (perftune_list()). */

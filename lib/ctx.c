@@ -132,18 +132,29 @@ static int ctx_set_journal_dir_impl(struct perftune_ctx *ctx, const char *dir)
 	return r;
 }
 
-/* perftune_ctx_set_root() and _get_root(); perftune_ctx_set_journal_dir() and _get_journal_dir() */
-#define CTX_PATH(f)                                                                                \
-	PERFTUNE_EXPORT int perftune_ctx_set_##f(struct perftune_ctx *ctx, const char *path)       \
-	{                                                                                          \
-		return pt_api_ret(ctx_set_##f##_impl(ctx, path));                                  \
-	}                                                                                          \
-	PERFTUNE_EXPORT const char *perftune_ctx_get_##f(struct perftune_ctx *ctx)                 \
-	{                                                                                          \
-		return ctx ? ctx->f : NULL;                                                        \
-	}
-CTX_PATH(root)
-CTX_PATH(journal_dir)
+PERFTUNE_EXPORT int perftune_ctx_set_root(struct perftune_ctx *ctx, const char *path)
+{
+	return pt_api_ret(ctx_set_root_impl(ctx, path));
+}
+
+PERFTUNE_EXPORT const char *perftune_ctx_get_root(struct perftune_ctx *ctx)
+{
+	if (!ctx)
+		return NULL;
+	return ctx->root;
+}
+
+PERFTUNE_EXPORT int perftune_ctx_set_journal_dir(struct perftune_ctx *ctx, const char *path)
+{
+	return pt_api_ret(ctx_set_journal_dir_impl(ctx, path));
+}
+
+PERFTUNE_EXPORT const char *perftune_ctx_get_journal_dir(struct perftune_ctx *ctx)
+{
+	if (!ctx)
+		return NULL;
+	return ctx->journal_dir;
+}
 
 PERFTUNE_EXPORT void perftune_ctx_set_log_fn(struct perftune_ctx *ctx, perftune_log_fn fn,
 					     int max_priority, void *userdata)

@@ -542,30 +542,6 @@ enum {
 	PT_FAM_FILE = 1 << 2,	  /* write() is pt_file_write(): a plain file write (batch waves) */
 };
 
-/*
- * The table of a family whose ops are named after it: @pfx_resolve(), @pfx_list(),
- * @pfx_read(), @pfx_validate(), @pfx_write() and @pfx_describe(); @fl its PT_FAM_* flags, the
- * optional ops follow as designators.
- */
-#define PT_FAMILY(nm, pfx, fl, ...)                                                                \
-	{                                                                                          \
-		.name = nm, .resolve = pfx##_resolve, .list = pfx##_list, .read = pfx##_read,      \
-		.validate = pfx##_validate, .write = pfx##_write, .describe = pfx##_describe,      \
-		.flags = fl, __VA_ARGS__                                                           \
-	}
-
-/*
- * The table of a family whose keys are one kernel file each: @pfx_resolve() and @pfx_list()
- * find them, @rd/@val/@valcur read and check them, pt_file_write() writes them (PT_FAM_FILE:
- * a batch wave may take them); .describe and the optional ops follow as designators.
- */
-#define PT_FILE_FAMILY(nm, pfx, rd, val, valcur, ...)                                              \
-	{                                                                                          \
-		.name = nm, .resolve = pfx##_resolve, .list = pfx##_list, .read = rd,              \
-		.validate = val, .validate_cur = valcur, .write = pt_file_write,                   \
-		.flags = PT_FAM_FILE, __VA_ARGS__                                                  \
-	}
-
 /* ---- key.c (parsing and the tunables families make) and lookup.c (the registry) ---- */
 int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *kp);
 /* the ']' closing the '[' at @open, past escaped characters; NULL and *@why (or NULL) if none */
@@ -613,22 +589,6 @@ int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t, struc
 /* emit the family's one tunable @name at @path, or -EOPNOTSUPP: "this kernel has no @what" */
 int pt_file_emit_one(struct perftune_ctx *ctx, const struct pt_family *fam, const char *path,
 		     const char *name, const char *what, pt_emit_fn emit, void *ud);
-/*
- * @pfx_list() and @pfx_resolve() of the family @fam whose one key is @name at @path: a kernel
- * without it has no @what; any other key of the family is -ENOENT with @hint.
- */
-#define PT_ONE_KEY(pfx, fam, path, name, what, hint)                                               \
-	static int pfx##_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)                 \
-	{                                                                                          \
-		return pt_file_emit_one(ctx, fam, path, name, what, emit, ud);                     \
-	}                                                                                          \
-	static int pfx##_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp,           \
-				 pt_emit_fn emit, void *ud)                                        \
-	{                                                                                          \
-		if (!pt_key_is(kp, name))                                                          \
-			return pt_err(ctx, -ENOENT, "%s: %s", kp->text, hint);                     \
-		return pfx##_list(ctx, emit, ud);                                                  \
-	}
 /* export_names of a file: its sysctl.d name if it lives in /proc/sys */
 void pt_file_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 			  struct pt_xnames *x);
@@ -662,18 +622,6 @@ int pt_cpumask_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, cons
 		      const char *got);
 int pt_cpumask_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 			struct perftune_desc *d);
-/*
- * The table of a family of CPU-mask files named @nm whose @pfx_resolve(), @pfx_list() and
- * @pfx_export_names() find and name them, with its validate, write, verify and describe ops
- * (pt_cpumask_* where nothing is its own); the optional ops follow as designators.
- */
-#define PT_CPUMASK_FAMILY(nm, pfx, val, wr, ver, desc, ...)                                        \
-	{                                                                                          \
-		.name = nm, .resolve = pfx##_resolve, .list = pfx##_list, .read = pt_cpumask_read, \
-		.validate = val, .write = wr, .verify = ver, .describe = desc,                     \
-		.export_names = pfx##_export_names, __VA_ARGS__                                    \
-	}
-
 /* ---- net/nl.c: generic netlink through a transport (the unit tier installs a fake) ---- */
 struct nlmsghdr;
 typedef int (*pt_nl_cb)(const struct nlmsghdr *nlh, void *data); /* returns libmnl's MNL_CB_* */
@@ -746,66 +694,8 @@ int pt_eth_get(struct perftune_ctx *ctx, const char *dev, int sec, struct pt_eth
 int pt_eth_set(struct perftune_ctx *ctx, const char *dev, int sec, const char *param,
 	       unsigned long long val, char *ext, size_t extsize);
 
-/* ---- desc.c: description and generic iterator objects ---- */
-struct perftune_desc *pt_desc_new(const struct pt_tunable *t);
-void pt_desc_set_value(struct perftune_desc *d, const char *v);
-/* the value cannot be read, and @why (strerror text, "write-only trigger") */
-void pt_desc_set_unreadable(struct perftune_desc *d, const char *why);
-void pt_desc_set_choices(struct perftune_desc *d, const char *choices);
-void pt_desc_set_range(struct perftune_desc *d, long long min, long long max);
-void pt_desc_set_unit(struct perftune_desc *d, const char *unit);
-void pt_desc_set_writable(struct perftune_desc *d, bool w, const char *reason);
-void pt_desc_add_info(struct perftune_desc *d, const char *fmt, ...) _printf_(2, 3);
-/* the value as @t's family reads it, writable: 0, or read()'s -errno */
-int pt_desc_read_writable(struct perftune_ctx *ctx, const struct pt_tunable *t,
-			  struct perftune_desc *d);
-
-/*
- * The store behind the typed iterators of perftune.h: what each field is
- * depends on the object (desc.c's accessors say which), the flag bits are
- * those of the public enums.
- */
-enum {
-	PT_ITEM_DRIFT = PERFTUNE_STATUS_DRIFT,
-	PT_ITEM_ORPHANED = PERFTUNE_STATUS_ORPHANED,
-	PT_ITEM_HELD = PERFTUNE_STATUS_HELD,
-	PT_ITEM_WRITTEN = PERFTUNE_STATUS_WRITTEN,
-	PT_ITEM_UNCHANGED = PERFTUNE_CHANGE_UNCHANGED,
-	PT_ITEM_COMMITTED = PERFTUNE_STATUS_COMMITTED,
-	PT_ITEM_SHADOWED = PERFTUNE_STATUS_SHADOWED,
-	PT_ITEM_GONE = PERFTUNE_STATUS_GONE,
-	PT_ITEM_MOVED = PERFTUNE_STATUS_MOVED,
-	PT_ITEM_SKIPPED = PERFTUNE_PROFILE_ITEM_SKIPPED,
-	PT_ITEM_READONLY = PERFTUNE_TUNABLE_READONLY,
-	PT_ITEM_ABSENT = PERFTUNE_TUNABLE_ABSENT,
-};
-struct pt_item {
-	char *name, *key, *value, *old, *current, *note;
-	char *now; /* a status entry's key its object goes by now (moved: a renamed NIC), or NULL */
-	unsigned flags;
-	int pid;
-};
-struct pt_iter;
-struct pt_iter *pt_iter_new(void);
-/* Takes copies of the strings. */
-int pt_iter_add(struct pt_iter *it, const struct pt_item *item);
-void pt_iter_sort(struct pt_iter *it);
-void pt_iter_free(struct pt_iter *it);
-/* item @i of @ud for pt_iter_collect(); @note: a buffer of PT_ITEM_NOTE bytes the item may use */
-typedef void (*pt_item_fn)(void *ud, size_t i, struct pt_item *item, char *note);
-#define PT_ITEM_NOTE (PT_VAL + 256)
-/* A store of @n items from @fill, in *@out: 0, or -ENOMEM (nothing in *@out). */
-int pt_iter_collect(size_t n, pt_item_fn fill, void *ud, struct pt_iter **out);
-/* The typed iterators of perftune.h around a store (NULL stays NULL). */
-struct perftune_tunable_iter *pt_tunable_iter(struct pt_iter *it);
-struct perftune_change_iter *pt_change_iter(struct pt_iter *it);
-struct perftune_status_iter *pt_status_iter(struct pt_iter *it);
-/* the key a status entry's object goes by now: its key, or where it moved (export) */
-const char *pt_status_entry_key_now(const struct perftune_status_entry *e);
-struct perftune_profile_item_iter *pt_profile_item_iter(struct pt_iter *it);
-struct perftune_profile_entry_iter *pt_profile_entry_iter(struct pt_iter *it);
-struct perftune_source_iter *pt_source_iter(struct pt_iter *it);
-struct perftune_check_iter *pt_check_iter(struct pt_iter *it);
+/* ---- object/desc.c: the description a family's describe op fills ---- */
+#include "object/desc.h"
 
 /* ---- families ---- */
 extern const struct pt_family pt_block_family, pt_hugepages_family, pt_thp_family, pt_cpu_family,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
+#include "object/tunable.h"
 #include "suggest.h"
 
 static const struct pt_family *const families[] = {
@@ -169,10 +170,11 @@ static bool absent(int r)
 	return r == -ENOENT || r == -ENODEV || r == -EOPNOTSUPP;
 }
 
-static int get_each_impl(struct perftune_ctx *ctx, const char *key, struct pt_iter **iterp)
+static int get_each_impl(struct perftune_ctx *ctx, const char *key,
+			 struct perftune_tunable_iter **iterp)
 {
 	_cleanup_free_ struct pt_tunable *t = NULL;
-	struct pt_iter *it;
+	struct perftune_tunable_iter *it;
 	int n, r = 0, nread = 0;
 
 	if (!ctx || !iterp)
@@ -180,30 +182,31 @@ static int get_each_impl(struct perftune_ctx *ctx, const char *key, struct pt_it
 	pt_lock(ctx);
 	pt_err_clear(ctx);
 	n = pt_resolve_all(ctx, key, &t);
-	it = n < 0 ? NULL : pt_iter_new();
+	it = n < 0 ? NULL : pt_tunable_iter_new();
 	for (int i = 0; it && i < n && r >= 0; i++) {
 		char buf[PT_VAL], why[PT_ERR_MAX];
-		struct pt_item item = { .key = t[i].key, .note = t[i].note[0] ? t[i].note : NULL };
+		struct perftune_tunable tun = { .key = t[i].key, .note = t[i].note };
 
 		r = t[i].fam->read(ctx, &t[i], buf, sizeof(buf));
 		if (r >= 0) {
-			item.value = buf;
+			tun.value = buf;
 			nread++;
 		} else if (r != -ENOMEM) {
 			snprintf(why, sizeof(why), "%s", pt_errmsg(ctx));
-			item.note = why;
-			item.flags = absent(r) ? PT_ITEM_ABSENT : 0;
+			tun.note = why;
+			if (absent(r))
+				tun.flags = PERFTUNE_TUNABLE_ABSENT;
 			r = 0;
 		}
 		if (r >= 0)
-			r = pt_iter_add(it, &item);
+			r = pt_tunable_iter_add(it, &tun);
 	}
 	pt_unlock(ctx);
 	if (n < 0 || !it || r < 0) {
-		pt_iter_free(it);
+		perftune_tunable_iter_free(it);
 		return n < 0 ? n : -ENOMEM;
 	}
-	pt_iter_sort(it);
+	pt_tunable_iter_sort(it);
 	*iterp = it;
 	return nread;
 }
@@ -211,25 +214,19 @@ static int get_each_impl(struct perftune_ctx *ctx, const char *key, struct pt_it
 PERFTUNE_EXPORT int perftune_get_each(struct perftune_ctx *ctx, const char *key,
 				      struct perftune_tunable_iter **iterp)
 {
-	struct pt_iter *it = NULL;
-	int r = get_each_impl(ctx, key, iterp ? &it : NULL);
-
-	if (r >= 0)
-		*iterp = pt_tunable_iter(it);
-	return pt_api_ret(r);
+	return pt_api_ret(get_each_impl(ctx, key, iterp));
 }
 
 struct list_state {
-	struct pt_iter *it;
+	struct perftune_tunable_iter *it;
 	char **prefixes; /* NULL-terminated; NULL: everything */
 };
 
 static int list_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
 {
 	struct list_state *ls = ud;
-	struct pt_iter *it = ls->it;
 	char buf[PT_VAL];
-	struct pt_item item = { .key = (char *)t->key };
+	struct perftune_tunable tun = { .key = t->key, .note = t->note };
 	bool match = !ls->prefixes;
 
 	for (char **p = ls->prefixes; p && *p && !match; p++)
@@ -237,11 +234,10 @@ static int list_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void 
 	if (!match)
 		return 0;
 	if (t->fam->read(ctx, t, buf, sizeof(buf)) == 0)
-		item.value = buf;
+		tun.value = buf;
 	if (t->read_only)
-		item.flags |= PT_ITEM_READONLY; /* a fact of the kernel (kernel.ostype) */
-	item.note = (char *)t->note;
-	return pt_iter_add(it, &item);
+		tun.flags |= PERFTUNE_TUNABLE_READONLY; /* a fact of the kernel (kernel.ostype) */
+	return pt_tunable_iter_add(ls->it, &tun);
 }
 
 /*
@@ -278,7 +274,8 @@ static int selector_prefixes(struct perftune_ctx *ctx, const char *prefix, char 
 	return n;
 }
 
-static int list_impl(struct perftune_ctx *ctx, const char *prefix, struct pt_iter **iterp)
+static int list_impl(struct perftune_ctx *ctx, const char *prefix,
+		     struct perftune_tunable_iter **iterp)
 {
 	struct list_state ls = { 0 };
 	char *plain[2] = { (char *)prefix, NULL };
@@ -286,7 +283,7 @@ static int list_impl(struct perftune_ctx *ctx, const char *prefix, struct pt_ite
 
 	if (!ctx || !iterp)
 		return -EINVAL;
-	ls.it = pt_iter_new();
+	ls.it = pt_tunable_iter_new();
 	if (!ls.it)
 		return -ENOMEM;
 	pt_lock(ctx);
@@ -322,10 +319,10 @@ out:
 		pt_strv_free(ls.prefixes);
 	pt_unlock(ctx);
 	if (r < 0) {
-		pt_iter_free(ls.it);
+		perftune_tunable_iter_free(ls.it);
 		return r;
 	}
-	pt_iter_sort(ls.it);
+	pt_tunable_iter_sort(ls.it);
 	*iterp = ls.it;
 	return 0;
 }
@@ -333,12 +330,7 @@ out:
 PERFTUNE_EXPORT int perftune_list(struct perftune_ctx *ctx, const char *prefix,
 				  struct perftune_tunable_iter **iterp)
 {
-	struct pt_iter *it = NULL;
-	int r = list_impl(ctx, prefix, iterp ? &it : NULL);
-
-	if (r >= 0)
-		*iterp = pt_tunable_iter(it);
-	return pt_api_ret(r);
+	return pt_api_ret(list_impl(ctx, prefix, iterp));
 }
 
 static int describe_impl(struct perftune_ctx *ctx, const char *key, struct perftune_desc **descp)

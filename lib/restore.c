@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
+#include "object/status.h"
 
 /* The other journals, read once for a restore or a status. */
 struct others {
@@ -427,66 +428,83 @@ PERFTUNE_EXPORT int perftune_restore(struct perftune_ctx *ctx, const char *name,
 	return pt_api_ret(restore_impl(ctx, name, flags));
 }
 
+/* the status flags of @e, a key of @ji */
+static unsigned entry_flags(const struct pt_jinfo *ji, const struct pt_jentry *e)
+{
+	unsigned flags = 0;
+
+	if (ji->orphaned)
+		flags |= PERFTUNE_STATUS_ORPHANED;
+	if (ji->held)
+		flags |= PERFTUNE_STATUS_HELD;
+	if (ji->committed)
+		flags |= PERFTUNE_STATUS_COMMITTED;
+	if (e->written)
+		flags |= PERFTUNE_STATUS_WRITTEN;
+	return flags;
+}
+
 /* what restore would find of @e: the object (moved or not) and its value, or why not */
 static int status_entry(struct perftune_ctx *ctx, const struct pt_jinfo *ji, struct others *o,
-			const struct pt_jentry *e, struct pt_iter *it)
+			const struct pt_jentry *e, struct perftune_status_iter *it)
 {
 	_cleanup_free_ struct pt_found *f = malloc(sizeof(*f));
 	char cur[PT_VAL] = "", later[PT_TX_NAME_MAX + 1], note[PT_ERR_MAX] = "";
 	bool have = false;
-	struct pt_item item = { .name = (char *)ji->name,
-				.key = e->key,
-				.old = e->orig,
-				.value = e->written,
-				.pid = ji->held || ji->orphaned ? ji->pid : 0 };
+	struct perftune_status_entry se = { .tx_name = ji->name,
+					    .key = e->key,
+					    .original = e->orig,
+					    .written = e->written,
+					    .note = note,
+					    .flags = entry_flags(ji, e) };
 	int k;
 
 	if (!f)
 		return -ENOMEM;
+	if (ji->held || ji->orphaned)
+		se.pid = ji->pid;
 	k = pt_ident_find(ctx, e->key, e->ident, e->orig, f);
 	if (k == PT_FOUND_SAME || k == PT_FOUND_MOVED)
 		have = f->t.fam->read(ctx, &f->t, cur, sizeof(cur)) == 0;
-	if (!have)
+	if (have)
+		se.current = cur;
+	else
 		snprintf(note, sizeof(note), "%s", pt_errmsg(ctx));
 	pt_err_clear(ctx);
-	item.current = have ? cur : NULL;
-	item.flags = (ji->orphaned ? PT_ITEM_ORPHANED : 0) | (ji->held ? PT_ITEM_HELD : 0) |
-		     (ji->committed ? PT_ITEM_COMMITTED : 0) | (e->written ? PT_ITEM_WRITTEN : 0);
 	if (k == PT_FOUND_GONE && e->ident) /* a name alone going missing is the old "gone" */
-		item.flags |= PT_ITEM_GONE;
+		se.flags |= PERFTUNE_STATUS_GONE;
 	if (k == PT_FOUND_MOVED) {
-		item.flags |= PT_ITEM_MOVED;
-		item.now = f->t.key;
+		se.flags |= PERFTUNE_STATUS_MOVED;
+		se.key_now = f->t.key;
 		snprintf(note, sizeof(note), "%s: restore gives it back as %s", f->note, f->t.key);
 	} else if (k == PT_FOUND_SAME && f->note[0]) {
 		snprintf(note, sizeof(note), "%s", f->note);
 	}
 	if (k >= 0 && k != PT_FOUND_GONE &&
 	    later_holder(o, f->t.key, e->ident, e->seq, later, sizeof(later))) {
-		item.flags |= PT_ITEM_SHADOWED;
+		se.flags |= PERFTUNE_STATUS_SHADOWED;
 		snprintf(note, sizeof(note), "also changed later by '%s'", later);
 	} else if (have && e->written && strcmp(cur, e->written) &&
 		   !(f->t.fam->flags & PT_FAM_HELD)) {
-		item.flags |= PT_ITEM_DRIFT;
+		se.flags |= PERFTUNE_STATUS_DRIFT;
 		size_t n = strlen(note);
 		snprintf(note + n, sizeof(note) - n, "%s%s", n ? "; " : "",
 			 "drift: changed behind perftune's back");
 	}
 	if (ji->foreign_boot)
 		snprintf(note, sizeof(note), "journal from another boot");
-	item.note = note;
-	return pt_iter_add(it, &item);
+	return pt_status_iter_add(it, &se);
 }
 
 static int status_impl(struct perftune_ctx *ctx, struct perftune_status_iter **iterp)
 {
-	struct pt_iter *it;
+	struct perftune_status_iter *it;
 	char **names = NULL;
 	int n, r = 0;
 
 	if (!ctx || !iterp)
 		return -EINVAL;
-	it = pt_iter_new();
+	it = pt_status_iter_new();
 	if (!it)
 		return -ENOMEM;
 	pt_lock(ctx);
@@ -498,10 +516,10 @@ static int status_impl(struct perftune_ctx *ctx, struct perftune_status_iter **i
 		struct pt_jinfo ji;
 		struct others o;
 		if (pt_journal_load(ctx, names[i], &ji) < 0) {
-			struct pt_item bad = { .name = names[i],
-					       .key = "",
-					       .note = (char *)pt_errmsg(ctx) };
-			r = pt_iter_add(it, &bad);
+			struct perftune_status_entry bad = { .tx_name = names[i],
+							     .key = "",
+							     .note = pt_errmsg(ctx) };
+			r = pt_status_iter_add(it, &bad);
 			continue;
 		}
 		others_load(ctx, ji.name, &o);
@@ -514,10 +532,10 @@ static int status_impl(struct perftune_ctx *ctx, struct perftune_status_iter **i
 	pt_strv_free(names);
 	pt_unlock(ctx);
 	if (r < 0) {
-		pt_iter_free(it);
+		perftune_status_iter_free(it);
 		return r;
 	}
-	*iterp = pt_status_iter(it);
+	*iterp = it;
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/uio.h>
 #include "internal.h"
+#include "object/change.h"
 
 /*
  * A staged key.  Its strings are allocated at their length (a struct
@@ -24,7 +25,7 @@ struct stage {
 	char *verbatim;	  /* old as the kernel gave it, where read() normalizes it: journaled
 			   * and written back (a sysctl string's blanks), or NULL */
 	char *input;	  /* as given, when an alias was mapped; or NULL */
-	unsigned flags;	  /* PT_ITEM_* */
+	unsigned flags;	  /* PERFTUNE_CHANGE_* */
 	bool deferred;	  /* iosched parameter of a scheduler staged in the same tx */
 	char *awaits;	  /* its file is missing and no scheduler/channels key of its group
 			   * is staged (yet): the error the commit gives if none is */
@@ -515,7 +516,7 @@ static void undo_range(struct commit *c, struct range *rg)
 			else
 				pt_journal_append(ctx, c->jfd, "restored", s->c.key, NULL);
 			s->attempted = false;
-			s->flags &= ~(unsigned)PT_ITEM_WRITTEN;
+			s->flags &= ~(unsigned)PERFTUNE_CHANGE_WRITTEN;
 		}
 }
 
@@ -605,7 +606,7 @@ static int commit_pre(struct perftune_ctx *ctx, struct pt_jinfo *ji, int jfd, st
 	je = pt_jinfo_find(ji, s->c.key);
 	s->journaled = je && !je->restored;
 	if (pt_value_eq(cur, s->value) && !(s->c.fam->flags & PT_FAM_HELD)) {
-		s->flags |= PT_ITEM_UNCHANGED;
+		s->flags |= PERFTUNE_CHANGE_UNCHANGED;
 		return 0;
 	}
 	if (s->journaled && (r = reapply_check(ctx, ji->name, jfd, je, &s->journaled)) < 0)
@@ -625,7 +626,7 @@ static int commit_post(struct perftune_ctx *ctx, struct perftune_tx *tx, int jfd
 
 	if (r < 0)
 		return r;
-	s->flags |= PT_ITEM_WRITTEN;
+	s->flags |= PERFTUNE_CHANGE_WRITTEN;
 	/* as a read shows it (restore compares a read with it): one line, blanks collapsed */
 	snprintf(w, sizeof(w), "%s", s->value);
 	pt_normalize(w);
@@ -645,7 +646,7 @@ static int dry_run(struct perftune_ctx *ctx, struct perftune_tx *tx)
 		if (set_str(&s->old, cur) < 0)
 			return oom(ctx, s);
 		if (pt_value_eq(s->old, s->value) && !(s->c.fam->flags & PT_FAM_HELD))
-			s->flags |= PT_ITEM_UNCHANGED;
+			s->flags |= PERFTUNE_CHANGE_UNCHANGED;
 		else
 			n++;
 	}
@@ -851,7 +852,7 @@ static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 		goto out;
 	}
 	for (size_t i = 0; i < tx->n; i++)
-		written += (tx->s[i].flags & PT_ITEM_WRITTEN) != 0;
+		written += (tx->s[i].flags & PERFTUNE_CHANGE_WRITTEN) != 0;
 	/*
 	 * Nothing written (the machine was already in that state): the transaction
 	 * is recorded all the same, empty, so that a script's later restore of its
@@ -976,32 +977,42 @@ PERFTUNE_EXPORT int perftune_tx_release(struct perftune_tx *tx)
 	return pt_api_ret(tx_release_impl(tx));
 }
 
-static void tx_change(void *ud, size_t i, struct pt_item *item, char *note)
+/* the change of @s: its note says which alias was mapped, and how the key resolved */
+static int tx_change(struct perftune_change_iter *it, const struct stage *s)
 {
-	struct perftune_tx *tx = ud;
-	struct stage *s = &tx->s[i];
+	char note[PT_VAL + 256] = "";
+	struct perftune_change c = { .key = s->c.key,
+				     .old_value = s->old,
+				     .new_value = s->value,
+				     .note = note,
+				     .flags = s->flags };
 
 	if (s->input)
-		snprintf(note, PT_ITEM_NOTE, "from '%s'", s->input);
+		snprintf(note, sizeof(note), "from '%s'", s->input);
 	if (s->c.note)
-		snprintf(note + strlen(note), PT_ITEM_NOTE - strlen(note), "%s%s",
+		snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%s",
 			 note[0] ? "; " : "", s->c.note);
-	*item = (struct pt_item){ .name = tx->name,
-				  .key = s->c.key,
-				  .value = s->value,
-				  .old = s->old,
-				  .note = note,
-				  .flags = s->flags };
+	return pt_change_iter_add(it, &c);
 }
 
 static int tx_changes_impl(struct perftune_tx *tx, struct perftune_change_iter **iterp)
 {
-	struct pt_iter *it = NULL;
-	int r = tx && iterp ? pt_iter_collect(tx->n, tx_change, tx, &it) : -EINVAL;
+	struct perftune_change_iter *it;
+	int r = 0;
 
-	if (r == 0)
-		*iterp = pt_change_iter(it);
-	return r;
+	if (!tx || !iterp)
+		return -EINVAL;
+	it = pt_change_iter_new();
+	if (!it)
+		return -ENOMEM;
+	for (size_t i = 0; i < tx->n && r >= 0; i++)
+		r = tx_change(it, &tx->s[i]);
+	if (r < 0) {
+		perftune_change_iter_free(it);
+		return r;
+	}
+	*iterp = it;
+	return 0;
 }
 
 PERFTUNE_EXPORT int perftune_tx_changes(struct perftune_tx *tx, struct perftune_change_iter **iterp)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "xlist.h"
+#include "object/status.h"
 
 static int export_format_impl(const char *name)
 {

@@ -499,9 +499,20 @@ static int aff_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 	return pt_proc_each(ctx, &pt_proc_cpus_family, emit, ud);
 }
 
-const struct pt_family pt_proc_cpus_family =
-	PT_FAMILY("proc", aff, PT_FAM_SNAPSHOT, .snapshot = aff_snapshot, .verify = aff_verify,
-		  .identity = aff_identity, .reclaim = aff_reclaim);
+const struct pt_family pt_proc_cpus_family = {
+	.name = "proc",
+	.resolve = aff_resolve,
+	.list = aff_list,
+	.read = aff_read,
+	.validate = aff_validate,
+	.write = aff_write,
+	.describe = aff_describe,
+	.flags = PT_FAM_SNAPSHOT,
+	.snapshot = aff_snapshot,
+	.verify = aff_verify,
+	.identity = aff_identity,
+	.reclaim = aff_reclaim,
+};
 
 /* ---- the proc family: its keys' tunables carry the ops of numa.c or the above ---- */
 

@@ -623,7 +623,17 @@ static int block_identity(struct perftune_ctx *ctx, const struct pt_tunable *t, 
 	return r < 0 ? r : 0;
 }
 
-const struct pt_family pt_block_family =
-	PT_FILE_FAMILY("block", block, block_read, block_validate, block_validate_cur,
-		       .describe = block_describe, .verify = block_verify,
-		       .export_names = block_export_names, .identity = block_identity);
+const struct pt_family pt_block_family = {
+	.name = "block",
+	.resolve = block_resolve,
+	.list = block_list,
+	.read = block_read,
+	.validate = block_validate,
+	.validate_cur = block_validate_cur,
+	.write = pt_file_write,
+	.flags = PT_FAM_FILE,
+	.describe = block_describe,
+	.verify = block_verify,
+	.export_names = block_export_names,
+	.identity = block_identity,
+};

@@ -577,6 +577,15 @@ static int cpu_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	return r;
 }
 
-const struct pt_family pt_cpu_family =
-	PT_FILE_FAMILY("cpu", cpu, cpu_read, cpu_validate, NULL, .describe = cpu_describe,
-		       .expand = cpu_expand, .verify = cpu_verify);
+const struct pt_family pt_cpu_family = {
+	.name = "cpu",
+	.resolve = cpu_resolve,
+	.list = cpu_list,
+	.read = cpu_read,
+	.validate = cpu_validate,
+	.write = pt_file_write,
+	.flags = PT_FAM_FILE,
+	.describe = cpu_describe,
+	.expand = cpu_expand,
+	.verify = cpu_verify,
+};

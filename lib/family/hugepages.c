@@ -248,6 +248,15 @@ static void hp_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t
 				  x->boot, sizeof(x->boot));
 }
 
-const struct pt_family pt_hugepages_family =
-	PT_FILE_FAMILY("hugepages", hp, pt_file_read, hp_validate, NULL, .describe = hp_describe,
-		       .verify = hp_verify, .export_names = hp_export_names);
+const struct pt_family pt_hugepages_family = {
+	.name = "hugepages",
+	.resolve = hp_resolve,
+	.list = hp_list,
+	.read = pt_file_read,
+	.validate = hp_validate,
+	.write = pt_file_write,
+	.flags = PT_FAM_FILE,
+	.describe = hp_describe,
+	.verify = hp_verify,
+	.export_names = hp_export_names,
+};

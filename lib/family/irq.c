@@ -389,6 +389,16 @@ static int irq_identity(struct perftune_ctx *ctx, const struct pt_tunable *t, co
 	return r < 0 ? r : 0;
 }
 
-const struct pt_family pt_irq_family =
-	PT_CPUMASK_FAMILY("irq", irq, irq_validate, irq_write, irq_verify, irq_describe,
-			  .expand = irq_expand, .identity = irq_identity);
+const struct pt_family pt_irq_family = {
+	.name = "irq",
+	.resolve = irq_resolve,
+	.list = irq_list,
+	.read = pt_cpumask_read,
+	.validate = irq_validate,
+	.write = irq_write,
+	.verify = irq_verify,
+	.describe = irq_describe,
+	.export_names = irq_export_names,
+	.expand = irq_expand,
+	.identity = irq_identity,
+};

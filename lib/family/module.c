@@ -267,5 +267,15 @@ static int mod_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	return 0;
 }
 
-const struct pt_family pt_module_family =
-	PT_FAMILY("module", mod, PT_FAM_SNAPSHOT, .snapshot = mod_snapshot, .verify = mod_verify);
+const struct pt_family pt_module_family = {
+	.name = "module",
+	.resolve = mod_resolve,
+	.list = mod_list,
+	.read = mod_read,
+	.validate = mod_validate,
+	.write = mod_write,
+	.describe = mod_describe,
+	.flags = PT_FAM_SNAPSHOT,
+	.snapshot = mod_snapshot,
+	.verify = mod_verify,
+};

@@ -603,6 +603,17 @@ static int net_reclaim(struct perftune_ctx *ctx, struct pt_found *f)
 	return pt_netdev_reclaim(ctx, f, 1, key_of);
 }
 
-const struct pt_family pt_net_family =
-	PT_FAMILY("net", net, 0, .validate_cur = net_validate_cur, .export_names = net_export_names,
-		  .identity = net_identity, .reclaim = net_reclaim);
+const struct pt_family pt_net_family = {
+	.name = "net",
+	.resolve = net_resolve,
+	.list = net_list,
+	.read = net_read,
+	.validate = net_validate,
+	.write = net_write,
+	.describe = net_describe,
+	.flags = 0,
+	.validate_cur = net_validate_cur,
+	.export_names = net_export_names,
+	.identity = net_identity,
+	.reclaim = net_reclaim,
+};

@@ -12,8 +12,21 @@
 
 #define NB_PATH "proc/sys/kernel/numa_balancing"
 
-PT_ONE_KEY(numa, &pt_numa_family, NB_PATH, "numa.balancing", "automatic NUMA balancing",
-	   "the NUMA keys are numa.balancing and proc.<pid>.numa_nodes")
+static int numa_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
+{
+	return pt_file_emit_one(ctx, &pt_numa_family, NB_PATH, "numa.balancing",
+				"automatic NUMA balancing", emit, ud);
+}
+
+static int numa_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,
+			void *ud)
+{
+	if (!pt_key_is(kp, "numa.balancing"))
+		return pt_err(ctx, -ENOENT,
+			      "%s: the NUMA keys are numa.balancing and proc.<pid>.numa_nodes",
+			      kp->text);
+	return numa_list(ctx, emit, ud);
+}
 
 /* libnuma there and NUMA available: 0, or the error naming @key */
 static int numa_here(struct perftune_ctx *ctx, const char *key)
@@ -78,9 +91,18 @@ static void numa_export_names(struct perftune_ctx *ctx, const struct pt_tunable 
 		 strcmp(value, "0") ? "enable" : "disable");
 }
 
-const struct pt_family pt_numa_family =
-	PT_FILE_FAMILY("numa", numa, pt_file_read, pt_file_validate, pt_file_validate_cur,
-		       .describe = numa_describe, .export_names = numa_export_names);
+const struct pt_family pt_numa_family = {
+	.name = "numa",
+	.resolve = numa_resolve,
+	.list = numa_list,
+	.read = pt_file_read,
+	.validate = pt_file_validate,
+	.validate_cur = pt_file_validate_cur,
+	.write = pt_file_write,
+	.flags = PT_FAM_FILE,
+	.describe = numa_describe,
+	.export_names = numa_export_names,
+};
 
 /* ---- proc.<pid>.numa_nodes ---- */
 
@@ -425,9 +447,19 @@ static int proc_reclaim(struct perftune_ctx *ctx, struct pt_found *f)
 	return PT_FOUND_SAME;
 }
 
-const struct pt_family pt_proc_numa_family =
-	PT_FAMILY("proc", proc, PT_FAM_SNAPSHOT, .snapshot = proc_snapshot,
-		  .identity = proc_identity, .reclaim = proc_reclaim);
+const struct pt_family pt_proc_numa_family = {
+	.name = "proc",
+	.resolve = proc_resolve,
+	.list = proc_list,
+	.read = proc_read,
+	.validate = proc_validate,
+	.write = proc_write,
+	.describe = proc_describe,
+	.flags = PT_FAM_SNAPSHOT,
+	.snapshot = proc_snapshot,
+	.identity = proc_identity,
+	.reclaim = proc_reclaim,
+};
 
 static int numa_place_self_impl(struct perftune_ctx *ctx, const char *nodes, int mempolicy)
 {

@@ -16,8 +16,22 @@
 #define PMQOS_PATH "dev/cpu_dma_latency"
 #define PMQOS_MAX 2000000000LL /* PM_QOS_DEFAULT_VALUE is S32_MAX: "no constraint" */
 
-PT_ONE_KEY(pmqos, &pt_pmqos_family, PMQOS_PATH, "pmqos.cpu_dma_latency_us", "/dev/cpu_dma_latency",
-	   "the only PM QoS key is pmqos.cpu_dma_latency_us (per CPU: cpu.<cpus>.resume_latency_us)")
+static int pmqos_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
+{
+	return pt_file_emit_one(ctx, &pt_pmqos_family, PMQOS_PATH, "pmqos.cpu_dma_latency_us",
+				"/dev/cpu_dma_latency", emit, ud);
+}
+
+static int pmqos_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,
+			 void *ud)
+{
+	if (!pt_key_is(kp, "pmqos.cpu_dma_latency_us"))
+		return pt_err(ctx, -ENOENT,
+			      "%s: the only PM QoS key is pmqos.cpu_dma_latency_us (per CPU: "
+			      "cpu.<cpus>.resume_latency_us)",
+			      kp->text);
+	return pmqos_list(ctx, emit, ud);
+}
 
 static int pmqos_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size)
 {
@@ -87,5 +101,14 @@ static int pmqos_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	return 0;
 }
 
-const struct pt_family pt_pmqos_family =
-	PT_FAMILY("pmqos", pmqos, PT_FAM_HELD, .verify = pmqos_verify);
+const struct pt_family pt_pmqos_family = {
+	.name = "pmqos",
+	.resolve = pmqos_resolve,
+	.list = pmqos_list,
+	.read = pmqos_read,
+	.validate = pmqos_validate,
+	.write = pmqos_write,
+	.describe = pmqos_describe,
+	.flags = PT_FAM_HELD,
+	.verify = pmqos_verify,
+};

@@ -75,6 +75,13 @@ static int selinux_describe(struct perftune_ctx *ctx, const struct pt_tunable *t
 	return r;
 }
 
-const struct pt_family pt_selinux_family =
-	PT_FILE_FAMILY("selinux", selinux, pt_file_read, selinux_validate, NULL,
-		       .describe = selinux_describe);
+const struct pt_family pt_selinux_family = {
+	.name = "selinux",
+	.resolve = selinux_resolve,
+	.list = selinux_list,
+	.read = pt_file_read,
+	.validate = selinux_validate,
+	.write = pt_file_write,
+	.flags = PT_FAM_FILE,
+	.describe = selinux_describe,
+};

@@ -225,11 +225,21 @@ static int sysctl_reclaim(struct perftune_ctx *ctx, struct pt_found *f)
 	return pt_netdev_reclaim(ctx, f, 4, key_of);
 }
 
-const struct pt_family pt_sysctl_family =
-	PT_FILE_FAMILY("sysctl", sysctl, sysctl_read, pt_file_validate, sysctl_validate_cur,
-		       .read_verbatim = sysctl_read_verbatim, .describe = sysctl_describe,
-		       .export_names = sysctl_export_names, .identity = sysctl_identity,
-		       .reclaim = sysctl_reclaim);
+const struct pt_family pt_sysctl_family = {
+	.name = "sysctl",
+	.resolve = sysctl_resolve,
+	.list = sysctl_list,
+	.read = sysctl_read,
+	.validate = pt_file_validate,
+	.validate_cur = sysctl_validate_cur,
+	.write = pt_file_write,
+	.flags = PT_FAM_FILE,
+	.read_verbatim = sysctl_read_verbatim,
+	.describe = sysctl_describe,
+	.export_names = sysctl_export_names,
+	.identity = sysctl_identity,
+	.reclaim = sysctl_reclaim,
+};
 
 /* ---- sysfs[<path>] ---- */
 
@@ -267,6 +277,14 @@ static int sysfs_list(struct perftune_ctx *ctx _unused_, pt_emit_fn emit _unused
 	return 0; /* an escape hatch, not enumerated */
 }
 
-const struct pt_family pt_sysfs_family =
-	PT_FILE_FAMILY("sysfs", sysfs, pt_file_read, pt_file_validate, pt_file_validate_cur,
-		       .describe = pt_file_describe);
+const struct pt_family pt_sysfs_family = {
+	.name = "sysfs",
+	.resolve = sysfs_resolve,
+	.list = sysfs_list,
+	.read = pt_file_read,
+	.validate = pt_file_validate,
+	.validate_cur = pt_file_validate_cur,
+	.write = pt_file_write,
+	.flags = PT_FAM_FILE,
+	.describe = pt_file_describe,
+};

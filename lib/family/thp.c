@@ -76,6 +76,15 @@ static void thp_export_names(struct perftune_ctx *ctx _unused_, const struct pt_
 		snprintf(x->boot, sizeof(x->boot), "transparent_hugepage=%s", value);
 }
 
-const struct pt_family pt_thp_family =
-	PT_FILE_FAMILY("thp", thp, pt_file_read, pt_file_validate, pt_file_validate_cur,
-		       .describe = pt_file_describe, .export_names = thp_export_names);
+const struct pt_family pt_thp_family = {
+	.name = "thp",
+	.resolve = thp_resolve,
+	.list = thp_list,
+	.read = pt_file_read,
+	.validate = pt_file_validate,
+	.validate_cur = pt_file_validate_cur,
+	.write = pt_file_write,
+	.flags = PT_FAM_FILE,
+	.describe = pt_file_describe,
+	.export_names = thp_export_names,
+};

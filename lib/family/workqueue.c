@@ -105,6 +105,14 @@ static void wq_export_names(struct perftune_ctx *ctx _unused_, const struct pt_t
 		pt_snprintf(x->file_value, sizeof(x->file_value), "%s", hex);
 }
 
-const struct pt_family pt_workqueue_family =
-	PT_CPUMASK_FAMILY("workqueue", wq, pt_cpumask_validate, pt_cpumask_write, pt_cpumask_verify,
-			  pt_cpumask_describe);
+const struct pt_family pt_workqueue_family = {
+	.name = "workqueue",
+	.resolve = wq_resolve,
+	.list = wq_list,
+	.read = pt_cpumask_read,
+	.validate = pt_cpumask_validate,
+	.write = pt_cpumask_write,
+	.verify = pt_cpumask_verify,
+	.describe = pt_cpumask_describe,
+	.export_names = wq_export_names,
+};

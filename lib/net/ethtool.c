@@ -22,58 +22,48 @@ struct param {
 	bool flag;		 /* u8 on/off */
 };
 
-#define P(n, a, m)                                                                                 \
-	{                                                                                          \
-		n, ETHTOOL_A_##a, m, false                                                         \
-	}
-#define F(n, a)                                                                                    \
-	{                                                                                          \
-		n, ETHTOOL_A_##a, 0, true                                                          \
-	}
 static const struct param ring[] = {
-	P("rx", RINGS_RX, ETHTOOL_A_RINGS_RX_MAX),
-	P("rx_mini", RINGS_RX_MINI, ETHTOOL_A_RINGS_RX_MINI_MAX),
-	P("rx_jumbo", RINGS_RX_JUMBO, ETHTOOL_A_RINGS_RX_JUMBO_MAX),
-	P("tx", RINGS_TX, ETHTOOL_A_RINGS_TX_MAX),
+	{ "rx", ETHTOOL_A_RINGS_RX, ETHTOOL_A_RINGS_RX_MAX, false },
+	{ "rx_mini", ETHTOOL_A_RINGS_RX_MINI, ETHTOOL_A_RINGS_RX_MINI_MAX, false },
+	{ "rx_jumbo", ETHTOOL_A_RINGS_RX_JUMBO, ETHTOOL_A_RINGS_RX_JUMBO_MAX, false },
+	{ "tx", ETHTOOL_A_RINGS_TX, ETHTOOL_A_RINGS_TX_MAX, false },
 };
 static const struct param channels[] = {
-	P("rx", CHANNELS_RX_COUNT, ETHTOOL_A_CHANNELS_RX_MAX),
-	P("tx", CHANNELS_TX_COUNT, ETHTOOL_A_CHANNELS_TX_MAX),
-	P("other", CHANNELS_OTHER_COUNT, ETHTOOL_A_CHANNELS_OTHER_MAX),
-	P("combined", CHANNELS_COMBINED_COUNT, ETHTOOL_A_CHANNELS_COMBINED_MAX),
+	{ "rx", ETHTOOL_A_CHANNELS_RX_COUNT, ETHTOOL_A_CHANNELS_RX_MAX, false },
+	{ "tx", ETHTOOL_A_CHANNELS_TX_COUNT, ETHTOOL_A_CHANNELS_TX_MAX, false },
+	{ "other", ETHTOOL_A_CHANNELS_OTHER_COUNT, ETHTOOL_A_CHANNELS_OTHER_MAX, false },
+	{ "combined", ETHTOOL_A_CHANNELS_COMBINED_COUNT, ETHTOOL_A_CHANNELS_COMBINED_MAX, false },
 };
 /* ethtool -C's names, with '_' for '-' */
 static const struct param coalesce[] = {
-	P("rx_usecs", COALESCE_RX_USECS, 0),
-	P("rx_frames", COALESCE_RX_MAX_FRAMES, 0),
-	P("rx_usecs_irq", COALESCE_RX_USECS_IRQ, 0),
-	P("rx_frames_irq", COALESCE_RX_MAX_FRAMES_IRQ, 0),
-	P("tx_usecs", COALESCE_TX_USECS, 0),
-	P("tx_frames", COALESCE_TX_MAX_FRAMES, 0),
-	P("tx_usecs_irq", COALESCE_TX_USECS_IRQ, 0),
-	P("tx_frames_irq", COALESCE_TX_MAX_FRAMES_IRQ, 0),
-	P("stats_block_usecs", COALESCE_STATS_BLOCK_USECS, 0),
-	F("adaptive_rx", COALESCE_USE_ADAPTIVE_RX),
-	F("adaptive_tx", COALESCE_USE_ADAPTIVE_TX),
-	P("pkt_rate_low", COALESCE_PKT_RATE_LOW, 0),
-	P("rx_usecs_low", COALESCE_RX_USECS_LOW, 0),
-	P("rx_frames_low", COALESCE_RX_MAX_FRAMES_LOW, 0),
-	P("tx_usecs_low", COALESCE_TX_USECS_LOW, 0),
-	P("tx_frames_low", COALESCE_TX_MAX_FRAMES_LOW, 0),
-	P("pkt_rate_high", COALESCE_PKT_RATE_HIGH, 0),
-	P("rx_usecs_high", COALESCE_RX_USECS_HIGH, 0),
-	P("rx_frames_high", COALESCE_RX_MAX_FRAMES_HIGH, 0),
-	P("tx_usecs_high", COALESCE_TX_USECS_HIGH, 0),
-	P("tx_frames_high", COALESCE_TX_MAX_FRAMES_HIGH, 0),
-	P("sample_interval", COALESCE_RATE_SAMPLE_INTERVAL, 0),
+	{ "rx_usecs", ETHTOOL_A_COALESCE_RX_USECS, 0, false },
+	{ "rx_frames", ETHTOOL_A_COALESCE_RX_MAX_FRAMES, 0, false },
+	{ "rx_usecs_irq", ETHTOOL_A_COALESCE_RX_USECS_IRQ, 0, false },
+	{ "rx_frames_irq", ETHTOOL_A_COALESCE_RX_MAX_FRAMES_IRQ, 0, false },
+	{ "tx_usecs", ETHTOOL_A_COALESCE_TX_USECS, 0, false },
+	{ "tx_frames", ETHTOOL_A_COALESCE_TX_MAX_FRAMES, 0, false },
+	{ "tx_usecs_irq", ETHTOOL_A_COALESCE_TX_USECS_IRQ, 0, false },
+	{ "tx_frames_irq", ETHTOOL_A_COALESCE_TX_MAX_FRAMES_IRQ, 0, false },
+	{ "stats_block_usecs", ETHTOOL_A_COALESCE_STATS_BLOCK_USECS, 0, false },
+	{ "adaptive_rx", ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX, 0, true },
+	{ "adaptive_tx", ETHTOOL_A_COALESCE_USE_ADAPTIVE_TX, 0, true },
+	{ "pkt_rate_low", ETHTOOL_A_COALESCE_PKT_RATE_LOW, 0, false },
+	{ "rx_usecs_low", ETHTOOL_A_COALESCE_RX_USECS_LOW, 0, false },
+	{ "rx_frames_low", ETHTOOL_A_COALESCE_RX_MAX_FRAMES_LOW, 0, false },
+	{ "tx_usecs_low", ETHTOOL_A_COALESCE_TX_USECS_LOW, 0, false },
+	{ "tx_frames_low", ETHTOOL_A_COALESCE_TX_MAX_FRAMES_LOW, 0, false },
+	{ "pkt_rate_high", ETHTOOL_A_COALESCE_PKT_RATE_HIGH, 0, false },
+	{ "rx_usecs_high", ETHTOOL_A_COALESCE_RX_USECS_HIGH, 0, false },
+	{ "rx_frames_high", ETHTOOL_A_COALESCE_RX_MAX_FRAMES_HIGH, 0, false },
+	{ "tx_usecs_high", ETHTOOL_A_COALESCE_TX_USECS_HIGH, 0, false },
+	{ "tx_frames_high", ETHTOOL_A_COALESCE_TX_MAX_FRAMES_HIGH, 0, false },
+	{ "sample_interval", ETHTOOL_A_COALESCE_RATE_SAMPLE_INTERVAL, 0, false },
 };
 static const struct param pause_[] = {
-	F("autoneg", PAUSE_AUTONEG),
-	F("rx", PAUSE_RX),
-	F("tx", PAUSE_TX),
+	{ "autoneg", ETHTOOL_A_PAUSE_AUTONEG, 0, true },
+	{ "rx", ETHTOOL_A_PAUSE_RX, 0, true },
+	{ "tx", ETHTOOL_A_PAUSE_TX, 0, true },
 };
-#undef P
-#undef F
 
 struct section {
 	const char *name, *what;
@@ -83,20 +73,21 @@ struct section {
 	size_t n;
 };
 
-#define S(nm, what, msg, hdr, tab)                                                                 \
-	{                                                                                          \
-		nm, what, ETHTOOL_MSG_##msg##_GET, ETHTOOL_MSG_##msg##_SET,                        \
-			ETHTOOL_A_##hdr##_HEADER, tab, ARRAY_SIZE(tab)                             \
-	}
 static const struct section sections[PT_ETH_NSEC] = {
-	[PT_ETH_RING] = S("ring", "ring parameters", RINGS, RINGS, ring),
-	[PT_ETH_CHANNELS] = S("channels", "channels", CHANNELS, CHANNELS, channels),
-	[PT_ETH_COALESCE] = S("coalesce", "interrupt coalescing", COALESCE, COALESCE, coalesce),
-	[PT_ETH_PAUSE] = S("pause", "pause frame parameters", PAUSE, PAUSE, pause_),
+	[PT_ETH_RING] = { "ring", "ring parameters", ETHTOOL_MSG_RINGS_GET, ETHTOOL_MSG_RINGS_SET,
+			  ETHTOOL_A_RINGS_HEADER, ring, ARRAY_SIZE(ring) },
+	[PT_ETH_CHANNELS] = { "channels", "channels", ETHTOOL_MSG_CHANNELS_GET,
+			      ETHTOOL_MSG_CHANNELS_SET, ETHTOOL_A_CHANNELS_HEADER, channels,
+			      ARRAY_SIZE(channels) },
+	[PT_ETH_COALESCE] = { "coalesce", "interrupt coalescing", ETHTOOL_MSG_COALESCE_GET,
+			      ETHTOOL_MSG_COALESCE_SET, ETHTOOL_A_COALESCE_HEADER, coalesce,
+			      ARRAY_SIZE(coalesce) },
+	[PT_ETH_PAUSE] = { "pause", "pause frame parameters", ETHTOOL_MSG_PAUSE_GET,
+			   ETHTOOL_MSG_PAUSE_SET, ETHTOOL_A_PAUSE_HEADER, pause_,
+			   ARRAY_SIZE(pause_) },
 	[PT_ETH_FEATURES] = { "features", "offload features", ETHTOOL_MSG_FEATURES_GET,
 			      ETHTOOL_MSG_FEATURES_SET, ETHTOOL_A_FEATURES_HEADER, NULL, 0 },
 };
-#undef S
 
 const char *pt_eth_sec_name(int sec)
 {

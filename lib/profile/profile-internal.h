@@ -47,6 +47,11 @@ struct pt_pconf {
 };
 
 enum { PT_HINT_NONE, PT_HINT_DISK_GLOB };
+/* the flags of an item: those of its public object (perftune_profile_items()) */
+enum {
+	PT_ITEM_SKIPPED = PERFTUNE_PROFILE_ITEM_SKIPPED,
+	PT_ITEM_UNCHANGED = PERFTUNE_PROFILE_ITEM_UNCHANGED,
+};
 struct pt_pitem {
 	char *option; /* "disk.readahead", "variables.tmpdir" */
 	char *origin; /* "/usr/lib/tuned/x/tuned.conf:12" */

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "profile-internal.h"
+#include "object/profile-entry.h"
+#include "object/profile-item.h"
 #include "shared/dlopen.h"
 
 static char **strv_dup(const char *const *v)
@@ -103,28 +105,40 @@ PERFTUNE_EXPORT const char *perftune_profile_summary(struct perftune_profile *p)
 	return p ? p->summary : NULL;
 }
 
-static void profile_item(void *ud, size_t i, struct pt_item *item, char *note _unused_)
+/* @x as its public object: the note of a skipped item is why it is skipped */
+static int profile_item(struct perftune_profile_item_iter *it, const struct pt_pitem *x)
 {
-	const struct pt_pitem *x = &((struct perftune_profile *)ud)->items[i];
+	struct perftune_profile_item i = { .option = x->option,
+					   .value_as_written = x->raw,
+					   .key = x->key,
+					   .value = x->value,
+					   .location = x->origin,
+					   .flags = x->flags };
 
-	*item = (struct pt_item){ .name = x->option,
-				  .key = x->key,
-				  .value = x->value,
-				  .old = x->raw,
-				  .current = x->origin,
-				  .note = x->note,
-				  .flags = x->flags };
+	if (x->flags & PT_ITEM_SKIPPED)
+		i.skip_reason = x->note;
+	else
+		i.note = x->note;
+	return pt_profile_item_iter_add(it, &i);
 }
 
 static int profile_items_impl(struct perftune_profile *p, struct perftune_profile_item_iter **iterp)
 {
-	struct pt_iter *it;
+	struct perftune_profile_item_iter *it;
+	int r = 0;
 
 	if (!p || !iterp)
 		return -EINVAL;
-	if (pt_iter_collect(p->nitems, profile_item, p, &it) < 0)
+	it = pt_profile_item_iter_new();
+	if (!it)
 		return -ENOMEM;
-	*iterp = pt_profile_item_iter(it);
+	for (size_t i = 0; i < p->nitems && r >= 0; i++)
+		r = profile_item(it, &p->items[i]);
+	if (r < 0) {
+		perftune_profile_item_iter_free(it);
+		return r;
+	}
+	*iterp = it;
 	return 0;
 }
 
@@ -198,20 +212,21 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int list_add(struct perftune_ctx *ctx, struct pt_iter *it, const char *name, const char *path)
+static int list_add(struct perftune_ctx *ctx, struct perftune_profile_entry_iter *it,
+		    const char *name, const char *path)
 {
 	struct pt_pconf c;
 	struct pt_popt *o;
-	struct pt_item item = { .name = (char *)name, .key = (char *)path };
+	struct perftune_profile_entry e = { .name = name, .path = path };
 	int r = pt_ini_parse(ctx, path, path, false, &c);
 
 	if (r < 0) {
-		item.note = (char *)perftune_ctx_last_error(ctx);
-		return pt_iter_add(it, &item);
+		e.error = perftune_ctx_last_error(ctx);
+		return pt_profile_entry_iter_add(it, &e);
 	}
 	if ((o = pt_popt_find(c.main, c.nmain, "summary")))
-		item.value = o->value;
-	r = pt_iter_add(it, &item);
+		e.summary = o->value;
+	r = pt_profile_entry_iter_add(it, &e);
 	pt_pconf_free(&c);
 	return r;
 }
@@ -221,12 +236,12 @@ static int profile_list_impl(struct perftune_ctx *ctx, struct perftune_profile_e
 	_cleanup_(pt_strv_freep) char **dirs = pt_profile_path();
 	char **names = NULL;
 	size_t n = 0;
-	struct pt_iter *it;
+	struct perftune_profile_entry_iter *it;
 	int r = 0;
 
 	if (!ctx || !iterp)
 		return -EINVAL;
-	if (!dirs || !(it = pt_iter_new()))
+	if (!dirs || !(it = pt_profile_entry_iter_new()))
 		return -ENOMEM;
 	for (size_t i = 0; dirs[i] && r >= 0; i++) {
 		_cleanup_closedir_ DIR *d = opendir(dirs[i]);
@@ -270,10 +285,10 @@ static int profile_list_impl(struct perftune_ctx *ctx, struct perftune_profile_e
 		free(names[i]);
 	free(names);
 	if (r < 0) {
-		pt_iter_free(it);
+		perftune_profile_entry_iter_free(it);
 		return r;
 	}
-	*iterp = pt_profile_entry_iter(it);
+	*iterp = it;
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "why-internal.h"
 #include "profile/profile-internal.h"
+#include "object/check.h"
 
 static const char *const status_names[] = {
 	[PERFTUNE_CHECK_IN_FORCE] = "in force",		[PERFTUNE_CHECK_DIFFERS] = "differs",
@@ -26,7 +27,7 @@ PERFTUNE_EXPORT const char *perftune_check_status_name(int status)
 
 struct checks {
 	struct perftune_ctx *ctx;
-	struct pt_iter *it;
+	struct perftune_check_iter *it;
 	const char *origin;
 	int not_in_force;
 	struct pt_why *why; /* the sources, read once for all the checks of the call */
@@ -43,17 +44,17 @@ static int sources(struct checks *c, const struct pt_tunable *t, const char *cur
 static int add(struct checks *c, const char *key, const char *want, const char *cur, int status,
 	       const char *reason)
 {
-	struct pt_item item = { .name = (char *)c->origin,
-				.key = (char *)key,
-				.value = (char *)want,
-				.current = (char *)cur,
-				.note = (char *)reason,
-				.pid = status };
+	struct perftune_check check = { .key = key,
+					.expected = want,
+					.current = cur,
+					.reason = reason,
+					.origin = c->origin,
+					.status = status };
 
 	if (status == PERFTUNE_CHECK_DIFFERS || status == PERFTUNE_CHECK_CLAMPED ||
 	    status == PERFTUNE_CHECK_NEEDS_REBOOT)
 		c->not_in_force++;
-	return pt_iter_add(c->it, &item);
+	return pt_check_iter_add(c->it, &check);
 }
 
 /* "set by sysctl.d /etc/sysctl.d/99-x.conf:3": the last source that sets the value now */
@@ -188,7 +189,7 @@ static int begin(struct checks *c, struct perftune_ctx *ctx, struct perftune_che
 	*iterp = NULL;
 	pt_err_clear(ctx);
 	c->ctx = ctx;
-	c->it = pt_iter_new();
+	c->it = pt_check_iter_new();
 	return c->it ? 0 : -ENOMEM;
 }
 
@@ -197,10 +198,10 @@ static int end(struct checks *c, int r, struct perftune_check_iter **iterp)
 	pt_why_free(c->why);
 	c->why = NULL;
 	if (r < 0) {
-		pt_iter_free(c->it);
+		perftune_check_iter_free(c->it);
 		return r;
 	}
-	*iterp = pt_check_iter(c->it);
+	*iterp = c->it;
 	return c->not_in_force;
 }
 

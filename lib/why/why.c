@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "why-internal.h"
+#include "object/source.h"
 
 struct pt_why {
 	struct perftune_ctx *ctx;
@@ -265,17 +266,17 @@ int pt_why_tunable(struct pt_why *w, const struct pt_tunable *t, const char *val
 
 /* ---- the API ---- */
 
-static void source_item(void *ud, size_t i, struct pt_item *item, char *note _unused_)
+static int source_item(struct perftune_source_iter *it, const struct pt_src *s)
 {
-	const struct pt_src *s = &((const struct pt_srcs *)ud)->s[i];
+	struct perftune_source o = { .kind = pt_src_kind_name(s->kind),
+				     .key = s->key,
+				     .location = s->where,
+				     .value = s->value,
+				     .note = s->note,
+				     .flags = s->flags,
+				     .pid = s->pid };
 
-	*item = (struct pt_item){ .name = (char *)pt_src_kind_name(s->kind),
-				  .key = (char *)s->key,
-				  .current = s->where,
-				  .value = s->value[0] ? s->value : NULL,
-				  .note = s->note,
-				  .flags = s->flags,
-				  .pid = s->pid };
+	return pt_source_iter_add(it, &o);
 }
 
 /* the sources of each of @keys (@n of them) compared with @values[i] (NULL: the value now) */
@@ -285,7 +286,7 @@ static int why_impl(struct perftune_ctx *ctx, const char *const *keys, const cha
 	struct pt_tunable **t = calloc(n + 1, sizeof(*t));
 	struct pt_why *w = pt_why_new(ctx);
 	struct pt_srcs v = { 0 };
-	struct pt_iter *it = NULL;
+	struct perftune_source_iter *it = NULL;
 	const char *key = n ? keys[0] : "";
 	int r = t && w ? 0 : -ENOMEM;
 
@@ -295,18 +296,22 @@ static int why_impl(struct perftune_ctx *ctx, const char *const *keys, const cha
 		for (int k = 0; k < nt && r >= 0; k++)
 			r = pt_why_tunable(w, &t[i][k], values ? values[i] : NULL, &v);
 	}
-	if (r >= 0)
-		r = pt_iter_collect(v.n, source_item, &v, &it);
+	if (r >= 0 && !(it = pt_source_iter_new()))
+		r = -ENOMEM;
+	for (size_t i = 0; i < v.n && r >= 0; i++)
+		r = source_item(it, &v.s[i]);
 	if (r >= 0)
 		r = (int)v.n;
 	pt_srcs_free(&v);
 	pt_why_free(w);
+	if (r < 0)
+		perftune_source_iter_free(it);
 	for (size_t i = 0; t && i < n; i++)
 		free(t[i]);
 	free(t);
 	if (r < 0)
 		return r == -ENOMEM ? pt_err(ctx, r, "%s: out of memory", key) : r;
-	*iterp = pt_source_iter(it);
+	*iterp = it;
 	return r;
 }
 

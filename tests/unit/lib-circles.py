@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 
-SUBDIRS = ("family", "profile", "export", "shared", "why")
+SUBDIRS = ("family", "profile", "export", "shared", "why", "object")
 
 
 def source_name(obj):

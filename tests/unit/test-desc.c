@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The public objects (lib/desc.c) through their accessors on the fake
+ * The public objects (lib/object/) through their accessors on the fake
  * machine: a description, a tunable, a change, a status entry, a profile
  * item and entry, and what each accessor gives for NULL and for a field the
  * object does not have.
