@@ -35,10 +35,10 @@ struct child_run {
 	const char *exe;
 	char **argv;
 	int outfd, errfd, sigfd;
-	sigset_t mask;		  /* the signal mask it gets */
-	int sig;		  /* the signal that came, or 0 */
-	int status;		  /* of waitpid() */
-	double wall, user, sys;	  /* seconds */
+	sigset_t mask;		/* the signal mask it gets */
+	int sig;		/* the signal that came, or 0 */
+	int status;		/* of waitpid() */
+	double wall, user, sys; /* seconds */
 };
 /* Run it; 0 (see r->sig, r->status), or -errno of fork() or wait4(). */
 int child_run(struct child_run *r);

@@ -76,14 +76,15 @@ static void plot_ci(struct pt_buf *b, struct perftune_experiment *e)
 	snprintf(label, sizeof(label), "change of the median %+.1f%%, 95%% CI %+.1f%% .. %+.1f%%",
 		 perftune_experiment_change_pct(e), lo, hi);
 	/* whiskerbars before lc: gnuplot 5.4 takes no style option after the colour */
-	pt_buf_puts(b, "EOD\nplot $box using 1:2:3:4:5 with candlesticks whiskerbars 0.5 lc rgb "
-		       "'#4477aa' title 'quartiles, min-max', \\\n"
-		       "  $box using 1:6:6:6:6 with candlesticks lc rgb '#222222' lw 2 notitle, \\\n"
-		       "  $pts index 0 using 1:2 with points pt 7 ps 0.8 lc rgb '#4477aa' "
-		       "title 'baseline samples', \\\n"
-		       "  $pts index 1 using 1:2 with points pt 7 ps 0.8 lc rgb '#ee6677' "
-		       "title 'tuned samples', \\\n"
-		       "  $ci using 1:2:3:4 with yerrorbars pt 5 ps 1 lw 2 lc rgb '#228833' title ");
+	pt_buf_puts(b,
+		    "EOD\nplot $box using 1:2:3:4:5 with candlesticks whiskerbars 0.5 lc rgb "
+		    "'#4477aa' title 'quartiles, min-max', \\\n"
+		    "  $box using 1:6:6:6:6 with candlesticks lc rgb '#222222' lw 2 notitle, \\\n"
+		    "  $pts index 0 using 1:2 with points pt 7 ps 0.8 lc rgb '#4477aa' "
+		    "title 'baseline samples', \\\n"
+		    "  $pts index 1 using 1:2 with points pt 7 ps 0.8 lc rgb '#ee6677' "
+		    "title 'tuned samples', \\\n"
+		    "  $ci using 1:2:3:4 with yerrorbars pt 5 ps 1 lw 2 lc rgb '#228833' title ");
 	gp_str(b, label);
 	pt_buf_puts(b, "\n");
 }
