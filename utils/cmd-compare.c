@@ -186,10 +186,15 @@ static int check_change(struct compare *c, bool *noop)
 	}
 	if (r >= 0 && c->random_order)
 		r = perftune_experiment_set_order(c->exp, PERFTUNE_ORDER_RANDOM);
-	if (r >= 0 && !(r = perftune_experiment_set_rounds(c->exp, c->rounds)) &&
-	    !(r = perftune_experiment_set_warmup(c->exp, c->warmup)) &&
-	    !(r = perftune_experiment_set_seed(c->exp, c->seed)) &&
-	    !(r = perftune_experiment_set_higher_is_better(c->exp, c->higher)))
+	if (r >= 0)
+		r = perftune_experiment_set_rounds(c->exp, c->rounds);
+	if (r >= 0)
+		r = perftune_experiment_set_warmup(c->exp, c->warmup);
+	if (r >= 0)
+		r = perftune_experiment_set_seed(c->exp, c->seed);
+	if (r >= 0)
+		r = perftune_experiment_set_higher_is_better(c->exp, c->higher);
+	if (r >= 0)
 		r = perftune_experiment_check(c->exp, &tx);
 	if (r < 0) {
 		lib_error(c->ctx, r, or_str(c->profile, "change"));
@@ -276,28 +281,37 @@ static int read_metric(struct compare *c, int fd, double *v, char *why, size_t s
 static int measure(struct perftune_run *run, void *ud, double *value)
 {
 	struct compare *c = ud;
-	int status, r = 0;
+	int status, r;
 	char why[200];
 
 	snprintf(c->label, sizeof(c->label), "%s", perftune_run_label(run));
 	c->index = perftune_run_index(run);
 	progress(c, run);
-	if (take_signals(&c->run, 0))
-		return perftune_experiment_abort(c->exp), -EINTR;
+	if (take_signals(&c->run, 0)) {
+		perftune_experiment_abort(c->exp);
+		return -EINTR;
+	}
 	dprintf(c->run.errfd, "=== %s ===\n", c->label);
 	c->run.outfd = c->run.errfd;
-	if (c->m && (c->run.outfd = memfd_create("perftune-compare-stdout", MFD_CLOEXEC)) < 0)
+	if (c->m)
+		c->run.outfd = memfd_create("perftune-compare-stdout", MFD_CLOEXEC);
+	if (c->run.outfd < 0) {
 		snprintf(c->why, sizeof(c->why), "memfd_create: %s", strerror(errno));
-	if (c->run.outfd >= 0 && (r = child_run(&c->run)) < 0)
+		return -EIO;
+	}
+	r = child_run(&c->run);
+	if (r < 0)
 		snprintf(c->why, sizeof(c->why), "fork: %s", strerror(-r));
 	*value = c->run.wall;
 	status = c->run.status;
-	if (!r && c->m && !c->run.sig) /* into the log whatever CMD's exit */
+	if (r == 0 && c->m && !c->run.sig) /* into the log whatever CMD's exit */
 		r = read_metric(c, c->run.outfd, value, why, sizeof(why));
-	if (c->m && c->run.outfd >= 0)
+	if (c->m)
 		close(c->run.outfd);
-	if (c->run.sig)
-		return perftune_experiment_abort(c->exp), -EIO;
+	if (c->run.sig) {
+		perftune_experiment_abort(c->exp);
+		return -EIO;
+	}
 	if (c->why[0])
 		return -EIO;
 	if (WIFEXITED(status) && WEXITSTATUS(status))
@@ -312,8 +326,9 @@ static int measure(struct perftune_run *run, void *ud, double *value)
 		return -EIO;
 	if (perftune_run_round(run)) {
 		enum perftune_state s = perftune_run_state(run);
-		double *t = c->s[s][c->n[s]++];
-		t[0] = c->run.wall, t[1] = c->run.user, t[2] = c->run.sys;
+		c->s[s][c->n[s]][0] = c->run.wall;
+		c->s[s][c->n[s]][1] = c->run.user;
+		c->s[s][c->n[s]++][2] = c->run.sys;
 	}
 	return 0;
 }

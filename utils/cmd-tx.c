@@ -207,34 +207,11 @@ static int status_prometheus(struct perftune_ctx *ctx, const char *output)
 	return r;
 }
 
-enum { STATUS_TEXT, STATUS_JSON, STATUS_PROMETHEUS };
-
-static int status_format(const struct cmd *c, const struct cmd_opt *e, const char *arg)
-{
-	static const char *const names[] = { "text", "json", "prometheus" };
-	int *format = e->dest;
-
-	for (int i = 0; i < 3; i++)
-		if (!strcmp(arg, names[i]))
-			*format = i;
-	if (strcmp(arg, names[*format]))
-		return usage_error(c, "--format must be text, json or prometheus");
-	return 0;
-}
-
-static int status_json_opt(const struct cmd *c, const struct cmd_opt *e, const char *arg)
-{
-	(void)c;
-	(void)arg;
-	*(int *)e->dest = STATUS_JSON;
-	return 0;
-}
-
 static int parse_status(int argc, char **argv, int *format, const char **output)
 {
 	const struct cmd_opt opts[] = {
-		{ "json", 0, OPT_CALL0, format, 0, status_json_opt },
-		{ "format", 0, OPT_CALL, format, 0, status_format },
+		{ "json", 0, OPT_CALL0, format, 0, opt_format },
+		{ "format", 0, OPT_CALL, format, 0, opt_format },
 		OPT("output", 'o', OPT_STR, output),
 		{ 0 },
 	};
@@ -244,7 +221,7 @@ static int parse_status(int argc, char **argv, int *format, const char **output)
 		return EXIT_USAGE;
 	if (i < argc)
 		return usage_error(&cmd_status, "status takes no operands");
-	if (*output && *format != STATUS_PROMETHEUS)
+	if (*output && *format != FORMAT_PROMETHEUS)
 		return usage_error(&cmd_status, "-o FILE needs --format prometheus");
 	return 0;
 }
@@ -285,16 +262,16 @@ static int run_status(struct perftune_ctx *ctx, int argc, char **argv)
 	const struct perftune_status_entry *e;
 	const char *last = NULL, *output = NULL;
 	char lastbuf[128] = "";
-	int format = STATUS_TEXT, r = parse_status(argc, argv, &format, &output);
+	int format = FORMAT_TEXT, r = parse_status(argc, argv, &format, &output);
 
 	if (r)
 		return r;
-	if (format == STATUS_PROMETHEUS)
+	if (format == FORMAT_PROMETHEUS)
 		return status_prometheus(ctx, output);
 	r = perftune_status(ctx, &it);
 	if (r < 0)
 		return lib_error(ctx, r, "status");
-	if (format == STATUS_JSON) {
+	if (format == FORMAT_JSON) {
 		status_json(it);
 		perftune_status_iter_free(it);
 		return 0;

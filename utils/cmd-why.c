@@ -341,34 +341,15 @@ static int verify_prometheus(struct perftune_ctx *ctx, struct perftune_check_ite
 	return r;
 }
 
-enum { VERIFY_TEXT, VERIFY_JSON, VERIFY_PROMETHEUS };
-
-static int verify_format(const struct cmd *c, const struct cmd_opt *e, const char *arg)
-{
-	static const char *const names[] = { "text", "json", "prometheus" };
-	int *format = e->dest;
-
-	if (e->kind == OPT_CALL0) { /* --json */
-		*format = VERIFY_JSON;
-		return 0;
-	}
-	for (int i = 0; i < 3; i++)
-		if (!strcmp(arg, names[i]))
-			*format = i;
-	if (strcmp(arg, names[*format]))
-		return usage_error(c, "--format must be text, json or prometheus");
-	return 0;
-}
-
 static int run_verify(struct perftune_ctx *ctx, int argc, char **argv)
 {
 	struct cmd_vars vars = { 0 };
 	const char *output = NULL, *what;
-	int format = VERIFY_TEXT;
+	int format = FORMAT_TEXT;
 	const struct cmd_opt opts[] = {
-		{ "json", 0, OPT_CALL0, &format, 0, verify_format },
+		{ "json", 0, OPT_CALL0, &format, 0, opt_format },
 		OPT("var", 'v', OPT_VAR, &vars),
-		{ "format", 0, OPT_CALL, &format, 0, verify_format },
+		{ "format", 0, OPT_CALL, &format, 0, opt_format },
 		OPT("output", 'o', OPT_STR, &output),
 		{ 0 },
 	};
@@ -378,7 +359,7 @@ static int run_verify(struct perftune_ctx *ctx, int argc, char **argv)
 
 	if (i < 0)
 		return EXIT_USAGE;
-	if (output && format != VERIFY_PROMETHEUS)
+	if (output && format != FORMAT_PROMETHEUS)
 		return usage_error(&cmd_verify, "-o FILE needs --format prometheus");
 	if (i >= argc)
 		return usage_error(&cmd_verify, "verify needs a PROFILE, a NAME or KEY=VALUE...");
@@ -400,9 +381,9 @@ static int run_verify(struct perftune_ctx *ctx, int argc, char **argv)
 		return usage_error(&cmd_verify, "%s", perftune_ctx_last_error(ctx));
 	if (r < 0)
 		return lib_error(ctx, r, argv[i]);
-	if (format == VERIFY_PROMETHEUS)
+	if (format == FORMAT_PROMETHEUS)
 		r = verify_prometheus(ctx, it, what, output);
-	else if (format == VERIFY_JSON)
+	else if (format == FORMAT_JSON)
 		verify_json(what, it, counts, r);
 	else
 		verify_text(it, counts);

@@ -325,6 +325,23 @@ int cmd_parse(const struct cmd *c, int argc, char **argv, const struct cmd_opt *
 	return optind;
 }
 
+int opt_format(const struct cmd *c, const struct cmd_opt *e, const char *arg)
+{
+	static const char *const names[] = { "text", "json", "prometheus" };
+	int *format = e->dest;
+
+	if (e->kind == OPT_CALL0) { /* --json */
+		*format = FORMAT_JSON;
+		return 0;
+	}
+	for (int i = FORMAT_TEXT; i <= FORMAT_PROMETHEUS; i++)
+		if (!strcmp(arg, names[i]))
+			*format = i;
+	if (strcmp(arg, names[*format]))
+		return usage_error(c, "--format must be text, json or prometheus");
+	return 0;
+}
+
 int parse_simple(const struct cmd *c, int argc, char **argv, bool *json)
 {
 	const struct cmd_opt opts[] = { OPT("json", 'j', OPT_BOOL, json), { 0 } };

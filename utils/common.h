@@ -174,6 +174,10 @@ int cmd_parse(const struct cmd *c, int argc, char **argv, const struct cmd_opt *
  * own ("net[driver=ixgbe].txqueuelen=1", "net[v\=1].txqueuelen=1"); NULL if none */
 char *setting_eq(const char *kv);
 
+/* status and verify: --json, --format text|json|prometheus (int *e->dest) */
+enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_PROMETHEUS };
+int opt_format(const struct cmd *c, const struct cmd_opt *e, const char *arg);
+
 /* Parse "--json" and "--help"-only option lists; returns the index of the first
  * operand, or -1 after printing the usage error */
 int parse_simple(const struct cmd *c, int argc, char **argv, bool *json);
