@@ -5,6 +5,17 @@
 #include <string.h>
 #include "common.h"
 
+/* -v as the other commands take it, with export's own message, as it always was */
+static int export_var(const struct cmd *c, const struct cmd_opt *e, const char *arg)
+{
+	struct cmd_vars *vars = e->dest;
+
+	if (vars->n == MAX_VARS || !strchr(arg, '='))
+		return usage_error(c, "-v takes VAR=VALUE");
+	vars->v[vars->n++] = arg;
+	return 0;
+}
+
 static int run_export(struct perftune_ctx *ctx, int argc, char **argv)
 {
 	struct cmd_vars vars = { 0 };
@@ -15,7 +26,7 @@ static int run_export(struct perftune_ctx *ctx, int argc, char **argv)
 		OPT("output", 'o', OPT_STR, &output),
 		OPT("profile", 0, OPT_BOOL, &profile),
 		OPT("transaction", 0, OPT_BOOL, &transaction),
-		OPT("var", 'v', OPT_VAR, &vars),
+		{ "var", 'v', OPT_CALL, &vars, 0, export_var },
 		{ 0 },
 	};
 	int i = cmd_parse(&cmd_export, argc, argv, opts, ""), r = -ENOENT;
