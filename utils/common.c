@@ -184,13 +184,13 @@ void json_str(struct json *j, const char *s)
 		fputs("null", j->f);
 }
 
-void json_bool(struct json *j, bool v)
+static void json_bool(struct json *j, bool v)
 {
 	json_sep(j);
 	fputs(v ? "true" : "false", j->f);
 }
 
-void json_int(struct json *j, long long v)
+static void json_int(struct json *j, long long v)
 {
 	json_sep(j);
 	fprintf(j->f, "%lld", v);
@@ -647,13 +647,6 @@ static int write_file(const char *path, const char *text, char *why, size_t size
 		r = out_file_commit(&o, why, size);
 	out_file_close(&o);
 	return r;
-}
-
-int write_file_atomic(const char *path, const char *text)
-{
-	char why[256];
-
-	return write_file(path, text, why, sizeof(why));
 }
 
 int write_output(const char *output, const char *text)

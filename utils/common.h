@@ -79,10 +79,6 @@ void out_file_close(struct out_file *o);
 /* 0644 less the umask: the mode open(2) would give a new file of ours */
 mode_t out_file_mode(void);
 
-/* Write @text to @path as an out_file (renamed over it when complete: a reader,
- * node_exporter's textfile collector, never sees half of it), mode 0644.
- * 0 or -errno. */
-int write_file_atomic(const char *path, const char *text);
 /* @text on stdout, or with @output (not "-") to that file through an
  * out_file; 0, or EXIT_FAIL with the message naming the file and the reason. */
 int write_output(const char *output, const char *text);
@@ -121,9 +117,7 @@ void json_close(struct json *j);
 void json_key(struct json *j, const char *key);
 void json_break(struct json *j, int indent);
 void json_str(struct json *j, const char *s); /* escaped; null for NULL */
-void json_bool(struct json *j, bool v);
-void json_int(struct json *j, long long v);
-void json_num(struct json *j, double v); /* %.10g; null if not finite */
+void json_num(struct json *j, double v);      /* %.10g; null if not finite */
 void json_kv(struct json *j, const char *key, const char *value);
 void json_kb(struct json *j, const char *key, bool value);
 void json_ki(struct json *j, const char *key, long long value);
