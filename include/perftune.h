@@ -1012,6 +1012,67 @@ const char *perftune_verdict_name(enum perftune_verdict verdict);
  */
 int perftune_median(const double *values, size_t n, double *median);
 
+/* ---- Metrics and plots (LIBPERFTUNE_5) ------------------------------------
+ * What perftune compare --metric and --plot need that is not the program's
+ * business: the number a command's output reports, and the picture's gnuplot
+ * script.  The library runs no program: the caller runs the command and feeds
+ * its output, and runs gnuplot on the script if it wants the picture.
+ */
+
+/** The number a program's output reports (perftune_metric_new()). */
+struct perftune_metric;
+
+/**
+ * perftune_metric_new() - read a measure from a program's output: the number
+ * that @regex's (POSIX extended) one capture group finds in the last line of
+ * the output where @regex matches, its last match there ("time: ([0-9.]+)").
+ * The output is fed in chunks of any size; time is linear in it and memory
+ * bounded (a line longer than 1 MiB is matched in windows).  One object
+ * reads any number of outputs, one after the other.
+ * Return: 0, -EINVAL (@regex does not compile, or has not exactly one capture
+ *         group: the message names it), -ENOMEM.
+ */
+int perftune_metric_new(struct perftune_ctx *ctx, const char *regex,
+			struct perftune_metric **metricp);
+/** perftune_metric_feed() - the next @size bytes of the output (NUL bytes are characters). */
+void perftune_metric_feed(struct perftune_metric *metric, const void *data, size_t size);
+/**
+ * perftune_metric_end() - the output has ended: its number in @value; @metric
+ * is then ready for the next output.
+ * Return: 0, -ENOENT (@regex matched nothing), -ENODATA (its group captured
+ *         nothing in the last line it matched), -EINVAL (it captured text that
+ *         is not a finite number); the message names the regex.
+ */
+int perftune_metric_end(struct perftune_metric *metric, double *value);
+/** perftune_metric_free() - accepts NULL. */
+void perftune_metric_free(struct perftune_metric *metric);
+
+/** Flags of perftune_experiment_plot(). */
+enum {
+	PERFTUNE_PLOT_PNG = 1 << 0, /* a PNG picture (gnuplot's pngcairo), else SVG */
+};
+
+/**
+ * perftune_experiment_plot() - a gnuplot script that draws @exp's results:
+ * both states' quartiles, min-max and every sample, and the 95% CI of the
+ * change.  It sets no output: run gnuplot with the script on its standard
+ * input, the picture comes on its standard output.
+ * @title: the picture's title, the verdict added ("perftune compare: CMD");
+ * @ylabel: what was measured ("wall time (s)"), ", lower is better" added.
+ * @script: receives a malloc'd string; free() it.
+ * Return: 0, -EINVAL (@exp has no results: perftune_experiment_run() did not
+ *         complete; unknown @flags), -ENOMEM.
+ */
+int perftune_experiment_plot(struct perftune_experiment *exp, const char *title, const char *ylabel,
+			     unsigned flags, char **script);
+
+/**
+ * perftune_profile_default_path() - the profile search path used when
+ * $PERFTUNE_PROFILE_PATH is unset or empty, as that variable writes it:
+ * directories separated by ':', the first one searched first.
+ */
+const char *perftune_profile_default_path(void);
+
 #ifdef __cplusplus
 }
 #endif

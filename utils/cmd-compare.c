@@ -1,112 +1,95 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* perftune compare: does a change help this machine's workload?  Options,
- * validation (all before anything is changed) and the report.  The experiment
- * and its statistics are the library's (perftune_experiment_*), its measure
- * (CMD forked per run) compare-run.c, the plot compare-plot.c. */
+/* perftune compare: does a change help this machine's workload?  The experiment
+ * (rounds, the change held around each tuned run), its statistics, --metric's
+ * number and the plot's script are the library's (lib/experiment/); here: the
+ * options, CMD forked once per run (the measure), the signals, the report.
+ * SIGINT/SIGTERM/SIGHUP come through a signalfd, end CMD (TERM, then KILL)
+ * and abort the experiment, which gives the change back; CMD gets SIGKILL if
+ * perftune dies (PDEATHSIG), and the journal covers the change then. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
-#include "compare.h"
+#include "common.h"
+#include "spawn.h"
 
-static int parse_uint(const char *opt, const char *s, unsigned min, unsigned *out)
+struct compare {
+	unsigned rounds, warmup, seed, index;
+	bool random_order, higher, json, progress;
+	const char *metric, *plot, *log, *profile, *name;
+	struct cmd_vars vars;
+	int nkeys;
+	char **keys, *gnuplot, txname[80], why[300], label[64];
+	struct child_run run; /* CMD, its log (stderr), the signals */
+	struct perftune_ctx *ctx;
+	struct perftune_profile *prof;
+	struct perftune_experiment *exp;
+	struct perftune_metric *m;
+	double (*s[2])[3]; /* each measured run's wall, user and sys seconds, per state */
+	size_t n[2];
+	double started;
+};
+
+/* --rounds, --warmup, --seed: a number from e->bit to 100000 */
+static int opt_uint(const struct cmd *c, const struct cmd_opt *e, const char *arg)
 {
 	char *end;
 	unsigned long v;
 
 	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (!*s || *end || errno || v > 100000 || v < min || *s == '-')
-		return usage_error(&cmd_compare, "%s '%s': give a number from %u to 100000", opt, s,
-				   min);
-	*out = (unsigned)v;
+	v = strtoul(arg, &end, 10);
+	if (!*arg || *end || errno || v > 100000 || v < e->bit || *arg == '-')
+		return usage_error(c, "--%s '%s': give a number from %u to 100000", e->name, arg,
+				   e->bit);
+	*(unsigned *)e->dest = (unsigned)v;
+	return 0;
+}
+
+static int opt_order(const struct cmd *c, const struct cmd_opt *e, const char *arg)
+{
+	if (strcmp(arg, "abba") && strcmp(arg, "random"))
+		return usage_error(c, "--order takes abba or random");
+	*(bool *)e->dest = !strcmp(arg, "random");
+	return 0;
+}
+
+/* a KEY=VALUE operand, in its place among the options */
+static int opt_key(const struct cmd *c, const struct cmd_opt *e, const char *arg)
+{
+	struct compare *cmp = e->dest;
+
+	(void)c;
+	cmp->keys[cmp->nkeys++] = (char *)arg;
 	return 0;
 }
 
 static int parse_opts(struct compare *c, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "rounds", required_argument, NULL, 'n' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "higher-is-better", no_argument, NULL, 'H' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "plot", required_argument, NULL, 'P' },
-		{ "var", required_argument, NULL, 'v' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "name", required_argument, NULL, 'N' },
-		{ "log", required_argument, NULL, 'l' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "order", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
+	const struct cmd_opt opts[] = {
+		{ "rounds", 'n', OPT_CALL, &c->rounds, 3, opt_uint },
+		{ "warmup", 0, OPT_CALL, &c->warmup, 0, opt_uint },
+		OPT("metric", 0, OPT_STR, &c->metric),
+		OPT("higher-is-better", 0, OPT_BOOL, &c->higher),
+		OPT("json", 0, OPT_BOOL, &c->json),
+		OPT("plot", 0, OPT_STR, &c->plot),
+		OPT("var", 'v', OPT_VAR, &c->vars),
+		OPT("profile", 0, OPT_STR, &c->profile),
+		OPT("name", 0, OPT_STR, &c->name),
+		OPT("log", 0, OPT_STR, &c->log),
+		{ "seed", 0, OPT_CALL, &c->seed, 0, opt_uint },
+		{ "order", 0, OPT_CALL, &c->random_order, 0, opt_order },
+		{ NULL, 1, OPT_CALL, c, 0, opt_key },
 		{ 0 },
 	};
-	unsigned seed;
-	int o, r = 0;
 
-	/* "-": options and KEY=VALUE operands in any order before "--" (as GNU
-	 * tools take them, whatever POSIXLY_CORRECT says), each operand returned
-	 * as 1 in its place; optind 0 makes glibc read that "-" (with 1 it keeps
-	 * the ordering of the global options' parse) */
-	optind = 0;
-	while (r == 0 && (o = getopt_long(argc, argv, "-n:v:h", opts, NULL)) != -1) {
-		switch (o) {
-		case 1:
-			c->keys[c->nkeys++] = optarg;
-			break;
-		case 'n':
-			r = parse_uint("--rounds", optarg, 3, &c->rounds);
-			break;
-		case 'w':
-			r = parse_uint("--warmup", optarg, 0, &c->warmup);
-			break;
-		case 'm':
-			c->metric = optarg;
-			break;
-		case 'H':
-			c->higher = true;
-			break;
-		case 'j':
-			c->json = true;
-			break;
-		case 'P':
-			c->plot = optarg;
-			break;
-		case 'p':
-			c->profile = optarg;
-			break;
-		case 'N':
-			c->name = optarg;
-			break;
-		case 'l':
-			c->log = optarg;
-			break;
-		case 's':
-			r = parse_uint("--seed", optarg, 0, &seed);
-			c->seed = seed;
-			break;
-		case 'o':
-			if (strcmp(optarg, "abba") && strcmp(optarg, "random"))
-				return usage_error(&cmd_compare, "--order takes abba or random");
-			c->random_order = !strcmp(optarg, "random");
-			break;
-		case 'v':
-			if (c->nvars == COMPARE_MAX_VARS || !strchr(optarg, '='))
-				return usage_error(&cmd_compare, "-v takes VAR=VALUE (at most %d)",
-						   COMPARE_MAX_VARS);
-			c->vars[c->nvars++] = optarg;
-			break;
-		case 'h':
-			print_cmd_help(&cmd_compare, stdout);
-			exit(0);
-		default:
-			return usage_error(&cmd_compare, "bad option");
-		}
-	}
-	return r;
+	/* "-": options and KEY=VALUE operands in any order before "--" */
+	if (cmd_parse(&cmd_compare, argc, argv, opts, "-") < 0)
+		return EXIT_USAGE;
+	return 0;
 }
 
 /* a file to write, refused before anything runs: "--log FILE: it is a FIFO: ..." */
@@ -116,109 +99,105 @@ static int path_error(const char *opt, const char *path, const char *why)
 	return EXIT_FAIL;
 }
 
+/* --metric and --plot, checked before anything runs */
+static int check_outputs(struct compare *c)
+{
+	size_t len = 0;
+	char err[256];
+	int r;
+
+	if (c->metric && (r = perftune_metric_new(c->ctx, c->metric, &c->m)) < 0)
+		return usage_error(&cmd_compare, "--metric %s", perftune_ctx_last_error(c->ctx));
+	if (c->plot)
+		len = strlen(c->plot);
+	if (c->plot &&
+	    (len < 5 || (strcmp(c->plot + len - 4, ".svg") && strcmp(c->plot + len - 4, ".png"))))
+		return usage_error(&cmd_compare,
+				   "--plot '%s': the file name must end in .svg or .png", c->plot);
+	r = 0;
+	if (c->plot)
+		r = find_tool("gnuplot", "PERFTUNE_GNUPLOT", &c->gnuplot, err, sizeof(err));
+	if (r == -ENOENT)
+		return usage_error(&cmd_compare,
+				   "--plot needs gnuplot: apt-get install gnuplot-nox (or dnf "
+				   "install gnuplot)%s",
+				   err);
+	if (r < 0)
+		return usage_error(&cmd_compare, "--plot: %s", err);
+	if (out_file_check(c->log, err, sizeof(err)) < 0)
+		return path_error("--log", c->log, err);
+	if (c->plot && out_file_check(c->plot, err, sizeof(err)) < 0)
+		return path_error("--plot", c->plot, err);
+	return 0;
+}
+
 /* everything that can be checked without running anything */
 static int check_args(struct compare *c, int argc, char **argv, int dd)
 {
-	char err[256];
-	size_t len;
 	int r;
 
 	if (dd < 0)
 		return usage_error(&cmd_compare, "compare needs '--' before CMD");
 	if (dd + 1 >= argc || !*argv[dd + 1])
 		return usage_error(&cmd_compare, "compare needs a CMD after '--'");
-	c->cmd = argv + dd + 1;
-	if (!c->profile == !c->nkeys)
-		return usage_error(&cmd_compare, "give either --profile P or KEY=VALUE..., not %s",
-				   c->profile ? "both" : "neither");
-	if (c->nvars && !c->profile)
+	c->run.argv = argv + dd + 1;
+	if (c->profile && c->nkeys)
+		return usage_error(&cmd_compare,
+				   "give either --profile P or KEY=VALUE..., not both");
+	if (!c->profile && !c->nkeys)
+		return usage_error(&cmd_compare,
+				   "give either --profile P or KEY=VALUE..., not neither");
+	if (c->vars.n && !c->profile)
 		return usage_error(&cmd_compare, "-v VAR=VALUE needs --profile");
 	for (int i = 0; i < c->nkeys; i++)
 		if (!setting_eq(c->keys[i]) || c->keys[i][0] == '=')
 			return usage_error(&cmd_compare, "'%s' is not KEY=VALUE", c->keys[i]);
-	if (c->metric) {
-		r = regcomp(&c->re, c->metric, REG_EXTENDED | REG_NEWLINE);
-		if (r) {
-			regerror(r, &c->re, err, sizeof(err));
-			return usage_error(&cmd_compare, "--metric '%s': %s", c->metric, err);
-		}
-		c->have_re = true;
-		if (c->re.re_nsub != 1)
-			return usage_error(
-				&cmd_compare,
-				"--metric '%s' has %zu capture groups: it needs exactly one, "
-				"around the number, e.g. 'time: ([0-9.]+)'",
-				c->metric, c->re.re_nsub);
-	}
-	if (c->plot) {
-		len = strlen(c->plot);
-		if (len < 5 ||
-		    (strcmp(c->plot + len - 4, ".svg") && strcmp(c->plot + len - 4, ".png")))
-			return usage_error(&cmd_compare,
-					   "--plot '%s': the file name must end in .svg or .png",
-					   c->plot);
-		r = compare_find_gnuplot(c, err, sizeof(err));
-		if (r == -ENOENT)
-			return usage_error(&cmd_compare,
-					   "--plot needs gnuplot: apt-get install gnuplot-nox (or "
-					   "dnf install gnuplot)%s",
-					   err);
-		if (r < 0)
-			return usage_error(&cmd_compare, "--plot: %s", err);
-	}
-	if (out_file_check(c->log, err, sizeof(err)) < 0)
-		return path_error("--log", c->log, err);
-	if (c->plot && out_file_check(c->plot, err, sizeof(err)) < 0)
-		return path_error("--plot", c->plot, err);
-	c->exe = find_program(c->cmd[0], NULL);
-	if (!c->exe)
-		return usage_error(&cmd_compare, "CMD '%s': %s", c->cmd[0],
-				   strchr(c->cmd[0], '/') ? "no such executable file"
-							  : "command not found in PATH");
+	r = check_outputs(c);
+	if (r)
+		return r;
+	c->run.exe = find_program(c->run.argv[0], NULL);
+	if (!c->run.exe && strchr(c->run.argv[0], '/'))
+		return usage_error(&cmd_compare, "CMD '%s': no such executable file",
+				   c->run.argv[0]);
+	if (!c->run.exe)
+		return usage_error(&cmd_compare, "CMD '%s': command not found in PATH",
+				   c->run.argv[0]);
 	return 0;
 }
 
-/* the experiment, the profile loaded: 0, or -errno (the library's message) */
-static int setup(struct compare *c)
+/* the experiment, the profile loaded, the change validated as a dry run (as
+ * apply and set do) and shown: 0, or EXIT_FAIL; @noop: it changes nothing */
+static int check_change(struct compare *c, bool *noop)
 {
+	struct perftune_tx *tx = NULL;
+	struct perftune_change_iter *it;
+	const struct perftune_change *e;
 	int r = perftune_experiment_new(c->ctx, c->txname, &c->exp);
 
-	if (r >= 0 && c->profile) {
-		r = perftune_profile_load(c->ctx, c->profile, c->vars, &c->prof);
-		if (r >= 0)
-			r = perftune_experiment_set_profile(c->exp, c->prof);
-	}
+	if (r >= 0 && c->profile)
+		r = perftune_profile_load(c->ctx, c->profile, c->vars.v, &c->prof);
+	if (r >= 0 && c->profile)
+		r = perftune_experiment_set_profile(c->exp, c->prof);
 	for (int i = 0; r >= 0 && i < c->nkeys; i++) {
 		char *eq = setting_eq(c->keys[i]);
-		*eq = '\0'; /* KEY=VALUE split in place: the key is printed no more */
+		*eq = '\0'; /* KEY=VALUE split in place, for the call */
 		r = perftune_experiment_set(c->exp, c->keys[i], eq + 1);
 		*eq = '=';
 	}
+	if (r >= 0 && c->random_order)
+		r = perftune_experiment_set_order(c->exp, PERFTUNE_ORDER_RANDOM);
 	if (r >= 0)
 		r = perftune_experiment_set_rounds(c->exp, c->rounds);
 	if (r >= 0)
 		r = perftune_experiment_set_warmup(c->exp, c->warmup);
 	if (r >= 0)
 		r = perftune_experiment_set_seed(c->exp, c->seed);
-	if (r >= 0 && c->random_order)
-		r = perftune_experiment_set_order(c->exp, PERFTUNE_ORDER_RANDOM);
 	if (r >= 0)
 		r = perftune_experiment_set_higher_is_better(c->exp, c->higher);
-	return r;
-}
-
-/* validate the change as a dry run, exactly as apply/set do, and show it */
-static int check_change(struct compare *c, bool *noop)
-{
-	struct perftune_tx *tx = NULL;
-	struct perftune_change_iter *it;
-	const struct perftune_change *e;
-	int r = setup(c);
-
 	if (r >= 0)
 		r = perftune_experiment_check(c->exp, &tx);
 	if (r < 0) {
-		lib_error(c->ctx, r, c->profile ? c->profile : "change");
+		lib_error(c->ctx, r, or_str(c->profile, "change"));
 		fprintf(stderr, "%s: nothing was changed\n", program);
 		return EXIT_FAIL;
 	}
@@ -227,11 +206,11 @@ static int check_change(struct compare *c, bool *noop)
 		printf("change (transaction '%s', applied for each tuned run only):\n", c->txname);
 	if (perftune_tx_changes(tx, &it) >= 0) {
 		while ((e = perftune_change_iter_next(it))) {
-			const char *old = perftune_change_old_value(e);
 			if (!(perftune_change_flags(e) & PERFTUNE_CHANGE_UNCHANGED))
 				*noop = false;
 			if (!c->json)
-				printf("  %s: %s -> %s\n", perftune_change_key(e), old ? old : "?",
+				printf("  %s: %s -> %s\n", perftune_change_key(e),
+				       or_str(perftune_change_old_value(e), "?"),
 				       perftune_change_new_value(e));
 		}
 		perftune_change_iter_free(it);
@@ -240,103 +219,214 @@ static int check_change(struct compare *c, bool *noop)
 	return 0;
 }
 
-static void json_num(FILE *f, double v)
+static void progress(struct compare *c, const struct perftune_run *run)
 {
-	if (isfinite(v))
-		fprintf(f, "%.10g", v);
+	unsigned done = perftune_run_index(run), total = perftune_run_total(run);
+	char what[64], when[32] = "ETA ...";
+	long eta;
+
+	if (!c->progress)
+		return;
+	if (perftune_run_round(run))
+		snprintf(what, sizeof(what), "round %u/%u", perftune_run_round(run), c->rounds);
 	else
-		fputs("null", f);
+		snprintf(what, sizeof(what), "warmup %u/%u", perftune_run_warmup(run), c->warmup);
+	if (done) {
+		eta = lround((now_s() - c->started) / done * (total - done));
+		snprintf(when, sizeof(when), "ETA %ld:%02ld", eta / 60, eta % 60);
+	}
+	fprintf(stderr, "\r\033[K%s, %s", what, when);
 }
 
-static double sample_field(const struct run_sample *r, int k)
-{
-	switch (k) {
-	case 0:
-		return r->value;
-	case 1:
-		return r->wall;
-	case 2:
-		return r->user;
-	default:
-		return r->sys;
-	}
-}
+#define CHUNK (1024 * 1024)
 
-static void json_state(struct compare *c, enum perftune_state s)
+/* CMD's stdout (a memfd) appended to the log and read for the metric a chunk
+ * at a time: 0 with the number in @v, or -1 with the reason in @why */
+static int read_metric(struct compare *c, int fd, double *v, char *why, size_t size)
 {
-	static const char *const arr[] = { "samples", "wall_s", "user_s", "sys_s" };
-	struct perftune_experiment *e = c->exp;
-	const struct {
-		const char *name;
-		double v;
-	} f[] = { { "median", perftune_experiment_median(e, s) },
-		  { "q1", perftune_experiment_q1(e, s) },
-		  { "q3", perftune_experiment_q3(e, s) },
-		  { "iqr", perftune_experiment_iqr(e, s) },
-		  { "mean", perftune_experiment_mean(e, s) },
-		  { "cv", perftune_experiment_cv(e, s) } };
+	char *buf = malloc(CHUNK);
+	bool logged = true;
+	off_t off = 0;
+	ssize_t n = -1;
+	int r;
 
-	printf("  \"%s\": {\"n\": %zu", perftune_state_name(s), c->n[s]);
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-		printf(", \"%s\": ", f[i].name);
-		json_num(stdout, f[i].v);
-	}
-	for (int k = 0; k < 4; k++) {
-		printf(",\n    \"%s\": [", arr[k]);
-		for (size_t i = 0; i < c->n[s]; i++) {
-			if (i)
-				fputs(", ", stdout);
-			json_num(stdout, sample_field(&c->s[s][i], k));
+	errno = ENOMEM;
+	while (buf && (n = pread(fd, buf, CHUNK, off)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		off += n;
+		if (logged && write(c->run.errfd, buf, (size_t)n) != n) {
+			fprintf(stderr, "%s: warning: cannot write the log %s: %s\n", program,
+				c->log, strerror(errno));
+			logged = false;
 		}
-		putchar(']');
+		perftune_metric_feed(c->m, buf, (size_t)n);
 	}
-	fputs("},\n", stdout);
+	free(buf);
+	if (n) {
+		snprintf(why, size, "cannot read CMD's output: %s", strerror(errno));
+		perftune_metric_end(c->m, v); /* ready for the next output all the same */
+		return -1;
+	}
+	r = perftune_metric_end(c->m, v);
+	if (r < 0)
+		snprintf(why, size, "--metric %s%s", perftune_ctx_last_error(c->ctx),
+			 r == -EINVAL ? "" : " in CMD's output");
+	return r;
+}
+
+/* CMD once, in the state the library has set up: the experiment's measure */
+static int measure(struct perftune_run *run, void *ud, double *value)
+{
+	struct compare *c = ud;
+	int status, r;
+	char why[200];
+
+	snprintf(c->label, sizeof(c->label), "%s", perftune_run_label(run));
+	c->index = perftune_run_index(run);
+	progress(c, run);
+	if (take_signals(&c->run, 0)) {
+		perftune_experiment_abort(c->exp);
+		return -EINTR;
+	}
+	dprintf(c->run.errfd, "=== %s ===\n", c->label);
+	c->run.outfd = c->run.errfd;
+	if (c->m)
+		c->run.outfd = memfd_create("perftune-compare-stdout", MFD_CLOEXEC);
+	if (c->run.outfd < 0) {
+		snprintf(c->why, sizeof(c->why), "memfd_create: %s", strerror(errno));
+		return -EIO;
+	}
+	r = child_run(&c->run);
+	if (r < 0)
+		snprintf(c->why, sizeof(c->why), "fork: %s", strerror(-r));
+	*value = c->run.wall;
+	status = c->run.status;
+	if (r == 0 && c->m && !c->run.sig) /* into the log whatever CMD's exit */
+		r = read_metric(c, c->run.outfd, value, why, sizeof(why));
+	if (c->m)
+		close(c->run.outfd);
+	if (c->run.sig) {
+		perftune_experiment_abort(c->exp);
+		return -EIO;
+	}
+	if (c->why[0])
+		return -EIO;
+	if (WIFEXITED(status) && WEXITSTATUS(status))
+		snprintf(c->why, sizeof(c->why), "CMD failed in %s: exit status %d", c->label,
+			 WEXITSTATUS(status));
+	else if (!WIFEXITED(status))
+		snprintf(c->why, sizeof(c->why), "CMD failed in %s: killed by signal %d", c->label,
+			 WTERMSIG(status));
+	else if (r < 0)
+		snprintf(c->why, sizeof(c->why), "%s of %s", why, c->label);
+	if (c->why[0])
+		return -EIO;
+	if (perftune_run_round(run)) {
+		enum perftune_state s = perftune_run_state(run);
+		c->s[s][c->n[s]][0] = c->run.wall;
+		c->s[s][c->n[s]][1] = c->run.user;
+		c->s[s][c->n[s]++][2] = c->run.sys;
+	}
+	return 0;
+}
+
+/* why the experiment stopped, on stderr; EXIT_FAIL */
+static int stop(struct compare *c, int r)
+{
+	const char *what = "aborted";
+
+	if (c->progress)
+		fputs("\r\033[K", stderr);
+	if (r != -ECANCELED)
+		what = perftune_ctx_last_error(c->ctx);
+	if (c->run.sig)
+		fprintf(stderr, "%s: interrupted by signal %d in %s; the machine is restored\n",
+			program, c->run.sig, c->label);
+	else if (!c->why[0]) /* the library's: applying or restoring the change */
+		fprintf(stderr, "%s: %s (CMD's output: %s)\n", program, what, c->log);
+	else if (c->index == 0 && c->m && strstr(c->why, "--metric"))
+		fprintf(stderr, "%s: %s (the first run; see %s); nothing was changed\n", program,
+			c->why, c->log);
+	else
+		fprintf(stderr, "%s: %s; the machine is restored (CMD's output: %s)\n", program,
+			c->why, c->log);
+	return EXIT_FAIL;
+}
+
+static void json_state(struct compare *c, struct json *j, enum perftune_state s)
+{
+	static const char *const arr[] = { "wall_s", "user_s", "sys_s" };
+	struct perftune_experiment *e = c->exp;
+	const double *v;
+
+	json_break(j, 2);
+	json_key(j, perftune_state_name(s));
+	json_open(j, '{', 0);
+	json_ki(j, "n", (long long)c->n[s]);
+	json_kn(j, "median", perftune_experiment_median(e, s));
+	json_kn(j, "q1", perftune_experiment_q1(e, s));
+	json_kn(j, "q3", perftune_experiment_q3(e, s));
+	json_kn(j, "iqr", perftune_experiment_iqr(e, s));
+	json_kn(j, "mean", perftune_experiment_mean(e, s));
+	json_kn(j, "cv", perftune_experiment_cv(e, s));
+	for (int k = -1; k < 3; k++) {
+		json_break(j, 4);
+		json_key(j, k < 0 ? "samples" : arr[k]);
+		json_open(j, '[', 0);
+		perftune_experiment_samples(e, s, &v);
+		for (size_t i = 0; i < c->n[s]; i++)
+			json_num(j, k < 0 ? v[i] : c->s[s][i][k]);
+		json_close(j);
+	}
+	json_close(j);
 }
 
 static void report_json(struct compare *c)
 {
 	struct perftune_experiment *e = c->exp;
-	bool f = true;
+	struct json j = JSON_INIT(stdout);
 
-	fputs("{", stdout);
-	json_kv(stdout, &f, "metric", c->metric ? c->metric : "wall_time");
-	json_kv(stdout, &f, "unit", c->metric ? NULL : "s");
-	json_kb(stdout, &f, "higher_is_better", c->higher);
-	json_ki(stdout, &f, "rounds", c->rounds);
-	json_ki(stdout, &f, "warmup", c->warmup);
-	json_kv(stdout, &f, "order", c->random_order ? "random" : "ABBA");
-	json_ki(stdout, &f, "seed", (long long)c->seed);
-	json_kv(stdout, &f, "transaction", c->txname);
-	json_kv(stdout, &f, "log", c->log);
-	json_kv(stdout, &f, "plot", c->plot);
-	fputs(",\n", stdout);
-	json_state(c, PERFTUNE_BASELINE);
-	json_state(c, PERFTUNE_TUNED);
-	fputs("  \"change_pct\": ", stdout);
-	json_num(stdout, perftune_experiment_change_pct(e));
-	fputs(", \"ci95\": [", stdout);
-	json_num(stdout, perftune_experiment_ci95_low(e));
-	fputs(", ", stdout);
-	json_num(stdout, perftune_experiment_ci95_high(e));
-	fputs("], \"u\": ", stdout);
-	json_num(stdout, perftune_experiment_u(e));
-	fputs(", \"p_value\": ", stdout);
-	json_num(stdout, perftune_experiment_p_value(e));
-	printf(", \"p_method\": \"%s\", \"alpha\": %g,\n  \"verdict\": \"%s\"}\n",
-	       perftune_experiment_p_exact(e) ? "exact" : "asymptotic", PERFTUNE_EXPERIMENT_ALPHA,
-	       perftune_verdict_name(perftune_experiment_verdict(e)));
+	json_open(&j, '{', 0);
+	json_kv(&j, "metric", or_str(c->metric, "wall_time"));
+	json_kv(&j, "unit", c->metric ? NULL : "s");
+	json_kb(&j, "higher_is_better", c->higher);
+	json_ki(&j, "rounds", c->rounds);
+	json_ki(&j, "warmup", c->warmup);
+	json_kv(&j, "order", c->random_order ? "random" : "ABBA");
+	json_ki(&j, "seed", c->seed);
+	json_kv(&j, "transaction", c->txname);
+	json_kv(&j, "log", c->log);
+	json_kv(&j, "plot", c->plot);
+	json_state(c, &j, PERFTUNE_BASELINE);
+	json_state(c, &j, PERFTUNE_TUNED);
+	json_break(&j, 2);
+	json_kn(&j, "change_pct", perftune_experiment_change_pct(e));
+	json_key(&j, "ci95");
+	json_open(&j, '[', 0);
+	json_num(&j, perftune_experiment_ci95_low(e));
+	json_num(&j, perftune_experiment_ci95_high(e));
+	json_close(&j);
+	json_kn(&j, "u", perftune_experiment_u(e));
+	json_kn(&j, "p_value", perftune_experiment_p_value(e));
+	json_kv(&j, "p_method", perftune_experiment_p_exact(e) ? "exact" : "asymptotic");
+	json_kn(&j, "alpha", PERFTUNE_EXPERIMENT_ALPHA);
+	json_break(&j, 2);
+	json_kv(&j, "verdict", perftune_verdict_name(perftune_experiment_verdict(e)));
+	json_close(&j);
 }
 
-/* the median of the user (@k 2) or system (3) seconds of @s's runs */
+/* the median of @s's user (@k 1) or system (2) seconds */
 static double cpu_median(struct compare *c, enum perftune_state s, int k)
 {
-	double *v = malloc(c->n[s] * sizeof(double)), m = 0;
+	double *v = calloc(c->n[s] + 1, sizeof(double)), m = 0;
 
-	if (!v)
-		return 0;
-	for (size_t i = 0; i < c->n[s]; i++)
-		v[i] = sample_field(&c->s[s][i], k);
-	perftune_median(v, c->n[s], &m);
+	for (size_t i = 0; v && i < c->n[s]; i++)
+		v[i] = c->s[s][i][k];
+	if (v)
+		perftune_median(v, c->n[s], &m);
 	free(v);
 	return m;
 }
@@ -344,15 +434,21 @@ static double cpu_median(struct compare *c, enum perftune_state s, int k)
 static void report_text(struct compare *c)
 {
 	struct perftune_experiment *e = c->exp;
-	const char *unit = c->metric ? "" : " s";
+	const char *unit = " s", *order = "ABBA", *better = "lower";
 	enum perftune_verdict verdict = perftune_experiment_verdict(e);
 	double change = perftune_experiment_change_pct(e), p = perftune_experiment_p_value(e);
 
+	if (c->metric)
+		unit = "";
+	if (c->random_order)
+		order = "random";
 	printf("%u rounds, %s order, %u warmup run%s of each; CMD's output in %s\n", c->rounds,
-	       c->random_order ? "random" : "ABBA", c->warmup, c->warmup == 1 ? "" : "s", c->log);
+	       order, c->warmup, c->warmup == 1 ? "" : "s", c->log);
+	if (c->higher)
+		better = "higher";
 	if (c->metric)
 		printf("metric: last match of '%s' in CMD's stdout, %s is better\n\n", c->metric,
-		       c->higher ? "higher" : "lower");
+		       better);
 	else
 		printf("metric: wall time in seconds, lower is better\n\n");
 	printf("%-9s %4s %12s %12s %7s %10s %10s\n", "state", "n", "median", "IQR", "CV", "user s",
@@ -361,11 +457,11 @@ static void report_text(struct compare *c)
 		printf("%-9s %4zu %10.6g%-2s %10.6g%-2s %6.1f%% %10.4g %10.4g\n",
 		       perftune_state_name(s), c->n[s], perftune_experiment_median(e, s), unit,
 		       perftune_experiment_iqr(e, s), unit, 100 * perftune_experiment_cv(e, s),
-		       cpu_median(c, s, 2), cpu_median(c, s, 3));
+		       cpu_median(c, s, 1), cpu_median(c, s, 2));
 	printf("\nchange of the median: %+.1f%% (95%% CI %+.1f%% .. %+.1f%%; bootstrap, %d "
-	       "resamples, seed %llu)\n",
+	       "resamples, seed %u)\n",
 	       change, perftune_experiment_ci95_low(e), perftune_experiment_ci95_high(e),
-	       PERFTUNE_EXPERIMENT_RESAMPLES, (unsigned long long)c->seed);
+	       PERFTUNE_EXPERIMENT_RESAMPLES, c->seed);
 	printf("Mann-Whitney U = %g, two-sided p = %.2g (%s)\n", perftune_experiment_u(e), p,
 	       perftune_experiment_p_exact(e) ? "exact" : "normal approximation, tie-corrected");
 	if (verdict == PERFTUNE_NO_DIFFERENCE)
@@ -376,6 +472,30 @@ static void report_text(struct compare *c)
 		printf("verdict: %s: the tuned median is %.1f%% %s (p = %.2g, the CI excludes 0)\n",
 		       perftune_verdict_name(verdict), fabs(change),
 		       change > 0 ? "higher" : "lower", p);
+}
+
+/* the library's script, drawn by gnuplot into c->plot: 0 or EXIT_FAIL */
+static int plot(struct compare *c)
+{
+	char title[140] = "perftune compare:", *script = NULL;
+	size_t len = strlen(title);
+	unsigned flags = 0;
+	int r;
+
+	/* CMD as the title says it, cut to 119 characters */
+	for (char **a = c->run.argv; *a && len < 18 + 119; a++)
+		len += (size_t)snprintf(title + len, 18 + 120 - len, " %s", *a);
+	if (len >= 18 + 119)
+		strcpy(title + 18 + 116, "...");
+	if (!strcmp(c->plot + strlen(c->plot) - 4, ".png"))
+		flags = PERFTUNE_PLOT_PNG;
+	r = perftune_experiment_plot(c->exp, title, or_str(c->metric, "wall time (s)"), flags,
+				     &script);
+	if (r < 0)
+		return lib_error(c->ctx, r, "--plot");
+	r = run_filter(c->gnuplot, script, c->plot, "--plot");
+	free(script);
+	return r;
 }
 
 /* the log is a new file renamed over the path at once (an out_file: never a
@@ -393,11 +513,44 @@ static int open_log(struct compare *c)
 		snprintf(why, sizeof(why), "%s", strerror(errno));
 	}
 	if (r >= 0) {
-		c->logfd = o.fd;
+		c->run.errfd = o.fd;
 		o.fd = -1;
 	}
 	out_file_close(&o);
-	return r < 0 ? path_error("--log", c->log, why) : 0;
+	if (r < 0)
+		return path_error("--log", c->log, why);
+	return 0;
+}
+
+static int experiment(struct compare *c)
+{
+	int r;
+
+	for (int s = 0; s < 2; s++) {
+		c->s[s] = calloc(c->rounds, sizeof(*c->s[s]));
+		if (!c->s[s])
+			return lib_error(NULL, -ENOMEM, "compare");
+	}
+	r = signals_to_fd(&c->run);
+	if (r < 0)
+		return lib_error(NULL, r, "signalfd");
+	c->started = now_s();
+	r = perftune_experiment_run(c->exp, measure, c);
+	if (r < 0)
+		return stop(c, r);
+	if (c->progress)
+		fputs("\r\033[K", stderr);
+	sigprocmask(SIG_SETMASK, &c->run.mask, NULL);
+	if (c->json)
+		report_json(c);
+	else
+		report_text(c);
+	fflush(stdout);
+	if (c->plot && plot(c))
+		return EXIT_FAIL;
+	if (c->plot && !c->json)
+		printf("plot: %s\n", c->plot);
+	return 0;
 }
 
 static int run_compare(struct perftune_ctx *ctx, int argc, char **argv)
@@ -406,9 +559,8 @@ static int run_compare(struct perftune_ctx *ctx, int argc, char **argv)
 			     .warmup = 1,
 			     .seed = 1,
 			     .ctx = ctx,
-			     .logfd = -1,
-			     .sigfd = -1,
-			     .log = "perftune-compare.log" };
+			     .log = "perftune-compare.log",
+			     .run = { .errfd = -1, .sigfd = -1 } };
 	int dd = -1, ret;
 	bool noop = false;
 
@@ -421,44 +573,32 @@ static int run_compare(struct perftune_ctx *ctx, int argc, char **argv)
 	ret = parse_opts(&c, dd < 0 ? argc : dd, argv);
 	if (!ret)
 		ret = check_args(&c, argc, argv, dd);
-	if (ret)
-		goto out;
-	snprintf(c.txname, sizeof(c.txname), "%s", c.name ? c.name : "compare");
-	if (!c.name)
-		snprintf(c.txname, sizeof(c.txname), "compare-%d", (int)getpid());
-	if ((ret = check_change(&c, &noop)) || (ret = open_log(&c)))
-		goto out;
-	if (noop)
+	snprintf(c.txname, sizeof(c.txname), "compare-%d", (int)getpid());
+	if (c.name)
+		snprintf(c.txname, sizeof(c.txname), "%s", c.name);
+	if (!ret)
+		ret = check_change(&c, &noop);
+	if (!ret)
+		ret = open_log(&c);
+	if (!ret && noop)
 		fprintf(stderr,
 			"%s: note: every key is already at its value: this is an A/A "
 			"comparison\n",
 			program);
 	c.progress = isatty(STDERR_FILENO);
 	fflush(stdout);
-	if ((ret = compare_run(&c)))
-		goto out;
-	if (c.json)
-		report_json(&c);
-	else
-		report_text(&c);
-	if (c.plot) {
-		fflush(stdout);
-		ret = compare_plot(&c);
-		if (!ret && !c.json)
-			printf("plot: %s\n", c.plot);
-	}
-out:
-	if (c.have_re)
-		regfree(&c.re);
+	if (!ret)
+		ret = experiment(&c);
 	free(c.s[PERFTUNE_BASELINE]);
 	free(c.s[PERFTUNE_TUNED]);
 	perftune_experiment_free(c.exp);
-	if (c.logfd >= 0)
-		close(c.logfd);
-	if (c.sigfd >= 0)
-		close(c.sigfd);
+	perftune_metric_free(c.m);
+	if (c.run.errfd >= 0)
+		close(c.run.errfd);
+	if (c.run.sigfd >= 0)
+		close(c.run.sigfd);
 	perftune_profile_free(c.prof);
-	free(c.exe);
+	free((char *)c.run.exe);
 	free(c.gnuplot);
 	free(c.keys);
 	return ret;

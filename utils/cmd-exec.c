@@ -1,51 +1,45 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* perftune exec: run a command placed on NUMA nodes (what numactl does). */
 #include <errno.h>
-#include <getopt.h>
 #include <string.h>
 #include <unistd.h>
 #include "common.h"
 
+/* --membind, --preferred, --interleave: the policy in @e->bit, one of them */
+static int exec_policy(const struct cmd *c, const struct cmd_opt *e, const char *arg)
+{
+	int *policy = e->dest;
+
+	(void)arg;
+	if (*policy != PERFTUNE_MEM_LOCAL)
+		return usage_error(c, "give one memory policy");
+	*policy = (int)e->bit;
+	return 0;
+}
+
 static int run_exec(struct perftune_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "nodes", required_argument, NULL, 'N' }, { "membind", no_argument, NULL, 'm' },
-		{ "preferred", no_argument, NULL, 'p' },   { "interleave", no_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },	   { 0 },
-	};
-	static const char optstr[] = "+N:h";
 	const char *nodes = NULL;
-	int o, policy = PERFTUNE_MEM_LOCAL, r;
+	int policy = PERFTUNE_MEM_LOCAL, r;
+	const struct cmd_opt opts[] = {
+		OPT("nodes", 'N', OPT_STR, &nodes),
+		{ "membind", 0, OPT_CALL0, &policy, PERFTUNE_MEM_BIND, exec_policy },
+		{ "preferred", 0, OPT_CALL0, &policy, PERFTUNE_MEM_PREFERRED, exec_policy },
+		{ "interleave", 0, OPT_CALL0, &policy, PERFTUNE_MEM_INTERLEAVE, exec_policy },
+		{ 0 },
+	};
+	/* "+": CMD's own options are not ours, with or without "--" */
+	int i = cmd_parse(&cmd_exec, argc, argv, opts, "+");
 
-	cmd_getopt_reset(); /* "+": CMD's own options are not ours, with or without "--" */
-	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
-		switch (o) {
-		case 'N':
-			nodes = optarg;
-			break;
-		case 'm':
-		case 'p':
-		case 'i':
-			if (policy != PERFTUNE_MEM_LOCAL)
-				return usage_error(&cmd_exec, "give one memory policy");
-			policy = o == 'm'   ? PERFTUNE_MEM_BIND
-				 : o == 'p' ? PERFTUNE_MEM_PREFERRED
-					    : PERFTUNE_MEM_INTERLEAVE;
-			break;
-		case 'h':
-			print_cmd_help(&cmd_exec, stdout);
-			return 0;
-		default:
-			return bad_option(&cmd_exec, argv, optstr);
-		}
-	}
-	if (!nodes || optind >= argc)
+	if (i < 0)
+		return EXIT_USAGE;
+	if (!nodes || i >= argc)
 		return usage_error(&cmd_exec, "exec needs --nodes LIST and a command after --");
 	r = perftune_numa_place_self(ctx, nodes, policy);
 	if (r < 0)
 		return lib_error(ctx, r, "exec");
-	execvp(argv[optind], argv + optind);
-	fprintf(stderr, "%s: exec %s: %s\n", program, argv[optind], strerror(errno));
+	execvp(argv[i], argv + i);
+	fprintf(stderr, "%s: exec %s: %s\n", program, argv[i], strerror(errno));
 	return EXIT_FAIL;
 }
 

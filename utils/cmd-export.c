@@ -1,93 +1,60 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* perftune export */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
 
-#define MAX_VARS 64
-
-struct export_opts {
-	const char *format, *output, *vars[MAX_VARS + 1];
-	int nvars;
-	bool profile, transaction;
-	enum perftune_export_format fmt;
-};
-
-static int parse_export(int argc, char **argv, struct export_opts *e)
+/* -v as the other commands take it, with export's own message, as it always was */
+static int export_var(const struct cmd *c, const struct cmd_opt *e, const char *arg)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "profile", no_argument, NULL, 'P' },
-		{ "transaction", no_argument, NULL, 'T' },
-		{ "var", required_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	static const char optstr[] = "f:o:v:h";
-	int o;
+	struct cmd_vars *vars = e->dest;
 
-	cmd_getopt_reset();
-	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
-		switch (o) {
-		case 'f':
-			e->format = optarg;
-			break;
-		case 'o':
-			e->output = optarg;
-			break;
-		case 'P':
-			e->profile = true;
-			break;
-		case 'T':
-			e->transaction = true;
-			break;
-		case 'v':
-			if (e->nvars == MAX_VARS || !strchr(optarg, '='))
-				return usage_error(&cmd_export, "-v takes VAR=VALUE");
-			e->vars[e->nvars++] = optarg;
-			break;
-		case 'h':
-			print_cmd_help(&cmd_export, stdout);
-			exit(0);
-		default:
-			return bad_option(&cmd_export, argv, optstr);
-		}
-	}
-	if (optind != argc - 1)
-		return usage_error(&cmd_export, "export takes one NAME or PROFILE");
-	if (!e->format || perftune_export_format_from_name(e->format, &e->fmt) < 0)
-		return usage_error(&cmd_export, "--format must be sysctl, udev, cmdline or tuned");
-	if (e->profile && e->transaction)
-		return usage_error(&cmd_export, "give --profile or --transaction, not both");
+	if (vars->n == MAX_VARS || !strchr(arg, '='))
+		return usage_error(c, "-v takes VAR=VALUE");
+	vars->v[vars->n++] = arg;
 	return 0;
 }
 
 static int run_export(struct perftune_ctx *ctx, int argc, char **argv)
 {
-	struct export_opts e = { 0 };
+	struct cmd_vars vars = { 0 };
+	const char *format = NULL, *output = NULL, *what;
+	bool profile = false, transaction = false;
+	const struct cmd_opt opts[] = {
+		OPT("format", 'f', OPT_STR, &format),
+		OPT("output", 'o', OPT_STR, &output),
+		OPT("profile", 0, OPT_BOOL, &profile),
+		OPT("transaction", 0, OPT_BOOL, &transaction),
+		{ "var", 'v', OPT_CALL, &vars, 0, export_var },
+		{ 0 },
+	};
+	int i = cmd_parse(&cmd_export, argc, argv, opts, ""), r = -ENOENT;
+	enum perftune_export_format fmt;
 	struct perftune_profile *p = NULL;
 	char *text = NULL;
-	const char *what;
-	int r;
 
-	if ((r = parse_export(argc, argv, &e)) != 0)
-		return r;
-	what = argv[optind];
+	if (i < 0)
+		return EXIT_USAGE;
+	if (i != argc - 1)
+		return usage_error(&cmd_export, "export takes one NAME or PROFILE");
+	if (!format || perftune_export_format_from_name(format, &fmt) < 0)
+		return usage_error(&cmd_export, "--format must be sysctl, udev, cmdline or tuned");
+	if (profile && transaction)
+		return usage_error(&cmd_export, "give --profile or --transaction, not both");
+	what = argv[i];
 	/* a journaled transaction of that name first, else a profile */
-	r = e.profile || strchr(what, '/') ? -ENOENT
-					   : perftune_export_transaction(ctx, what, e.fmt, &text);
-	if (r == -ENOENT && !e.transaction) {
-		r = perftune_profile_load(ctx, what, e.vars, &p);
+	if (!profile && !strchr(what, '/'))
+		r = perftune_export_transaction(ctx, what, fmt, &text);
+	if (r == -ENOENT && !transaction) {
+		r = perftune_profile_load(ctx, what, vars.v, &p);
 		if (r >= 0)
-			r = perftune_export_profile(p, e.fmt, &text);
+			r = perftune_export_profile(p, fmt, &text);
 		perftune_profile_free(p);
 	}
 	if (r < 0)
 		return lib_error(ctx, r, what);
-	r = write_output(e.output, text);
+	r = write_output(output, text);
 	free(text);
 	return r;
 }

@@ -1,193 +1,138 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* perftune apply | list-profiles */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "common.h"
 
-#define MAX_VARS 64
-
-static void items_text(struct perftune_profile *p)
+static void item_text(const struct perftune_profile_item *e)
 {
-	struct perftune_profile_item_iter *it;
-	const struct perftune_profile_item *e;
+	unsigned fl = perftune_profile_item_flags(e);
+	const char *key = perftune_profile_item_key(e), *note = perftune_profile_item_note(e);
 
-	if (perftune_profile_items(p, &it) < 0)
-		return;
-	while ((e = perftune_profile_item_iter_next(it))) {
-		unsigned fl = perftune_profile_item_flags(e);
-		const char *key = perftune_profile_item_key(e),
-			   *note = fl & PERFTUNE_PROFILE_ITEM_SKIPPED
-					   ? perftune_profile_item_skip_reason(e)
-					   : perftune_profile_item_note(e);
-		bool named = key && note && strstr(note, key);
-		if (fl & PERFTUNE_PROFILE_ITEM_SKIPPED)
-			printf("skipped: %s%s%s%s: %s\n", perftune_profile_item_option(e),
-			       key && !named ? " (" : "", key && !named ? key : "",
-			       key && !named ? ")" : "", note ? note : "");
-		else if (fl & PERFTUNE_PROFILE_ITEM_UNCHANGED)
-			printf("kept: %s = %s (%s: %s)\n", key, perftune_profile_item_value(e),
-			       perftune_profile_item_option(e), note ? note : "");
+	if (fl & PERFTUNE_PROFILE_ITEM_SKIPPED) {
+		note = perftune_profile_item_skip_reason(e);
+		printf("skipped: %s", perftune_profile_item_option(e));
+		if (key && !(note && strstr(note, key))) /* unless the reason names it */
+			printf(" (%s)", key);
+		printf(": %s\n", or_str(note, ""));
+	} else if (fl & PERFTUNE_PROFILE_ITEM_UNCHANGED) {
+		printf("kept: %s = %s (%s: %s)\n", key, perftune_profile_item_value(e),
+		       perftune_profile_item_option(e), or_str(note, ""));
 	}
-	perftune_profile_item_iter_free(it);
 }
 
-static void items_json(struct perftune_profile *p, unsigned want, const char *name)
+static void items_json(struct json *j, struct perftune_profile *p, unsigned want, const char *name)
 {
 	struct perftune_profile_item_iter *it;
 	const struct perftune_profile_item *e;
-	bool first = true;
 
-	printf(",\n  \"%s\": [", name);
+	json_break(j, 2);
+	json_key(j, name);
+	json_open(j, '[', 4);
 	if (perftune_profile_items(p, &it) >= 0) {
 		while ((e = perftune_profile_item_iter_next(it))) {
-			bool f = true;
 			if (!(perftune_profile_item_flags(e) & want))
 				continue;
-			printf("%s\n    {", first ? "" : ",");
-			json_kv(stdout, &f, "option", perftune_profile_item_option(e));
-			json_kv(stdout, &f, "key", perftune_profile_item_key(e));
-			json_kv(stdout, &f, "value", perftune_profile_item_value(e));
-			json_kv(stdout, &f, "origin", perftune_profile_item_location(e));
-			json_kv(stdout, &f, "reason",
-				perftune_profile_item_skip_reason(e)
-					? perftune_profile_item_skip_reason(e)
-					: perftune_profile_item_note(e));
-			fputs("}", stdout);
-			first = false;
+			json_open(j, '{', 0);
+			json_kv(j, "option", perftune_profile_item_option(e));
+			json_kv(j, "key", perftune_profile_item_key(e));
+			json_kv(j, "value", perftune_profile_item_value(e));
+			json_kv(j, "origin", perftune_profile_item_location(e));
+			json_kv(j, "reason",
+				or_str(perftune_profile_item_skip_reason(e),
+				       perftune_profile_item_note(e)));
+			json_close(j);
 		}
 		perftune_profile_item_iter_free(it);
 	}
-	fputs(first ? "]" : "\n  ]", stdout);
+	json_close(j);
 }
 
 static void report(struct perftune_ctx *ctx, struct perftune_profile *p, struct perftune_tx *tx,
 		   bool dry, bool json)
 {
-	bool f = true;
+	struct perftune_profile_item_iter *it;
+	const struct perftune_profile_item *e;
+	struct json j = JSON_INIT(stdout);
 
 	if (!json) {
 		print_changes(tx, dry);
-		items_text(p);
+		if (perftune_profile_items(p, &it) >= 0) {
+			while ((e = perftune_profile_item_iter_next(it)))
+				item_text(e);
+			perftune_profile_item_iter_free(it);
+		}
 		print_conflicts(ctx, tx, dry, NULL);
 		return;
 	}
-	fputs("{", stdout);
-	json_kv(stdout, &f, "profile", perftune_profile_name(p));
-	json_kv(stdout, &f, "path", perftune_profile_path(p));
-	json_kv(stdout, &f, "transaction", perftune_tx_name(tx));
-	json_kb(stdout, &f, "dry_run", dry);
-	fputs(",\n  ", stdout);
-	print_changes_json(tx, dry);
-	items_json(p, PERFTUNE_PROFILE_ITEM_SKIPPED, "skipped");
-	items_json(p, PERFTUNE_PROFILE_ITEM_UNCHANGED, "kept");
-	fputs(",\n  ", stdout);
-	print_conflicts(ctx, tx, dry, stdout);
-	puts("\n}");
-}
-
-struct apply_opts {
-	const char *name, *vars[MAX_VARS + 1];
-	unsigned txflags, pflags;
-	int nvars;
-	bool json;
-};
-
-static int parse_apply(int argc, char **argv, struct apply_opts *a)
-{
-	static const struct option opts[] = {
-		{ "name", required_argument, NULL, 'n' },
-		{ "hold", no_argument, NULL, 'H' },
-		{ "dry-run", no_argument, NULL, 'd' },
-		{ "strict", no_argument, NULL, 's' },
-		{ "var", required_argument, NULL, 'v' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "allow-partial", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	static const char optstr[] = "n:v:h";
-	int o;
-
-	cmd_getopt_reset();
-	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
-		switch (o) {
-		case 'n':
-			a->name = optarg;
-			break;
-		case 'H':
-			a->txflags |= PERFTUNE_TX_HOLD;
-			a->pflags |= PERFTUNE_PROFILE_HOLD;
-			break;
-		case 'd':
-			a->txflags |= PERFTUNE_TX_DRY_RUN;
-			break;
-		case 's':
-			a->pflags |= PERFTUNE_PROFILE_STRICT;
-			break;
-		case 'p':
-			a->txflags |= PERFTUNE_TX_ALLOW_PARTIAL;
-			break;
-		case 'j':
-			a->json = true;
-			break;
-		case 'v':
-			if (a->nvars == MAX_VARS || !strchr(optarg, '='))
-				return usage_error(&cmd_apply, "-v takes VAR=VALUE (at most %d)",
-						   MAX_VARS);
-			a->vars[a->nvars++] = optarg;
-			break;
-		case 'h':
-			print_cmd_help(&cmd_apply, stdout);
-			exit(0);
-		default:
-			return bad_option(&cmd_apply, argv, optstr);
-		}
-	}
-	if (optind != argc - 1)
-		return usage_error(&cmd_apply, "apply takes one PROFILE");
-	return 0;
+	json_open(&j, '{', 0);
+	json_kv(&j, "profile", perftune_profile_name(p));
+	json_kv(&j, "path", perftune_profile_path(p));
+	json_kv(&j, "transaction", perftune_tx_name(tx));
+	json_kb(&j, "dry_run", dry);
+	print_changes_json(&j, tx, dry);
+	items_json(&j, p, PERFTUNE_PROFILE_ITEM_SKIPPED, "skipped");
+	items_json(&j, p, PERFTUNE_PROFILE_ITEM_UNCHANGED, "kept");
+	print_conflicts(ctx, tx, dry, &j);
+	json_break(&j, 0);
+	json_close(&j);
 }
 
 static int run_apply(struct perftune_ctx *ctx, int argc, char **argv)
 {
-	struct apply_opts a = { 0 };
+	struct cmd_vars vars = { 0 };
+	const char *name = NULL;
+	unsigned txflags = 0, pflags = 0;
+	bool json = false, dry;
+	const struct cmd_opt opts[] = {
+		OPT("name", 'n', OPT_STR, &name),
+		OPT_BIT("hold", &txflags, PERFTUNE_TX_HOLD),
+		OPT_BIT("dry-run", &txflags, PERFTUNE_TX_DRY_RUN),
+		OPT_BIT("strict", &pflags, PERFTUNE_PROFILE_STRICT),
+		OPT("var", 'v', OPT_VAR, &vars),
+		OPT("json", 0, OPT_BOOL, &json),
+		OPT_BIT("allow-partial", &txflags, PERFTUNE_TX_ALLOW_PARTIAL),
+		{ 0 },
+	};
 	struct perftune_profile *p = NULL;
 	struct perftune_tx *tx = NULL;
-	bool dry;
+	int i = cmd_parse(&cmd_apply, argc, argv, opts, ""), r, ret = 0;
 	sigset_t set;
-	int r, ret = 0;
 
-	if ((r = parse_apply(argc, argv, &a)) != 0)
-		return r;
-	dry = a.txflags & PERFTUNE_TX_DRY_RUN;
-	r = perftune_profile_load(ctx, argv[optind], a.vars, &p);
+	if (i < 0)
+		return EXIT_USAGE;
+	if (i != argc - 1)
+		return usage_error(&cmd_apply, "apply takes one PROFILE");
+	if (txflags & PERFTUNE_TX_HOLD) /* a held transaction holds the profile's PM QoS */
+		pflags |= PERFTUNE_PROFILE_HOLD;
+	dry = txflags & PERFTUNE_TX_DRY_RUN;
+	r = perftune_profile_load(ctx, argv[i], vars.v, &p);
 	if (r < 0) {
-		ret = lib_error(ctx, r, argv[optind]);
+		ret = lib_error(ctx, r, argv[i]);
 		fprintf(stderr, "%s: nothing was changed\n", program);
 		return ret;
 	}
-	r = perftune_tx_new(ctx, a.name ? a.name : perftune_profile_name(p), a.txflags, &tx);
-	if (r < 0) {
-		ret = r == -EINVAL ? usage_error(&cmd_apply, "%s (use --name)",
-						 perftune_ctx_last_error(ctx))
-				   : lib_error(ctx, r, "transaction");
+	r = perftune_tx_new(ctx, or_str(name, perftune_profile_name(p)), txflags, &tx);
+	if (r == -EINVAL)
+		ret = usage_error(&cmd_apply, "%s (use --name)", perftune_ctx_last_error(ctx));
+	else if (r < 0)
+		ret = lib_error(ctx, r, "transaction");
+	if (r < 0)
 		goto out;
-	}
-	r = perftune_profile_stage(p, tx, a.pflags);
+	r = perftune_profile_stage(p, tx, pflags);
 	if (r < 0) {
-		ret = lib_error(ctx, r, argv[optind]);
+		ret = lib_error(ctx, r, argv[i]);
 		fprintf(stderr, "%s: nothing was changed\n", program);
 		goto out;
 	}
-	ret = commit_tx(ctx, tx, a.txflags & PERFTUNE_TX_HOLD, &set);
+	ret = commit_tx(ctx, tx, txflags & PERFTUNE_TX_HOLD, &set);
 	if (ret)
 		goto out;
-	report(ctx, p, tx, dry, a.json);
-	if ((a.txflags & PERFTUNE_TX_HOLD) && !dry)
+	report(ctx, p, tx, dry, json);
+	if ((txflags & PERFTUNE_TX_HOLD) && !dry)
 		ret = hold_until_signal(ctx, tx, &set);
 out:
 	perftune_tx_unref(tx);
@@ -222,7 +167,8 @@ static int run_list_profiles(struct perftune_ctx *ctx, int argc, char **argv)
 {
 	struct perftune_profile_entry_iter *it;
 	const struct perftune_profile_entry *e;
-	bool json = false, first = true;
+	struct json j = JSON_INIT(stdout);
+	bool json = false;
 	int i = parse_simple(&cmd_list_profiles, argc, argv, &json), r;
 
 	if (i < 0)
@@ -233,28 +179,24 @@ static int run_list_profiles(struct perftune_ctx *ctx, int argc, char **argv)
 	if (r < 0)
 		return lib_error(ctx, r, "list-profiles");
 	if (json)
-		fputs("[", stdout);
+		json_open(&j, '[', 2);
 	while ((e = perftune_profile_entry_iter_next(it))) {
 		const char *sum = perftune_profile_entry_summary(e),
 			   *err = perftune_profile_entry_error(e);
-		if (json) {
-			bool f = true;
-			printf("%s\n  {", first ? "" : ",");
-			json_kv(stdout, &f, "name", perftune_profile_entry_name(e));
-			json_kv(stdout, &f, "summary", sum);
-			json_kv(stdout, &f, "path", perftune_profile_entry_path(e));
-			json_kv(stdout, &f, "error", err);
-			fputs("}", stdout);
-		} else {
+		if (!json) {
 			printf("%-28s %s\n", perftune_profile_entry_name(e),
-			       sum   ? sum
-			       : err ? err
-				     : "");
+			       or_str(sum, or_str(err, "")));
+			continue;
 		}
-		first = false;
+		json_open(&j, '{', 0);
+		json_kv(&j, "name", perftune_profile_entry_name(e));
+		json_kv(&j, "summary", sum);
+		json_kv(&j, "path", perftune_profile_entry_path(e));
+		json_kv(&j, "error", err);
+		json_close(&j);
 	}
 	if (json)
-		puts(first ? "]" : "\n]");
+		json_close(&j);
 	perftune_profile_entry_iter_free(it);
 	return 0;
 }

@@ -1,81 +1,54 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* perftune list | get | describe */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
-
-/* list's options: --json, --writable, --help; index of the first operand, or -1
- * after the usage error */
-static int parse_list(int argc, char **argv, bool *json, bool *writable)
-{
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "writable", no_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	static const char optstr[] = "jwh";
-	int o;
-
-	cmd_getopt_reset();
-	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
-		switch (o) {
-		case 'j':
-			*json = true;
-			break;
-		case 'w':
-			*writable = true;
-			break;
-		case 'h':
-			print_cmd_help(&cmd_list, stdout);
-			exit(0);
-		default:
-			bad_option(&cmd_list, argv, optstr);
-			return -1;
-		}
-	}
-	return optind;
-}
 
 static int run_list(struct perftune_ctx *ctx, int argc, char **argv)
 {
 	struct perftune_tunable_iter *it;
 	const struct perftune_tunable *e;
-	bool json = false, writable = false, first = true;
-	int i = parse_list(argc, argv, &json, &writable), r;
+	struct json j = JSON_INIT(stdout);
+	bool json = false, writable = false;
+	const struct cmd_opt opts[] = {
+		OPT("json", 'j', OPT_BOOL, &json),
+		OPT("writable", 'w', OPT_BOOL, &writable),
+		{ 0 },
+	};
+	int i = cmd_parse(&cmd_list, argc, argv, opts, ""), r;
+	const char *prefix = NULL;
 
 	if (i < 0)
 		return EXIT_USAGE;
 	if (argc - i > 1)
 		return usage_error(&cmd_list, "list takes at most one PREFIX");
-	r = perftune_list(ctx, i < argc ? argv[i] : NULL, &it);
+	if (i < argc)
+		prefix = argv[i];
+	r = perftune_list(ctx, prefix, &it);
 	if (r < 0)
-		return key_error(&cmd_list, ctx, r, i < argc ? argv[i] : "list");
+		return key_error(&cmd_list, ctx, r, or_str(prefix, "list"));
 	if (json)
-		fputs("[", stdout);
+		json_open(&j, '[', 2);
 	while ((e = perftune_tunable_iter_next(it))) {
 		const char *v = perftune_tunable_value(e);
 		bool ro = perftune_tunable_flags(e) & PERFTUNE_TUNABLE_READONLY;
 		if (writable && ro)
 			continue;
 		if (json) {
-			bool f = true;
-			printf("%s\n  {", first ? "" : ",");
-			json_kv(stdout, &f, "key", perftune_tunable_key(e));
-			json_kv(stdout, &f, "value", v);
-			json_kb(stdout, &f, "read_only", ro);
+			json_open(&j, '{', 0);
+			json_kv(&j, "key", perftune_tunable_key(e));
+			json_kv(&j, "value", v);
+			json_kb(&j, "read_only", ro);
 			if (perftune_tunable_note(e))
-				json_kv(stdout, &f, "note", perftune_tunable_note(e));
-			fputs("}", stdout);
-		} else {
-			printf("%s = %s%s\n", perftune_tunable_key(e), v ? v : "(unreadable)",
-			       ro ? " (read-only)" : "");
+				json_kv(&j, "note", perftune_tunable_note(e));
+			json_close(&j);
+			continue;
 		}
-		first = false;
+		printf("%s = %s", perftune_tunable_key(e), or_str(v, "(unreadable)"));
+		puts(ro ? " (read-only)" : "");
 	}
 	if (json)
-		puts(first ? "]" : "\n]");
+		json_close(&j);
 	perftune_tunable_iter_free(it);
 	return 0;
 }
@@ -108,10 +81,10 @@ static const char *common_value(const struct perftune_tunable *const *v, size_t 
 }
 
 /* "KEY = VALUE" (the value alone for @alone), or a member of get --json's object */
-static void print_value(const char *key, const char *value, bool alone, bool json, bool *first)
+static void print_value(const char *key, const char *value, bool alone, struct json *j)
 {
-	if (json)
-		json_kv(stdout, first, key, value);
+	if (j)
+		json_kv(j, key, value);
 	else if (alone)
 		puts(value);
 	else
@@ -123,7 +96,7 @@ static void print_value(const char *key, const char *value, bool alone, bool jso
  * differ; those that cannot be read said on stderr (JSON: null), an error
  * only when none can be.  0, or EXIT_FAIL.
  */
-static int get_key(struct perftune_ctx *ctx, const char *key, bool alone, bool json, bool *first)
+static int get_key(struct perftune_ctx *ctx, const char *key, bool alone, struct json *j)
 {
 	struct perftune_tunable_iter *it;
 	const struct perftune_tunable *t, **v = NULL, **grown;
@@ -138,21 +111,20 @@ static int get_key(struct perftune_ctx *ctx, const char *key, bool alone, bool j
 	common = common_value(v, n);
 	for (size_t i = 0; i < n; i++) {
 		const char *x = perftune_tunable_value(v[i]), *why = perftune_tunable_note(v[i]);
+		const char *cannot = "cannot read";
+		if (perftune_tunable_flags(v[i]) & PERFTUNE_TUNABLE_ABSENT)
+			cannot = "not here";
 		if (!x && !nread)
 			fprintf(stderr, "%s: %s\n", program, why);
 		else if (!x)
-			fprintf(stderr, "%s: %s: %s\n", program,
-				perftune_tunable_flags(v[i]) & PERFTUNE_TUNABLE_ABSENT
-					? "not here"
-					: "cannot read",
-				why);
+			fprintf(stderr, "%s: %s: %s\n", program, cannot, why);
 		else if (!common)
-			print_value(perftune_tunable_key(v[i]), x, false, json, first);
-		if (!x && !common && nread && json)
-			json_kv(stdout, first, perftune_tunable_key(v[i]), NULL);
+			print_value(perftune_tunable_key(v[i]), x, false, j);
+		if (!x && !common && nread && j)
+			json_kv(j, perftune_tunable_key(v[i]), NULL);
 	}
 	if (common)
-		print_value(key, common, alone, json, first);
+		print_value(key, common, alone, j);
 	if (!nread)
 		ret = EXIT_FAIL;
 	free(v);
@@ -162,22 +134,25 @@ static int get_key(struct perftune_ctx *ctx, const char *key, bool alone, bool j
 
 static int run_get(struct perftune_ctx *ctx, int argc, char **argv)
 {
-	bool json = false, first = true;
+	struct json j = JSON_INIT(stdout), *jp = NULL;
+	bool json = false;
 	int i = parse_simple(&cmd_get, argc, argv, &json), ret = 0;
 
 	if (i < 0)
 		return EXIT_USAGE;
 	if (i >= argc)
 		return usage_error(&cmd_get, "get needs at least one KEY");
-	if (json)
-		fputs("{", stdout);
+	if (json) {
+		jp = &j;
+		json_open(jp, '{', 0);
+	}
 	for (int k = i; k < argc; k++) { /* a usage error (2) over a failure (1) */
-		int r = get_key(ctx, argv[k], argc - i == 1, json, &first);
+		int r = get_key(ctx, argv[k], argc - i == 1, jp);
 		if (r > ret)
 			ret = r;
 	}
 	if (json)
-		puts("}");
+		json_close(jp);
 	return ret;
 }
 
@@ -195,13 +170,55 @@ const struct cmd cmd_get = {
 	"  -h, --help  this help",
 };
 
+static void describe_json(struct perftune_desc *d)
+{
+	struct json j = JSON_INIT(stdout);
+	long long min, max;
+
+	json_open(&j, '{', 0);
+	json_kv(&j, "key", perftune_desc_key(d));
+	json_kv(&j, "value", perftune_desc_value(d));
+	json_kv(&j, "unreadable", perftune_desc_unreadable(d));
+	json_kv(&j, "path", perftune_desc_path(d));
+	json_kv(&j, "choices", perftune_desc_choices(d));
+	if (perftune_desc_range(d, &min, &max)) {
+		json_ki(&j, "min", min);
+		json_ki(&j, "max", max);
+	}
+	json_kv(&j, "unit", perftune_desc_unit(d));
+	json_kb(&j, "writable", perftune_desc_writable(d));
+	json_kv(&j, "reason", perftune_desc_reason(d));
+	json_kv(&j, "info", perftune_desc_info(d));
+	json_close(&j);
+}
+
+static void describe_text(struct perftune_desc *d)
+{
+	long long min, max;
+
+	printf("key:      %s\n", perftune_desc_key(d));
+	if (perftune_desc_value(d)) {
+		printf("value:    %s", perftune_desc_value(d));
+		print_if(" ", perftune_desc_unit(d), "");
+		putchar('\n');
+	} else {
+		printf("value:    (unreadable: %s)\n", or_str(perftune_desc_unreadable(d), "?"));
+	}
+	print_if("file:     ", perftune_desc_path(d), "\n");
+	print_if("choices:  ", perftune_desc_choices(d), "\n");
+	if (perftune_desc_range(d, &min, &max))
+		printf("range:    %lld..%lld\n", min, max);
+	printf("writable: %s", perftune_desc_writable(d) ? "yes" : "no");
+	print_if(" - ", perftune_desc_reason(d), "");
+	putchar('\n');
+	print_if("info:     ", perftune_desc_info(d), "\n");
+}
+
 static int run_describe(struct perftune_ctx *ctx, int argc, char **argv)
 {
 	struct perftune_desc *d;
-	bool json = false, first = true;
-	long long min, max;
+	bool json = false;
 	int i = parse_simple(&cmd_describe, argc, argv, &json), r;
-	bool range;
 
 	if (i < 0)
 		return EXIT_USAGE;
@@ -210,44 +227,10 @@ static int run_describe(struct perftune_ctx *ctx, int argc, char **argv)
 	r = perftune_describe(ctx, argv[i], &d);
 	if (r < 0)
 		return key_error(&cmd_describe, ctx, r, argv[i]);
-	range = perftune_desc_range(d, &min, &max);
-	if (json) {
-		fputs("{", stdout);
-		json_kv(stdout, &first, "key", perftune_desc_key(d));
-		json_kv(stdout, &first, "value", perftune_desc_value(d));
-		json_kv(stdout, &first, "unreadable", perftune_desc_unreadable(d));
-		json_kv(stdout, &first, "path", perftune_desc_path(d));
-		json_kv(stdout, &first, "choices", perftune_desc_choices(d));
-		if (range) {
-			json_ki(stdout, &first, "min", min);
-			json_ki(stdout, &first, "max", max);
-		}
-		json_kv(stdout, &first, "unit", perftune_desc_unit(d));
-		json_kb(stdout, &first, "writable", perftune_desc_writable(d));
-		json_kv(stdout, &first, "reason", perftune_desc_reason(d));
-		json_kv(stdout, &first, "info", perftune_desc_info(d));
-		puts("}");
-	} else {
-		printf("key:      %s\n", perftune_desc_key(d));
-		if (perftune_desc_value(d))
-			printf("value:    %s%s%s\n", perftune_desc_value(d),
-			       perftune_desc_unit(d) ? " " : "",
-			       perftune_desc_unit(d) ? perftune_desc_unit(d) : "");
-		else
-			printf("value:    (unreadable: %s)\n",
-			       perftune_desc_unreadable(d) ? perftune_desc_unreadable(d) : "?");
-		if (perftune_desc_path(d))
-			printf("file:     %s\n", perftune_desc_path(d));
-		if (perftune_desc_choices(d))
-			printf("choices:  %s\n", perftune_desc_choices(d));
-		if (range)
-			printf("range:    %lld..%lld\n", min, max);
-		printf("writable: %s%s%s\n", perftune_desc_writable(d) ? "yes" : "no",
-		       perftune_desc_reason(d) ? " - " : "",
-		       perftune_desc_reason(d) ? perftune_desc_reason(d) : "");
-		if (perftune_desc_info(d))
-			printf("info:     %s\n", perftune_desc_info(d));
-	}
+	if (json)
+		describe_json(d);
+	else
+		describe_text(d);
 	perftune_desc_free(d);
 	return 0;
 }

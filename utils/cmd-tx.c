@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* perftune set | restore | status */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,61 +29,57 @@ static int set_error(struct perftune_ctx *ctx, int r, const char *key)
 	return EXIT_FAIL;
 }
 
+static void set_report(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, bool json)
+{
+	struct json j = JSON_INIT(stdout);
+
+	if (!json) {
+		print_changes(tx, dry);
+		print_conflicts(ctx, tx, dry, NULL);
+		return;
+	}
+	json_open(&j, '{', 0);
+	json_kv(&j, "transaction", perftune_tx_name(tx));
+	json_kb(&j, "dry_run", dry);
+	print_changes_json(&j, tx, dry);
+	print_conflicts(ctx, tx, dry, &j);
+	json_break(&j, 0);
+	json_close(&j);
+	fflush(stdout);
+}
+
 static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "name", required_argument, NULL, 'n' },
-		{ "hold", no_argument, NULL, 'H' },
-		{ "dry-run", no_argument, NULL, 'd' },
-		{ "allow-partial", no_argument, NULL, 'p' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	static const char optstr[] = "n:h";
 	const char *name = "default";
 	unsigned flags = 0;
 	bool json = false;
+	const struct cmd_opt opts[] = {
+		OPT("name", 'n', OPT_STR, &name),
+		OPT_BIT("hold", &flags, PERFTUNE_TX_HOLD),
+		OPT_BIT("dry-run", &flags, PERFTUNE_TX_DRY_RUN),
+		OPT_BIT("allow-partial", &flags, PERFTUNE_TX_ALLOW_PARTIAL),
+		OPT("json", 0, OPT_BOOL, &json),
+		{ 0 },
+	};
+	int i = cmd_parse(&cmd_set, argc, argv, opts, ""), r, ret = 0;
+	bool dry = flags & PERFTUNE_TX_DRY_RUN;
 	struct perftune_tx *tx;
 	sigset_t set;
-	int o, r, ret = 0;
 
-	cmd_getopt_reset();
-	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
-		switch (o) {
-		case 'n':
-			name = optarg;
-			break;
-		case 'H':
-			flags |= PERFTUNE_TX_HOLD;
-			break;
-		case 'd':
-			flags |= PERFTUNE_TX_DRY_RUN;
-			break;
-		case 'p':
-			flags |= PERFTUNE_TX_ALLOW_PARTIAL;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			print_cmd_help(&cmd_set, stdout);
-			return 0;
-		default:
-			return bad_option(&cmd_set, argv, optstr);
-		}
-	}
-	if (optind >= argc)
+	if (i < 0)
+		return EXIT_USAGE;
+	if (i >= argc)
 		return usage_error(&cmd_set, "set needs at least one KEY=VALUE");
-	for (int i = optind; i < argc; i++)
-		if (!setting_eq(argv[i]) || argv[i][0] == '=')
-			return usage_error(&cmd_set, "'%s' is not KEY=VALUE", argv[i]);
+	for (int k = i; k < argc; k++)
+		if (!setting_eq(argv[k]) || argv[k][0] == '=')
+			return usage_error(&cmd_set, "'%s' is not KEY=VALUE", argv[k]);
 	r = perftune_tx_new(ctx, name, flags, &tx);
+	if (r == -EINVAL)
+		return usage_error(&cmd_set, "%s", perftune_ctx_last_error(ctx));
 	if (r < 0)
-		return r == -EINVAL ? usage_error(&cmd_set, "%s", perftune_ctx_last_error(ctx))
-				    : lib_error(ctx, r, "transaction");
-	for (int i = optind; i < argc; i++) {
-		char *key = strdup(argv[i]), *eq = setting_eq(key);
+		return lib_error(ctx, r, "transaction");
+	for (int k = i; k < argc; k++) {
+		char *key = strdup(argv[k]), *eq = setting_eq(key);
 		*eq = '\0';
 		r = perftune_tx_set(tx, key, eq + 1);
 		if (r < 0)
@@ -96,22 +91,8 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 	ret = commit_tx(ctx, tx, flags & PERFTUNE_TX_HOLD, &set);
 	if (ret)
 		goto out;
-	if (json) {
-		bool f = true;
-		fputs("{", stdout);
-		json_kv(stdout, &f, "transaction", perftune_tx_name(tx));
-		json_kb(stdout, &f, "dry_run", flags & PERFTUNE_TX_DRY_RUN);
-		fputs(",\n  ", stdout);
-		print_changes_json(tx, flags & PERFTUNE_TX_DRY_RUN);
-		fputs(",\n  ", stdout);
-		print_conflicts(ctx, tx, flags & PERFTUNE_TX_DRY_RUN, stdout);
-		puts("\n}");
-		fflush(stdout);
-	} else {
-		print_changes(tx, flags & PERFTUNE_TX_DRY_RUN);
-		print_conflicts(ctx, tx, flags & PERFTUNE_TX_DRY_RUN, NULL);
-	}
-	if (flags & PERFTUNE_TX_HOLD && !(flags & PERFTUNE_TX_DRY_RUN))
+	set_report(ctx, tx, dry, json);
+	if (flags & PERFTUNE_TX_HOLD && !dry)
 		ret = hold_until_signal(ctx, tx, &set);
 out:
 	perftune_tx_unref(tx);
@@ -138,51 +119,29 @@ const struct cmd cmd_set = {
 
 static int run_restore(struct perftune_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "all", no_argument, NULL, 'a' },
-		{ "orphans", no_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
+	unsigned flags = 0;
+	const struct cmd_opt opts[] = {
+		OPT_BIT("all", &flags, PERFTUNE_RESTORE_ALL),
+		OPT_BIT("orphans", &flags, PERFTUNE_RESTORE_ORPHANS),
+		OPT_BIT("force", &flags, PERFTUNE_RESTORE_FORCE),
 		{ 0 },
 	};
-	static const char optstr[] = "h";
-	unsigned flags = 0;
-	int o, r;
-	const char *name = NULL;
+	int i = cmd_parse(&cmd_restore, argc, argv, opts, ""), r;
+	const char *name = NULL, *what = "orphaned transactions";
 
-	cmd_getopt_reset();
-	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
-		switch (o) {
-		case 'a':
-			flags |= PERFTUNE_RESTORE_ALL;
-			break;
-		case 'o':
-			flags |= PERFTUNE_RESTORE_ORPHANS;
-			break;
-		case 'f':
-			flags |= PERFTUNE_RESTORE_FORCE;
-			break;
-		case 'h':
-			print_cmd_help(&cmd_restore, stdout);
-			return 0;
-		default:
-			return bad_option(&cmd_restore, argv, optstr);
-		}
-	}
-	if (optind < argc)
-		name = argv[optind++];
-	if (optind < argc ||
-	    (!name) == !(flags & (PERFTUNE_RESTORE_ALL | PERFTUNE_RESTORE_ORPHANS)) ||
+	if (i < 0)
+		return EXIT_USAGE;
+	if (i < argc)
+		name = argv[i++];
+	if (i < argc || (!name) == !(flags & (PERFTUNE_RESTORE_ALL | PERFTUNE_RESTORE_ORPHANS)) ||
 	    ((flags & PERFTUNE_RESTORE_ALL) && (flags & PERFTUNE_RESTORE_ORPHANS)))
 		return usage_error(&cmd_restore, "give one NAME, --all or --orphans");
 	r = perftune_restore(ctx, name, flags);
 	if (r < 0)
 		return lib_error(ctx, r, "restore");
-	printf("restored %s: %d value%s written back\n",
-	       name			      ? name
-	       : flags & PERFTUNE_RESTORE_ALL ? "all transactions"
-					      : "orphaned transactions",
-	       r, r == 1 ? "" : "s");
+	if (flags & PERFTUNE_RESTORE_ALL)
+		what = "all transactions";
+	printf("restored %s: %d value%s written back\n", or_str(name, what), r, r == 1 ? "" : "s");
 	return 0;
 }
 
@@ -203,32 +162,36 @@ const struct cmd cmd_restore = {
 
 static void status_json(struct perftune_status_iter *it)
 {
+	static const struct {
+		const char *name;
+		unsigned flag;
+	} flags[] = {
+		{ "held", PERFTUNE_STATUS_HELD },
+		{ "orphaned", PERFTUNE_STATUS_ORPHANED },
+		{ "committed", PERFTUNE_STATUS_COMMITTED },
+		{ "drift", PERFTUNE_STATUS_DRIFT },
+		{ "shadowed", PERFTUNE_STATUS_SHADOWED },
+		{ "gone", PERFTUNE_STATUS_GONE },
+		{ "moved", PERFTUNE_STATUS_MOVED },
+	};
 	const struct perftune_status_entry *e;
-	bool firstitem = true;
+	struct json j = JSON_INIT(stdout);
 
-	fputs("[", stdout);
+	json_open(&j, '[', 2);
 	while ((e = perftune_status_iter_next(it))) {
-		bool f = true;
-		unsigned fl = perftune_status_entry_flags(e);
-		printf("%s\n  {", firstitem ? "" : ",");
-		json_kv(stdout, &f, "transaction", perftune_status_entry_tx_name(e));
-		json_kv(stdout, &f, "key", perftune_status_entry_key(e));
-		json_kv(stdout, &f, "original", perftune_status_entry_original(e));
-		json_kv(stdout, &f, "written", perftune_status_entry_written(e));
-		json_kv(stdout, &f, "current", perftune_status_entry_current(e));
-		json_ki(stdout, &f, "pid", perftune_status_entry_pid(e));
-		json_kb(stdout, &f, "held", fl & PERFTUNE_STATUS_HELD);
-		json_kb(stdout, &f, "orphaned", fl & PERFTUNE_STATUS_ORPHANED);
-		json_kb(stdout, &f, "committed", fl & PERFTUNE_STATUS_COMMITTED);
-		json_kb(stdout, &f, "drift", fl & PERFTUNE_STATUS_DRIFT);
-		json_kb(stdout, &f, "shadowed", fl & PERFTUNE_STATUS_SHADOWED);
-		json_kb(stdout, &f, "gone", fl & PERFTUNE_STATUS_GONE);
-		json_kb(stdout, &f, "moved", fl & PERFTUNE_STATUS_MOVED);
-		json_kv(stdout, &f, "note", perftune_status_entry_note(e));
-		fputs("}", stdout);
-		firstitem = false;
+		json_open(&j, '{', 0);
+		json_kv(&j, "transaction", perftune_status_entry_tx_name(e));
+		json_kv(&j, "key", perftune_status_entry_key(e));
+		json_kv(&j, "original", perftune_status_entry_original(e));
+		json_kv(&j, "written", perftune_status_entry_written(e));
+		json_kv(&j, "current", perftune_status_entry_current(e));
+		json_ki(&j, "pid", perftune_status_entry_pid(e));
+		for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+			json_kb(&j, flags[i].name, perftune_status_entry_flags(e) & flags[i].flag);
+		json_kv(&j, "note", perftune_status_entry_note(e));
+		json_close(&j);
 	}
-	puts(firstitem ? "]" : "\n]");
+	json_close(&j);
 }
 
 /* status --format prometheus: the library's metrics, on stdout or to @output atomically */
@@ -244,47 +207,53 @@ static int status_prometheus(struct perftune_ctx *ctx, const char *output)
 	return r;
 }
 
-enum { STATUS_TEXT, STATUS_JSON, STATUS_PROMETHEUS };
-
 static int parse_status(int argc, char **argv, int *format, const char **output)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
+	const struct cmd_opt opts[] = {
+		{ "json", 0, OPT_CALL0, format, 0, opt_format },
+		{ "format", 0, OPT_CALL, format, 0, opt_format },
+		OPT("output", 'o', OPT_STR, output),
 		{ 0 },
 	};
-	static const char optstr[] = "o:h";
-	static const char *const names[] = { "text", "json", "prometheus" };
-	int o;
+	int i = cmd_parse(&cmd_status, argc, argv, opts, "");
 
-	cmd_getopt_reset();
-	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
-		if (o == 'j') {
-			*format = STATUS_JSON;
-		} else if (o == 'f') {
-			*format = -1;
-			for (int i = 0; i < 3; i++)
-				if (!strcmp(optarg, names[i]))
-					*format = i;
-			if (*format < 0)
-				return usage_error(&cmd_status,
-						   "--format must be text, json or prometheus");
-		} else if (o == 'o') {
-			*output = optarg;
-		} else if (o == 'h') {
-			print_cmd_help(&cmd_status, stdout);
-			exit(0);
-		} else {
-			return bad_option(&cmd_status, argv, optstr);
-		}
-	}
-	if (optind < argc)
+	if (i < 0)
+		return EXIT_USAGE;
+	if (i < argc)
 		return usage_error(&cmd_status, "status takes no operands");
-	if (*output && *format != STATUS_PROMETHEUS)
+	if (*output && *format != FORMAT_PROMETHEUS)
 		return usage_error(&cmd_status, "-o FILE needs --format prometheus");
 	return 0;
+}
+
+/* the state of a transaction, from the flags of its entries */
+static const char *tx_state(unsigned fl)
+{
+	if (fl & PERFTUNE_STATUS_ORPHANED)
+		return "ORPHANED (holder gone: restore it)";
+	if (fl & PERFTUNE_STATUS_HELD)
+		return "held";
+	if (fl & PERFTUNE_STATUS_COMMITTED)
+		return "applied";
+	return "incomplete";
+}
+
+static void status_entry(const struct perftune_status_entry *e)
+{
+	unsigned fl = perftune_status_entry_flags(e);
+
+	printf("  %s: %s -> %s, now %s", perftune_status_entry_key(e),
+	       perftune_status_entry_original(e),
+	       or_str(perftune_status_entry_written(e), "(not written)"),
+	       or_str(perftune_status_entry_current(e), "?"));
+	if (fl & PERFTUNE_STATUS_DRIFT)
+		fputs(" DRIFT", stdout);
+	if (fl & PERFTUNE_STATUS_GONE)
+		fputs(" GONE", stdout);
+	if (fl & PERFTUNE_STATUS_MOVED)
+		fputs(" MOVED", stdout);
+	print_if(" - ", perftune_status_entry_note(e), "");
+	putchar('\n');
 }
 
 static int run_status(struct perftune_ctx *ctx, int argc, char **argv)
@@ -293,48 +262,34 @@ static int run_status(struct perftune_ctx *ctx, int argc, char **argv)
 	const struct perftune_status_entry *e;
 	const char *last = NULL, *output = NULL;
 	char lastbuf[128] = "";
-	int format = STATUS_TEXT, r = parse_status(argc, argv, &format, &output);
+	int format = FORMAT_TEXT, r = parse_status(argc, argv, &format, &output);
 
 	if (r)
 		return r;
-	if (format == STATUS_PROMETHEUS)
+	if (format == FORMAT_PROMETHEUS)
 		return status_prometheus(ctx, output);
 	r = perftune_status(ctx, &it);
 	if (r < 0)
 		return lib_error(ctx, r, "status");
-	if (format == STATUS_JSON) {
+	if (format == FORMAT_JSON) {
 		status_json(it);
 		perftune_status_iter_free(it);
 		return 0;
 	}
 	while ((e = perftune_status_iter_next(it))) {
-		unsigned fl = perftune_status_entry_flags(e);
-		const char *note = perftune_status_entry_note(e),
-			   *cur = perftune_status_entry_current(e);
 		if (!last || strcmp(lastbuf, perftune_status_entry_tx_name(e))) {
 			snprintf(lastbuf, sizeof(lastbuf), "%s", perftune_status_entry_tx_name(e));
 			last = lastbuf;
-			printf("%s: %s", last,
-			       fl & PERFTUNE_STATUS_ORPHANED ? "ORPHANED (holder gone: restore it)"
-			       : fl & PERFTUNE_STATUS_HELD   ? "held"
-			       : fl & PERFTUNE_STATUS_COMMITTED ? "applied"
-								: "incomplete");
+			printf("%s: %s", last, tx_state(perftune_status_entry_flags(e)));
 			if (perftune_status_entry_pid(e))
 				printf(" pid %d", perftune_status_entry_pid(e));
 			putchar('\n');
 		}
-		if (!*perftune_status_entry_key(e)) {
-			printf("  error: %s\n", note ? note : "unreadable journal");
-			continue;
-		}
-		printf("  %s: %s -> %s, now %s%s%s%s%s%s\n", perftune_status_entry_key(e),
-		       perftune_status_entry_original(e),
-		       perftune_status_entry_written(e) ? perftune_status_entry_written(e)
-							: "(not written)",
-		       cur ? cur : "?", fl & PERFTUNE_STATUS_DRIFT ? " DRIFT" : "",
-		       fl & PERFTUNE_STATUS_GONE ? " GONE" : "",
-		       fl & PERFTUNE_STATUS_MOVED ? " MOVED" : "", note ? " - " : "",
-		       note ? note : "");
+		if (*perftune_status_entry_key(e))
+			status_entry(e);
+		else
+			printf("  error: %s\n",
+			       or_str(perftune_status_entry_note(e), "unreadable journal"));
 	}
 	if (!last)
 		puts("no transactions");

@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* perftune verify | why, and the warnings of set and apply about sources that put keys back */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
-
-#define MAX_VARS 64
 
 /* ---- warnings: a persistent source that will put a key back ---- */
 
@@ -31,28 +28,31 @@ static size_t key_at(const char *const *keys, size_t n, size_t from, const char 
 	return n;
 }
 
-static void print_conflict(FILE *json, const char *key, const struct perftune_source *s, int n)
+static void print_conflict(struct json *j, const char *key, const struct perftune_source *s)
 {
-	bool f = true;
+	const char *v = perftune_source_value(s);
 
-	if (json) {
-		fprintf(json, "%s\n    {", n ? "," : "");
-		json_kv(json, &f, "key", key);
-		json_kv(json, &f, "kind", perftune_source_kind(s));
-		json_kv(json, &f, "location", perftune_source_location(s));
-		json_kv(json, &f, "value", perftune_source_value(s));
-		json_kv(json, &f, "note", perftune_source_note(s));
-		fputs("}", json);
+	if (j) {
+		json_open(j, '{', 0);
+		json_kv(j, "key", key);
+		json_kv(j, "kind", perftune_source_kind(s));
+		json_kv(j, "location", perftune_source_location(s));
+		json_kv(j, "value", v);
+		json_kv(j, "note", perftune_source_note(s));
+		json_close(j);
 		return;
 	}
-	fprintf(stderr, "%s: warning: %s: %s %s %s%s (%s)\n", program, key, perftune_source_kind(s),
-		perftune_source_location(s),
-		perftune_source_value(s) ? "puts back " : "sets it again",
-		perftune_source_value(s) ? perftune_source_value(s) : "", perftune_source_note(s));
+	fprintf(stderr, "%s: warning: %s: %s %s ", program, key, perftune_source_kind(s),
+		perftune_source_location(s));
+	if (v)
+		fprintf(stderr, "puts back %s", v);
+	else
+		fputs("sets it again", stderr);
+	fprintf(stderr, " (%s)\n", perftune_source_note(s));
 }
 
 /* the warning of @key alone, if it has one (nothing to warn about that we can find: 0) */
-static int print_one(struct perftune_ctx *ctx, FILE *json, const char *key, const char *value, int n)
+static int print_one(struct perftune_ctx *ctx, struct json *j, const char *key, const char *value)
 {
 	struct perftune_source_iter *it;
 	const struct perftune_source *s, *last = NULL;
@@ -63,7 +63,7 @@ static int print_one(struct perftune_ctx *ctx, FILE *json, const char *key, cons
 		if (puts_back(s))
 			last = s;
 	if (last)
-		print_conflict(json, key, last, n);
+		print_conflict(j, key, last);
 	perftune_source_iter_free(it);
 	return last != NULL;
 }
@@ -90,18 +90,21 @@ static bool grow(const char ***keys, const char ***values, size_t *cap)
  * perftune_why_keys() for them all, so that each configuration file is read
  * once, and only those that can name the keys.
  */
-int print_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, FILE *json)
+int print_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, struct json *j)
 {
 	struct perftune_change_iter *ch = NULL;
 	struct perftune_source_iter *it = NULL;
 	const struct perftune_source *s, **last = NULL;
 	const struct perftune_change *c;
 	const char **keys = NULL, **values = NULL;
-	size_t n = 0, cap = 0, j = 0;
+	size_t n = 0, cap = 0, at = 0;
 	int count = 0;
 
-	if (json)
-		fputs("\"warnings\": [", json);
+	if (j) {
+		json_break(j, 2);
+		json_key(j, "warnings");
+		json_open(j, '[', 4);
+	}
 	if (perftune_tx_changes(tx, &ch) < 0)
 		ch = NULL;
 	while ((c = perftune_change_iter_next(ch))) {
@@ -113,31 +116,57 @@ int print_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, 
 		values[n++] = perftune_change_new_value(c);
 		keys[n] = values[n] = NULL;
 	}
-	last = n ? calloc(n + 1, sizeof(*last)) : NULL;
+	if (n)
+		last = calloc(n + 1, sizeof(*last));
 	if (last && perftune_why_keys(ctx, keys, values, &it) >= 0) {
 		while ((s = perftune_source_iter_next(it))) {
-			j = key_at(keys, n, j, perftune_source_key(s));
-			if (j < n && puts_back(s))
-				last[j] = s;
+			at = key_at(keys, n, at, perftune_source_key(s));
+			if (at < n && puts_back(s))
+				last[at] = s;
 		}
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
 			if (last[i])
-				print_conflict(json, keys[i], last[i], count++);
+				print_conflict(j, keys[i], last[i]);
+			count += last[i] != NULL;
+		}
 	} else if (last) { /* a key gone since (a process, a device): the others one by one */
 		for (size_t i = 0; i < n; i++)
-			count += print_one(ctx, json, keys[i], values[i], count);
+			count += print_one(ctx, j, keys[i], values[i]);
 	}
 	perftune_source_iter_free(it);
 	perftune_change_iter_free(ch);
 	free(keys);
 	free(values);
 	free(last);
-	if (json)
-		fputs(count ? "\n  ]" : "]", json);
+	if (j)
+		json_close(j);
 	return count;
 }
 
 /* ---- why ---- */
+
+static void why_source(const char *key, const struct perftune_source *s, int n)
+{
+	static const struct {
+		unsigned flag;
+		const char *mark;
+	} marks[] = {
+		{ PERFTUNE_SOURCE_WINS, "  [wins]" },
+		{ PERFTUNE_SOURCE_OVERRIDDEN, "  [overridden]" },
+		{ PERFTUNE_SOURCE_DIFFERS, "  [differs from now]" },
+		{ PERFTUNE_SOURCE_ERROR, "  [error]" },
+	};
+
+	printf("  %d. %-11s %s", n, perftune_source_kind(s), perftune_source_location(s));
+	print_if(": ", perftune_source_value(s), "");
+	if (strcmp(perftune_source_key(s), key))
+		printf(" (%s)", perftune_source_key(s));
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (perftune_source_flags(s) & marks[i].flag)
+			fputs(marks[i].mark, stdout);
+	putchar('\n');
+	print_if("     ", perftune_source_note(s), "\n");
+}
 
 static void why_text(const char *key, const char *value, struct perftune_source_iter *it)
 {
@@ -145,20 +174,11 @@ static void why_text(const char *key, const char *value, struct perftune_source_
 	char boot[512] = "";
 	int n = 0;
 
-	printf("%s = %s\n", key, value ? value : "(cannot be read)");
+	printf("%s = %s\n", key, or_str(value, "(cannot be read)"));
 	while ((s = perftune_source_iter_next(it))) {
 		unsigned fl = perftune_source_flags(s);
 		const char *v = perftune_source_value(s);
-		printf("  %d. %-11s %s%s%s", ++n, perftune_source_kind(s),
-		       perftune_source_location(s), v ? ": " : "", v ? v : "");
-		if (strcmp(perftune_source_key(s), key))
-			printf(" (%s)", perftune_source_key(s));
-		printf("%s%s%s%s\n", fl & PERFTUNE_SOURCE_WINS ? "  [wins]" : "",
-		       fl & PERFTUNE_SOURCE_OVERRIDDEN ? "  [overridden]" : "",
-		       fl & PERFTUNE_SOURCE_DIFFERS ? "  [differs from now]" : "",
-		       fl & PERFTUNE_SOURCE_ERROR ? "  [error]" : "");
-		if (perftune_source_note(s))
-			printf("     %s\n", perftune_source_note(s));
+		why_source(key, s, ++n);
 		if ((fl & PERFTUNE_SOURCE_PERSISTENT) && v && !(fl & PERFTUNE_SOURCE_OVERRIDDEN))
 			snprintf(boot, sizeof(boot), "%s (%s %s)", v, perftune_source_kind(s),
 				 perftune_source_location(s));
@@ -172,31 +192,31 @@ static void why_text(const char *key, const char *value, struct perftune_source_
 static void why_json(const char *key, const char *value, struct perftune_source_iter *it)
 {
 	const struct perftune_source *s;
-	bool f = true, first = true;
+	struct json j = JSON_INIT(stdout);
 
-	fputs("{", stdout);
-	json_kv(stdout, &f, "key", key);
-	json_kv(stdout, &f, "value", value);
-	fputs(", \"sources\": [", stdout);
+	json_open(&j, '{', 0);
+	json_kv(&j, "key", key);
+	json_kv(&j, "value", value);
+	json_key(&j, "sources");
+	json_open(&j, '[', 2);
 	while ((s = perftune_source_iter_next(it))) {
 		unsigned fl = perftune_source_flags(s);
-		bool g = true;
-		printf("%s\n  {", first ? "" : ",");
-		json_kv(stdout, &g, "kind", perftune_source_kind(s));
-		json_kv(stdout, &g, "key", perftune_source_key(s));
-		json_kv(stdout, &g, "location", perftune_source_location(s));
-		json_kv(stdout, &g, "value", perftune_source_value(s));
-		json_kv(stdout, &g, "note", perftune_source_note(s));
-		json_kb(stdout, &g, "wins", fl & PERFTUNE_SOURCE_WINS);
-		json_kb(stdout, &g, "overridden", fl & PERFTUNE_SOURCE_OVERRIDDEN);
-		json_kb(stdout, &g, "persistent", fl & PERFTUNE_SOURCE_PERSISTENT);
-		json_kb(stdout, &g, "differs", fl & PERFTUNE_SOURCE_DIFFERS);
-		json_kb(stdout, &g, "error", fl & PERFTUNE_SOURCE_ERROR);
-		json_ki(stdout, &g, "pid", perftune_source_pid(s));
-		fputs("}", stdout);
-		first = false;
+		json_open(&j, '{', 0);
+		json_kv(&j, "kind", perftune_source_kind(s));
+		json_kv(&j, "key", perftune_source_key(s));
+		json_kv(&j, "location", perftune_source_location(s));
+		json_kv(&j, "value", perftune_source_value(s));
+		json_kv(&j, "note", perftune_source_note(s));
+		json_kb(&j, "wins", fl & PERFTUNE_SOURCE_WINS);
+		json_kb(&j, "overridden", fl & PERFTUNE_SOURCE_OVERRIDDEN);
+		json_kb(&j, "persistent", fl & PERFTUNE_SOURCE_PERSISTENT);
+		json_kb(&j, "differs", fl & PERFTUNE_SOURCE_DIFFERS);
+		json_kb(&j, "error", fl & PERFTUNE_SOURCE_ERROR);
+		json_ki(&j, "pid", perftune_source_pid(s));
+		json_close(&j);
 	}
-	puts(first ? "]}" : "\n]}");
+	json_close(&j);
+	json_close(&j);
 }
 
 static int run_why(struct perftune_ctx *ctx, int argc, char **argv)
@@ -245,44 +265,47 @@ static void verify_text(struct perftune_check_iter *it, int *counts)
 
 	while ((c = perftune_check_iter_next(it))) {
 		int st = perftune_check_status(c);
-		const char *reason = perftune_check_reason(c), *exp = perftune_check_expected(c);
 		counts[st]++;
-		printf("%-12s %s%s%s", perftune_check_status_name(st), perftune_check_key(c),
-		       exp ? " = " : "", exp ? exp : "");
-		if (reason)
-			printf(" (%s)", reason);
+		printf("%-12s %s", perftune_check_status_name(st), perftune_check_key(c));
+		print_if(" = ", perftune_check_expected(c), "");
+		print_if(" (", perftune_check_reason(c), ")");
 		putchar('\n');
 	}
+	printf("%d in force, %d differ, %d clamped, %d not here, %d need a reboot, %d skipped\n",
+	       counts[PERFTUNE_CHECK_IN_FORCE], counts[PERFTUNE_CHECK_DIFFERS],
+	       counts[PERFTUNE_CHECK_CLAMPED], counts[PERFTUNE_CHECK_NOT_HERE],
+	       counts[PERFTUNE_CHECK_NEEDS_REBOOT], counts[PERFTUNE_CHECK_SKIPPED]);
 }
 
 static void verify_json(const char *what, struct perftune_check_iter *it, int *counts, int bad)
 {
 	const struct perftune_check *c;
-	bool f = true, first = true;
+	struct json j = JSON_INIT(stdout);
 
-	fputs("{", stdout);
-	json_kv(stdout, &f, "verified", what);
-	json_kb(stdout, &f, "in_force", bad == 0);
-	fputs(", \"settings\": [", stdout);
+	json_open(&j, '{', 0);
+	json_kv(&j, "verified", what);
+	json_kb(&j, "in_force", bad == 0);
+	json_key(&j, "settings");
+	json_open(&j, '[', 2);
 	while ((c = perftune_check_iter_next(it))) {
 		int st = perftune_check_status(c);
-		bool g = true;
 		counts[st]++;
-		printf("%s\n  {", first ? "" : ",");
-		json_kv(stdout, &g, "key", perftune_check_key(c));
-		json_kv(stdout, &g, "status", perftune_check_status_name(st));
-		json_kv(stdout, &g, "expected", perftune_check_expected(c));
-		json_kv(stdout, &g, "current", perftune_check_current(c));
-		json_kv(stdout, &g, "reason", perftune_check_reason(c));
-		json_kv(stdout, &g, "origin", perftune_check_origin(c));
-		fputs("}", stdout);
-		first = false;
+		json_open(&j, '{', 0);
+		json_kv(&j, "key", perftune_check_key(c));
+		json_kv(&j, "status", perftune_check_status_name(st));
+		json_kv(&j, "expected", perftune_check_expected(c));
+		json_kv(&j, "current", perftune_check_current(c));
+		json_kv(&j, "reason", perftune_check_reason(c));
+		json_kv(&j, "origin", perftune_check_origin(c));
+		json_close(&j);
 	}
-	fputs(first ? "], \"counts\": {" : "\n], \"counts\": {", stdout);
-	f = true;
+	json_close(&j);
+	json_key(&j, "counts");
+	json_open(&j, '{', 0);
 	for (int s = PERFTUNE_CHECK_IN_FORCE; s <= PERFTUNE_CHECK_SKIPPED; s++)
-		json_ki(stdout, &f, perftune_check_status_name(s), counts[s]);
-	puts("}}");
+		json_ki(&j, perftune_check_status_name(s), counts[s]);
+	json_close(&j);
+	json_close(&j);
 }
 
 /* a transaction of that name, else a profile; -ENOENT for neither */
@@ -290,8 +313,10 @@ static int verify_named(struct perftune_ctx *ctx, const char *name, const char *
 			struct perftune_check_iter **it)
 {
 	struct perftune_profile *p = NULL;
-	int r = strchr(name, '/') ? -ENOENT : perftune_verify_transaction(ctx, name, it);
+	int r = -ENOENT;
 
+	if (!strchr(name, '/'))
+		r = perftune_verify_transaction(ctx, name, it);
 	if (r != -ENOENT)
 		return r;
 	r = perftune_profile_load(ctx, name, vars, &p);
@@ -318,87 +343,56 @@ static int verify_prometheus(struct perftune_ctx *ctx, struct perftune_check_ite
 
 static int run_verify(struct perftune_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "var", required_argument, NULL, 'v' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
+	struct cmd_vars vars = { 0 };
+	const char *output = NULL, *what;
+	int format = FORMAT_TEXT;
+	const struct cmd_opt opts[] = {
+		{ "json", 0, OPT_CALL0, &format, 0, opt_format },
+		OPT("var", 'v', OPT_VAR, &vars),
+		{ "format", 0, OPT_CALL, &format, 0, opt_format },
+		OPT("output", 'o', OPT_STR, &output),
 		{ 0 },
 	};
-	static const char optstr[] = "v:o:h";
-	const char *vars[MAX_VARS + 1] = { 0 }, *output = NULL;
-	bool prometheus = false;
 	struct perftune_check_iter *it = NULL;
-	int o, nvars = 0, settings = 0, r, counts[PERFTUNE_CHECK_SKIPPED + 1] = { 0 };
-	bool json = false;
+	int i = cmd_parse(&cmd_verify, argc, argv, opts, ""), r, settings = 0;
+	int counts[PERFTUNE_CHECK_SKIPPED + 1] = { 0 };
 
-	cmd_getopt_reset();
-	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
-		switch (o) {
-		case 'j':
-			json = true;
-			break;
-		case 'f':
-			json = !strcmp(optarg, "json");
-			prometheus = !strcmp(optarg, "prometheus");
-			if (!json && !prometheus && strcmp(optarg, "text"))
-				return usage_error(&cmd_verify,
-						   "--format must be text, json or prometheus");
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'v':
-			if (nvars == MAX_VARS || !strchr(optarg, '='))
-				return usage_error(&cmd_verify, "-v takes VAR=VALUE (at most %d)",
-						   MAX_VARS);
-			vars[nvars++] = optarg;
-			break;
-		case 'h':
-			print_cmd_help(&cmd_verify, stdout);
-			exit(0);
-		default:
-			return bad_option(&cmd_verify, argv, optstr);
-		}
-	}
-	if (output && !prometheus)
+	if (i < 0)
+		return EXIT_USAGE;
+	if (output && format != FORMAT_PROMETHEUS)
 		return usage_error(&cmd_verify, "-o FILE needs --format prometheus");
-	if (optind >= argc)
+	if (i >= argc)
 		return usage_error(&cmd_verify, "verify needs a PROFILE, a NAME or KEY=VALUE...");
-	for (int i = optind; i < argc; i++)
-		settings += strchr(argv[i], '=') != NULL;
-	if (settings && settings != argc - optind)
+	for (int k = i; k < argc; k++)
+		settings += strchr(argv[k], '=') != NULL;
+	if ((settings && settings != argc - i) || (!settings && argc - i > 1))
 		return usage_error(&cmd_verify, "verify takes one PROFILE or NAME, or KEY=VALUE...");
-	if (settings)
-		r = perftune_verify(ctx, (const char *const *)argv + optind, &it);
-	else if (argc - optind > 1)
-		return usage_error(&cmd_verify, "verify takes one PROFILE or NAME, or KEY=VALUE...");
-	else
-		r = verify_named(ctx, argv[optind], vars, &it);
+	what = argv[i];
+	if (settings) {
+		what = "settings";
+		r = perftune_verify(ctx, (const char *const *)argv + i, &it);
+	} else {
+		r = verify_named(ctx, argv[i], vars.v, &it);
+	}
 	if (r == -ENOENT && !settings)
-		return usage_error(&cmd_verify, "no transaction or profile '%s': %s", argv[optind],
+		return usage_error(&cmd_verify, "no transaction or profile '%s': %s", argv[i],
 				   perftune_ctx_last_error(ctx));
 	if (r == -EINVAL)
 		return usage_error(&cmd_verify, "%s", perftune_ctx_last_error(ctx));
 	if (r < 0)
-		return lib_error(ctx, r, argv[optind]);
-	if (prometheus) {
-		r = verify_prometheus(ctx, it, settings ? "settings" : argv[optind], output);
-	} else if (json) {
-		verify_json(settings ? "settings" : argv[optind], it, counts, r);
-	} else {
+		return lib_error(ctx, r, argv[i]);
+	if (format == FORMAT_PROMETHEUS)
+		r = verify_prometheus(ctx, it, what, output);
+	else if (format == FORMAT_JSON)
+		verify_json(what, it, counts, r);
+	else
 		verify_text(it, counts);
-		printf("%d in force, %d differ, %d clamped, %d not here, %d need a reboot, %d "
-		       "skipped\n",
-		       counts[PERFTUNE_CHECK_IN_FORCE], counts[PERFTUNE_CHECK_DIFFERS],
-		       counts[PERFTUNE_CHECK_CLAMPED], counts[PERFTUNE_CHECK_NOT_HERE],
-		       counts[PERFTUNE_CHECK_NEEDS_REBOOT], counts[PERFTUNE_CHECK_SKIPPED]);
-	}
 	perftune_check_iter_free(it);
 	if (r < 0) /* a failure of verify_prometheus */
 		return -r;
-	return r ? EXIT_FAIL : 0;
+	if (r)
+		return EXIT_FAIL;
+	return 0;
 }
 
 const struct cmd cmd_verify = {

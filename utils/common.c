@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <unistd.h>
@@ -94,12 +95,8 @@ static size_t utf8_seq(const unsigned char *p)
  * any byte: a byte of no valid sequence is the four characters \xHH, as
  * Python's "backslashreplace" (and the Prometheus output) writes it
  */
-void json_str(FILE *f, const char *s)
+static void json_quote(FILE *f, const char *s)
 {
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p;) {
 		size_t n = utf8_seq(p);
@@ -111,50 +108,131 @@ void json_str(FILE *f, const char *s)
 			fprintf(f, "\\\\x%02x", *p);
 		else
 			fwrite(p, 1, n, f);
-		p += n ? n : 1;
+		if (!n)
+			n = 1;
+		p += n;
 	}
 	fputc('"', f);
 }
 
-static void json_key(FILE *f, bool *first, const char *key)
+/* what comes before a member's key or an element: a comma, a line break */
+static void json_sep(struct json *j)
 {
-	if (!*first)
-		fputs(", ", f);
-	*first = false;
-	json_str(f, key);
-	fputs(": ", f);
+	int d = j->depth;
+
+	if (j->keyed) { /* the value of the key just written */
+		j->keyed = false;
+		return;
+	}
+	if (!d)
+		return;
+	if (!j->empty[d])
+		fputc(',', j->f);
+	if (j->pending >= 0)
+		fprintf(j->f, "\n%*s", j->pending, "");
+	else if (j->rows[d])
+		fprintf(j->f, "\n%*s", j->rows[d], "");
+	else if (!j->empty[d])
+		fputc(' ', j->f);
+	j->pending = -1;
+	j->empty[d] = false;
 }
 
-void json_kv(FILE *f, bool *first, const char *key, const char *value)
+void json_open(struct json *j, char bracket, int rows)
 {
-	json_key(f, first, key);
-	json_str(f, value);
+	json_sep(j);
+	fputc(bracket, j->f);
+	j->depth++;
+	j->empty[j->depth] = true;
+	j->rows[j->depth] = rows;
+	j->close[j->depth] = bracket == '{' ? '}' : ']';
 }
 
-void json_kb(FILE *f, bool *first, const char *key, bool value)
+void json_close(struct json *j)
 {
-	json_key(f, first, key);
-	fputs(value ? "true" : "false", f);
+	int d = j->depth;
+
+	if (j->pending >= 0)
+		fprintf(j->f, "\n%*s", j->pending, "");
+	else if (j->rows[d] && !j->empty[d])
+		fprintf(j->f, "\n%*s", j->rows[d] - 2, "");
+	fputc(j->close[d], j->f);
+	j->pending = -1;
+	if (--j->depth == 0)
+		fputc('\n', j->f);
 }
 
-void json_ki(FILE *f, bool *first, const char *key, long long value)
+void json_break(struct json *j, int indent)
 {
-	json_key(f, first, key);
-	fprintf(f, "%lld", value);
+	j->pending = indent;
 }
 
-void cmd_getopt_reset(void)
+void json_key(struct json *j, const char *key)
 {
-	/*
-	 * Not optind = 1: glibc reads the ordering ('+', '-', $POSIXLY_CORRECT)
-	 * when optind is 0 only, so with 1 a command kept that of main()'s "+"
-	 * parse of the global options, and stopped at its first operand
-	 * ("apply PROFILE --dry-run": "apply takes one PROFILE").
-	 */
-	optind = 0;
+	json_sep(j);
+	json_quote(j->f, key);
+	fputs(": ", j->f);
+	j->keyed = true;
 }
 
-int bad_option(const struct cmd *c, char **argv, const char *optstring)
+void json_str(struct json *j, const char *s)
+{
+	json_sep(j);
+	if (s)
+		json_quote(j->f, s);
+	else
+		fputs("null", j->f);
+}
+
+static void json_bool(struct json *j, bool v)
+{
+	json_sep(j);
+	fputs(v ? "true" : "false", j->f);
+}
+
+static void json_int(struct json *j, long long v)
+{
+	json_sep(j);
+	fprintf(j->f, "%lld", v);
+}
+
+void json_num(struct json *j, double v)
+{
+	json_sep(j);
+	if (isfinite(v))
+		fprintf(j->f, "%.10g", v);
+	else
+		fputs("null", j->f);
+}
+
+void json_kv(struct json *j, const char *key, const char *value)
+{
+	json_key(j, key);
+	json_str(j, value);
+}
+
+void json_kb(struct json *j, const char *key, bool value)
+{
+	json_key(j, key);
+	json_bool(j, value);
+}
+
+void json_ki(struct json *j, const char *key, long long value)
+{
+	json_key(j, key);
+	json_int(j, value);
+}
+
+void json_kn(struct json *j, const char *key, double value)
+{
+	json_key(j, key);
+	json_num(j, value);
+}
+
+/* The usage error for getopt_long()'s '?' (an unknown option, or one without
+ * its argument) with @optstring, with a hint where the global -v (--verbose)
+ * was meant: after COMMAND, -v is --var VAR=VALUE or no option at all. */
+static int bad_option(const struct cmd *c, char **argv, const char *optstring)
 {
 	bool verbose = optopt == 'v' || (optind > 0 && !strcmp(argv[optind - 1], "--verbose"));
 
@@ -169,31 +247,119 @@ int bad_option(const struct cmd *c, char **argv, const char *optstring)
 	return usage_error(c, "bad option (see %s %s --help)", program, c->name);
 }
 
-int parse_simple(const struct cmd *c, int argc, char **argv, bool *json)
+/* what option @e sets: 0, or a usage error's status */
+static int set_option(const struct cmd *c, const struct cmd_opt *e)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	static const char optstr[] = "jh";
+	struct cmd_vars *vars = e->dest;
+
+	switch (e->kind) {
+	case OPT_BOOL:
+		*(bool *)e->dest = true;
+		return 0;
+	case OPT_FLAG:
+		*(unsigned *)e->dest |= e->bit;
+		return 0;
+	case OPT_STR:
+		*(const char **)e->dest = optarg;
+		return 0;
+	case OPT_VAR:
+		if (vars->n == MAX_VARS || !strchr(optarg, '='))
+			return usage_error(c, "-v takes VAR=VALUE (at most %d)", MAX_VARS);
+		vars->v[vars->n++] = optarg;
+		return 0;
+	default:
+		return e->call(c, e, optarg);
+	}
+}
+
+#define CMD_OPTS_MAX 24
+
+int cmd_parse(const struct cmd *c, int argc, char **argv, const struct cmd_opt *opts,
+	      const char *order)
+{
+	struct option lo[CMD_OPTS_MAX + 2] = { { "help", no_argument, NULL, 'h' } };
+	char optstr[2 * CMD_OPTS_MAX + 4];
+	size_t n = 1, len = (size_t)snprintf(optstr, sizeof(optstr), "%s", order);
 	int o;
 
-	cmd_getopt_reset();
-	while ((o = getopt_long(argc, argv, optstr, opts, NULL)) != -1) {
-		switch (o) {
-		case 'j':
-			*json = true;
-			break;
-		case 'h':
+	for (const struct cmd_opt *e = opts; e->name || e->letter; e++) {
+		int arg = e->kind != OPT_BOOL && e->kind != OPT_FLAG && e->kind != OPT_CALL0;
+		if (!e->name) /* the operands' entry (letter 1) */
+			continue;
+		lo[n] = (struct option){ e->name, arg, NULL, e->letter };
+		if (!e->letter) /* a long option only: its index as getopt's value */
+			lo[n].val = 256 + (int)(e - opts);
+		if (e->letter > 1)
+			optstr[len++] = (char)e->letter;
+		if (e->letter > 1 && arg)
+			optstr[len++] = ':';
+		n++;
+	}
+	strcpy(optstr + len, "h");
+	lo[n] = (struct option){ 0 };
+	/*
+	 * Not optind = 1: glibc reads the ordering ('+', '-', $POSIXLY_CORRECT)
+	 * when optind is 0 only, so with 1 a command kept that of main()'s "+"
+	 * parse of the global options, and stopped at its first operand
+	 * ("apply PROFILE --dry-run": "apply takes one PROFILE").
+	 */
+	optind = 0;
+	while ((o = getopt_long(argc, argv, optstr, lo, NULL)) != -1) {
+		const struct cmd_opt *e = opts;
+		if (o == 'h') {
 			print_cmd_help(c, stdout);
 			exit(0);
-		default:
-			bad_option(c, argv, optstr);
+		}
+		while ((e->name || e->letter) && e->letter != o && 256 + (e - opts) != o)
+			e++;
+		if (!e->name && e->letter != 1) {
+			if (*order == '-') /* compare's message, as it always was */
+				usage_error(c, "bad option");
+			else
+				bad_option(c, argv, optstr);
 			return -1;
 		}
+		if (set_option(c, e))
+			return -1;
 	}
 	return optind;
+}
+
+int opt_format(const struct cmd *c, const struct cmd_opt *e, const char *arg)
+{
+	static const char *const names[] = { "text", "json", "prometheus" };
+	int *format = e->dest;
+
+	if (e->kind == OPT_CALL0) { /* --json */
+		*format = FORMAT_JSON;
+		return 0;
+	}
+	for (int i = FORMAT_TEXT; i <= FORMAT_PROMETHEUS; i++)
+		if (!strcmp(arg, names[i]))
+			*format = i;
+	if (strcmp(arg, names[*format]))
+		return usage_error(c, "--format must be text, json or prometheus");
+	return 0;
+}
+
+int parse_simple(const struct cmd *c, int argc, char **argv, bool *json)
+{
+	const struct cmd_opt opts[] = { OPT("json", 'j', OPT_BOOL, json), { 0 } };
+
+	return cmd_parse(c, argc, argv, opts, "");
+}
+
+const char *or_str(const char *s, const char *fallback)
+{
+	if (s)
+		return s;
+	return fallback;
+}
+
+void print_if(const char *before, const char *s, const char *after)
+{
+	if (s)
+		printf("%s%s%s", before, s, after);
 }
 
 void print_changes(struct perftune_tx *tx, bool dry)
@@ -208,40 +374,41 @@ void print_changes(struct perftune_tx *tx, bool dry)
 		const char *note = perftune_change_note(e), *old = perftune_change_old_value(e);
 		if (!dry && !(fl & (PERFTUNE_CHANGE_WRITTEN | PERFTUNE_CHANGE_UNCHANGED)))
 			continue;
-		printf("%s: %s -> %s%s%s%s%s\n", perftune_change_key(e), old && *old ? old : "?",
-		       perftune_change_new_value(e),
-		       fl & PERFTUNE_CHANGE_UNCHANGED ? " (unchanged)" : "", note ? " (" : "",
-		       note ? note : "", note ? ")" : "");
+		if (!old || !*old)
+			old = "?";
+		printf("%s: %s -> %s", perftune_change_key(e), old, perftune_change_new_value(e));
+		if (fl & PERFTUNE_CHANGE_UNCHANGED)
+			fputs(" (unchanged)", stdout);
+		print_if(" (", note, ")");
+		putchar('\n');
 	}
 	perftune_change_iter_free(it);
 }
 
-/* "changes": [...] of @tx, as print_changes() prints them */
-void print_changes_json(struct perftune_tx *tx, bool dry)
+void print_changes_json(struct json *j, struct perftune_tx *tx, bool dry)
 {
 	struct perftune_change_iter *it;
 	const struct perftune_change *e;
-	bool first = true;
 
-	fputs("\"changes\": [", stdout);
+	json_break(j, 2);
+	json_key(j, "changes");
+	json_open(j, '[', 4);
 	if (perftune_tx_changes(tx, &it) >= 0) {
 		while ((e = perftune_change_iter_next(it))) {
 			unsigned fl = perftune_change_flags(e);
-			bool f = true;
 			if (!dry && !(fl & (PERFTUNE_CHANGE_WRITTEN | PERFTUNE_CHANGE_UNCHANGED)))
 				continue;
-			printf("%s\n    {", first ? "" : ",");
-			json_kv(stdout, &f, "key", perftune_change_key(e));
-			json_kv(stdout, &f, "old", perftune_change_old_value(e));
-			json_kv(stdout, &f, "new", perftune_change_new_value(e));
-			json_kb(stdout, &f, "unchanged", fl & PERFTUNE_CHANGE_UNCHANGED);
-			json_kv(stdout, &f, "note", perftune_change_note(e));
-			fputs("}", stdout);
-			first = false;
+			json_open(j, '{', 0);
+			json_kv(j, "key", perftune_change_key(e));
+			json_kv(j, "old", perftune_change_old_value(e));
+			json_kv(j, "new", perftune_change_new_value(e));
+			json_kb(j, "unchanged", fl & PERFTUNE_CHANGE_UNCHANGED);
+			json_kv(j, "note", perftune_change_note(e));
+			json_close(j);
 		}
 		perftune_change_iter_free(it);
 	}
-	fputs(first ? "]" : "\n  ]", stdout);
+	json_close(j);
 }
 
 int commit_tx(struct perftune_ctx *ctx, struct perftune_tx *tx, bool hold, sigset_t *set)
@@ -480,13 +647,6 @@ static int write_file(const char *path, const char *text, char *why, size_t size
 		r = out_file_commit(&o, why, size);
 	out_file_close(&o);
 	return r;
-}
-
-int write_file_atomic(const char *path, const char *text)
-{
-	char why[256];
-
-	return write_file(path, text, why, sizeof(why));
 }
 
 int write_output(const char *output, const char *text)

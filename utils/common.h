@@ -24,6 +24,7 @@ extern const struct cmd cmd_apply, cmd_list_profiles, cmd_export,
 extern const struct cmd cmd_verify, cmd_why; /* cmd-why.c */
 extern const struct cmd cmd_compare;	     /* cmd-compare.c */
 extern const char *program;
+struct json;
 
 /* print "perftune: <msg>" to stderr and return EXIT_USAGE */
 int usage_error(const struct cmd *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -33,10 +34,14 @@ int lib_error(struct perftune_ctx *ctx, int r, const char *what);
  * a mistake "did you mean ...") is a usage error, EXIT_USAGE; else lib_error(). */
 int key_error(const struct cmd *c, struct perftune_ctx *ctx, int r, const char *key);
 void print_cmd_help(const struct cmd *c, FILE *f);
+/* @s, or @fallback for NULL */
+const char *or_str(const char *s, const char *fallback);
+/* @before, @s and @after on stdout, unless @s is NULL */
+void print_if(const char *before, const char *s, const char *after);
 /* "key: old -> new (note)" for each staged key (all of them with @dry, else those written) */
 void print_changes(struct perftune_tx *tx, bool dry);
-/* the same as "changes": [...] (JSON, no braces around it) */
-void print_changes_json(struct perftune_tx *tx, bool dry);
+/* the same as the member "changes": [...] of @j, on a line of its own */
+void print_changes_json(struct json *j, struct perftune_tx *tx, bool dry);
 /* Commit @tx; with @hold, SIGTERM/SIGINT/SIGHUP (@set) are blocked first so that
  * one arriving mid-commit is taken by hold_until_signal.  0, or EXIT_FAIL with the message. */
 int commit_tx(struct perftune_ctx *ctx, struct perftune_tx *tx, bool hold, sigset_t *set);
@@ -74,10 +79,6 @@ void out_file_close(struct out_file *o);
 /* 0644 less the umask: the mode open(2) would give a new file of ours */
 mode_t out_file_mode(void);
 
-/* Write @text to @path as an out_file (renamed over it when complete: a reader,
- * node_exporter's textfile collector, never sees half of it), mode 0644.
- * 0 or -errno. */
-int write_file_atomic(const char *path, const char *text);
 /* @text on stdout, or with @output (not "-") to that file through an
  * out_file; 0, or EXIT_FAIL with the message naming the file and the reason. */
 int write_output(const char *output, const char *text);
@@ -85,31 +86,91 @@ int write_output(const char *output, const char *text);
 /*
  * One warning per key of @tx (written, or staged with @dry) that a persistent
  * source (sysctl.d, udev, TuneD, the command line) will put back: on stderr,
- * or with @json as the list "warnings": [...] on @json.  Returns how many.
+ * or with @j as its member "warnings": [...] on a line of its own.  Returns how many.
  */
-int print_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, FILE *json);
-
-/* JSON output */
-void json_str(FILE *f, const char *s); /* quoted, escaped; null for NULL */
-void json_kv(FILE *f, bool *first, const char *key, const char *value);
-void json_kb(FILE *f, bool *first, const char *key, bool value);
-void json_ki(FILE *f, bool *first, const char *key, long long value);
+int print_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, struct json *j);
 
 /*
- * Options of a command: call before its first getopt_long() (its argv[0] is
- * the command's name).  Options may then come before or after the operands,
- * as GNU tools take them; "--" ends them (an optstring starting with '+'
- * stops at the first operand instead: exec, whose operand is a command).
+ * JSON output: one emitter owns the commas, the nesting and the layout.  A
+ * value goes where the emitter is: a member after json_key(), else the next
+ * element of the array open (or the document).  Members and elements go on
+ * one line ("a": 1, "b": 2) unless their container was opened with @rows,
+ * the indent of each element on its own line (the closing bracket 2 less),
+ * or json_break() puts the next member, or the closing bracket, on a new
+ * line.  The outermost value ends with a newline.
  */
-void cmd_getopt_reset(void);
-/* The usage error for getopt_long()'s '?' (an unknown option, or one without
- * its argument) with @optstring, with a hint where the global -v (--verbose)
- * was meant: after COMMAND, -v is --var VAR=VALUE or no option at all. */
-int bad_option(const struct cmd *c, char **argv, const char *optstring);
+#define JSON_DEPTH 8
+struct json {
+	FILE *f;
+	int depth, pending; /* pending: json_break()'s indent, or -1 */
+	bool keyed;	    /* a key was written: its value comes next */
+	bool empty[JSON_DEPTH];
+	int rows[JSON_DEPTH];
+	char close[JSON_DEPTH];
+};
+#define JSON_INIT(file)                                                                            \
+	{                                                                                          \
+		.f = (file), .pending = -1                                                         \
+	}
+void json_open(struct json *j, char bracket, int rows); /* '{' or '[' */
+void json_close(struct json *j);
+void json_key(struct json *j, const char *key);
+void json_break(struct json *j, int indent);
+void json_str(struct json *j, const char *s); /* escaped; null for NULL */
+void json_num(struct json *j, double v);      /* %.10g; null if not finite */
+void json_kv(struct json *j, const char *key, const char *value);
+void json_kb(struct json *j, const char *key, bool value);
+void json_ki(struct json *j, const char *key, long long value);
+void json_kn(struct json *j, const char *key, double value);
+
+/*
+ * Options of a command, as a table: cmd_parse() builds getopt_long()'s
+ * arguments from it, sets what each option sets and takes -h, --help (the
+ * command's help, exit 0).  Options may come before or after the operands,
+ * as GNU tools take them; "--" ends them.  @order "+" stops at the first
+ * operand (exec, whose operand is a command); "-" hands each operand in its
+ * place to the entry of letter 1 (compare's KEY=VALUE before its "--").
+ */
+#define MAX_VARS 64
+struct cmd_vars {
+	const char *v[MAX_VARS + 1]; /* NULL-terminated */
+	int n;
+};
+enum opt_kind {
+	OPT_BOOL, /* bool *dest = true */
+	OPT_FLAG, /* unsigned *dest |= bit */
+	OPT_STR,  /* const char **dest = the argument */
+	OPT_VAR,  /* VAR=VALUE appended to struct cmd_vars *dest */
+	OPT_CALL, /* call(c, entry, argument): 0, or a usage error's status */
+	OPT_CALL0 /* the same for an option without an argument */
+};
+struct cmd_opt {
+	const char *name; /* the long option */
+	int letter;	  /* its short form, or 0 */
+	enum opt_kind kind;
+	void *dest;
+	unsigned bit;
+	int (*call)(const struct cmd *c, const struct cmd_opt *e, const char *arg);
+};
+#define OPT(name, letter, kind, dest)                                                              \
+	{                                                                                          \
+		(name), (letter), (kind), (dest), 0, NULL                                          \
+	}
+#define OPT_BIT(name, dest, bit)                                                                   \
+	{                                                                                          \
+		(name), 0, OPT_FLAG, (dest), (bit), NULL                                           \
+	}
+/* The index of the first operand, or -1 after a usage error's message. */
+int cmd_parse(const struct cmd *c, int argc, char **argv, const struct cmd_opt *opts,
+	      const char *order);
 
 /* the '=' of "KEY=VALUE": the first outside the key's brackets, which may hold '=' of their
  * own ("net[driver=ixgbe].txqueuelen=1", "net[v\=1].txqueuelen=1"); NULL if none */
 char *setting_eq(const char *kv);
+
+/* status and verify: --json, --format text|json|prometheus (int *e->dest) */
+enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_PROMETHEUS };
+int opt_format(const struct cmd *c, const struct cmd_opt *e, const char *arg);
 
 /* Parse "--json" and "--help"-only option lists; returns the index of the first
  * operand, or -1 after printing the usage error */

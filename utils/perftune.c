@@ -8,10 +8,6 @@
 #include <unistd.h>
 #include "common.h"
 
-/* the library's default profile path (lib/profile/path.c), kept in step by tests/profiles/build-tree.sh */
-#define DEFAULT_PROFILE_PATH                                                                       \
-	"/etc/perftune/profiles:" PERFTUNE_PROFILES_DIR ":/etc/tuned:/usr/lib/tuned"
-
 static const struct cmd *const cmds[] = {
 	&cmd_list,   &cmd_get,	 &cmd_describe,	     &cmd_set,	  &cmd_restore,
 	&cmd_status, &cmd_apply, &cmd_list_profiles, &cmd_export, &cmd_exec,
@@ -74,7 +70,7 @@ static void uninstalled_profile_path(void)
 		;
 	if ((len = strcspn(dir, "\n")) > 1 && dir[0] == '/') {
 		dir[len] = '\0';
-		snprintf(path, sizeof(path), "%s:%s", dir, DEFAULT_PROFILE_PATH);
+		snprintf(path, sizeof(path), "%s:%s", dir, perftune_profile_default_path());
 		setenv("PERFTUNE_PROFILE_PATH", path, 1);
 	}
 	fclose(f);
@@ -82,13 +78,15 @@ static void uninstalled_profile_path(void)
 
 static void log_stderr(struct perftune_ctx *ctx, int prio, const char *msg, void *ud)
 {
+	const char *what = "";
+
 	(void)ctx;
 	(void)ud;
-	fprintf(stderr, "%s: %s%s\n", program,
-		prio <= PERFTUNE_LOG_ERR       ? "error: "
-		: prio == PERFTUNE_LOG_WARNING ? "warning: "
-					       : "",
-		msg);
+	if (prio <= PERFTUNE_LOG_ERR)
+		what = "error: ";
+	else if (prio == PERFTUNE_LOG_WARNING)
+		what = "warning: ";
+	fprintf(stderr, "%s: %s%s\n", program, what, msg);
 }
 
 /* --version; with --verbose, how this machine's kernel files are reached */
@@ -122,7 +120,7 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	const char *root = getenv("PERFTUNE_ROOT"), *jdir = NULL;
-	int o, verbose = 0, version = 0, r;
+	int o, verbose = 0, version = 0, r, level = LOG_NOTICE;
 	struct perftune_ctx *ctx;
 
 	while ((o = getopt_long(argc, argv, "+vhV", opts, NULL)) != -1) {
@@ -164,11 +162,11 @@ int main(int argc, char **argv)
 			return lib_error(ctx, r, "--root");
 		if (jdir && (r = perftune_ctx_set_journal_dir(ctx, jdir)) < 0)
 			return usage_error(NULL, "--journal-dir must be an absolute path");
-		perftune_ctx_set_log_fn(ctx, log_stderr,
-					verbose > 1 ? LOG_DEBUG
-					: verbose   ? LOG_INFO
-						    : LOG_NOTICE,
-					NULL);
+		if (verbose)
+			level = LOG_INFO;
+		if (verbose > 1)
+			level = LOG_DEBUG;
+		perftune_ctx_set_log_fn(ctx, log_stderr, level, NULL);
 		r = cmds[i]->run(ctx, argc - optind, argv + optind);
 		perftune_ctx_unref(ctx);
 		return r;

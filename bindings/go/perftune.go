@@ -56,6 +56,13 @@ func Version() string {
 	return C.GoString(C.perftune_version())
 }
 
+// ProfileDefaultPath is the profile search path used when
+// $PERFTUNE_PROFILE_PATH is unset or empty, written as that variable is:
+// directories separated by ':'.
+func ProfileDefaultPath() string {
+	return C.GoString(C.perftune_profile_default_path())
+}
+
 // checkVersion is the version guard: the shared library must be at least
 // MinLibraryVersion (the soname guarantees the ABI, not the features).
 func checkVersion(have string) error {

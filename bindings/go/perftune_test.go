@@ -57,6 +57,13 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+func TestProfileDefaultPath(t *testing.T) {
+	p := perftune.ProfileDefaultPath()
+	if !strings.HasPrefix(p, "/etc/perftune/profiles:") || !strings.HasSuffix(p, ":/etc/tuned:/usr/lib/tuned") {
+		t.Fatalf("ProfileDefaultPath() = %q", p)
+	}
+}
+
 func TestOpenOptions(t *testing.T) {
 	ft := newFakeTree(t)
 	c := ft.open(t)

@@ -18,27 +18,25 @@
 #include <unistd.h>
 #include "profile-internal.h"
 
-static const char *const default_path[] = {
-	"/etc/perftune/profiles",
-	PERFTUNE_PROFILES_DIR,
-	"/etc/tuned",
-	"/usr/lib/tuned",
-};
+/* the one copy of the default search path: the CLI asks for it
+ * (perftune_profile_default_path()) to put its build tree's profiles first */
+#define DEFAULT_PATH "/etc/perftune/profiles:" PERFTUNE_PROFILES_DIR ":/etc/tuned:/usr/lib/tuned"
+
+PERFTUNE_EXPORT const char *perftune_profile_default_path(void)
+{
+	return DEFAULT_PATH;
+}
 
 char **pt_profile_path(void)
 {
 	const char *env = getenv("PERFTUNE_PROFILE_PATH");
-	char **v = calloc(ARRAY_SIZE(default_path) + 1, sizeof(*v)), *dup, *save = NULL;
+	char **v = calloc(1, sizeof(*v)), *dup, *save = NULL;
 	size_t n = 0;
 
 	if (!v)
 		return NULL;
-	if (!env || !*env) {
-		for (size_t i = 0; i < ARRAY_SIZE(default_path); i++)
-			if (!(v[n++] = strdup(default_path[i])))
-				goto oom;
-		return v;
-	}
+	if (!env || !*env)
+		env = DEFAULT_PATH;
 	if (!(dup = strdup(env)))
 		goto oom;
 	for (char *d = strtok_r(dup, ":", &save); d; d = strtok_r(NULL, ":", &save))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * perftune compare --metric's scanner (utils/compare-metric.c) on CMD output.
+ * perftune compare --metric's scanner (lib/experiment/metric-scan.c) on CMD output.
  * The first byte picks a regex (a fixed list: glibc's regex engine is not
  * what is fuzzed here), the second the chunk sizes, the rest is the output.
  * Checks: the result is the same fed at once and in chunks, with a window
@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "compare-metric.h"
+#include "metric-scan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -50,22 +50,22 @@ static struct outcome scan(const regex_t *re, const char *pattern, const char *o
 			   unsigned seed, size_t max)
 {
 	struct outcome o = { 0 };
-	struct metric_scan s;
+	struct pt_metric_scan s;
 
-	if (metric_scan_init(&s, re, max) < 0)
+	if (pt_metric_scan_init(&s, re, max) < 0)
 		abort();
 	for (size_t off = 0; off < len;) {
 		size_t n = seed ? 1 + (seed = seed * 1103515245 + 12345) % 97 : len;
 		if (n > len - off)
 			n = len - off;
-		metric_scan_feed(&s, out + off, n);
+		pt_metric_scan_feed(&s, out + off, n);
 		off += n;
 	}
-	metric_scan_end(&s);
-	o.rc = metric_scan_value(&s, pattern, &o.v, o.why, sizeof(o.why));
+	pt_metric_scan_end(&s);
+	o.rc = pt_metric_scan_value(&s, pattern, &o.v, o.why, sizeof(o.why));
 	if (s.len || s.have_hit)
 		abort(); /* everything was taken at the end */
-	metric_scan_free(&s);
+	pt_metric_scan_free(&s);
 	return o;
 }
 
@@ -73,7 +73,7 @@ static struct outcome scan(const regex_t *re, const char *pattern, const char *o
 static struct outcome reference(const regex_t *re, const char *pattern, const char *out, size_t len)
 {
 	struct outcome o = { .rc = -1 };
-	char last[METRIC_NUM_MAX] = "";
+	char last[PT_METRIC_NUM_MAX] = "";
 	size_t last_len = 0;
 	bool matched = false, found = false;
 
@@ -104,9 +104,9 @@ static struct outcome reference(const regex_t *re, const char *pattern, const ch
 	}
 	/* the same message and number as the scanner's, from what was found here */
 	{
-		struct metric_scan s = { .matched = matched, .found = found, .last_len = last_len };
+		struct pt_metric_scan s = { .matched = matched, .found = found, .last_len = last_len };
 		memcpy(s.last, last, sizeof(last));
-		o.rc = metric_scan_value(&s, pattern, &o.v, o.why, sizeof(o.why));
+		o.rc = pt_metric_scan_value(&s, pattern, &o.v, o.why, sizeof(o.why));
 	}
 	return o;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * utils/compare-metric.c, `perftune compare --metric`'s scanner: the capture of
+ * lib/experiment/metric-scan.c, perftune_metric_*'s (`compare --metric`'s) scanner: the capture of
  * the last match in the last line that matches, whatever the chunks the
  * output comes in; lines longer than the window; NUL bytes; the messages.
  * No kernel, no fake machine, no timing (tests/bench has the times).
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "compare-metric.h"
+#include "metric-scan.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -23,19 +23,21 @@ struct result {
 static struct result scan(const char *re, const char *out, size_t len, size_t chunk, size_t max)
 {
 	struct result res = { 0 };
-	struct metric_scan s;
+	struct pt_metric_scan s;
 	regex_t rx;
 
 	ck_assert_int_eq(regcomp(&rx, re, REG_EXTENDED | REG_NEWLINE), 0);
-	ck_assert_int_eq(metric_scan_init(&s, &rx, max), 0);
+	ck_assert_int_eq(pt_metric_scan_init(&s, &rx, max), 0);
 	for (size_t off = 0; off < len;) {
 		size_t n = chunk && chunk < len - off ? chunk : len - off;
-		metric_scan_feed(&s, out + off, n);
+		pt_metric_scan_feed(&s, out + off, n);
 		off += n;
 	}
-	metric_scan_end(&s);
-	res.rc = metric_scan_value(&s, re, &res.v, res.why, sizeof(res.why));
-	metric_scan_free(&s);
+	pt_metric_scan_end(&s);
+	res.rc = pt_metric_scan_value(&s, re, &res.v, res.why, sizeof(res.why));
+	if (res.rc < 0) /* which one: the cases' messages */
+		res.rc = -1;
+	pt_metric_scan_free(&s);
 	regfree(&rx);
 	return res;
 }

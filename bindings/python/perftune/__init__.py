@@ -21,7 +21,7 @@ ValueError.  The C API itself is in :mod:`perftune._perftune`.
 """
 
 from ._compare import CompareResult, CompareState, perftune_program
-from ._context import Context, Transaction, version
+from ._context import Context, Transaction, profile_default_path, version
 from ._errors import (
     PerftuneError,
     PerftuneNotFound,
@@ -76,6 +76,7 @@ __all__ = [
     "Tunable",
     "perftune_program",
     "version",
+    "profile_default_path",
 ]
 
 __version__: str = version()

@@ -59,6 +59,12 @@ def version() -> str:
     return str(_lib.perftune_version())
 
 
+def profile_default_path() -> str:
+    """The profile search path used when $PERFTUNE_PROFILE_PATH is unset or
+    empty, written as that variable is: directories separated by ':'."""
+    return str(_lib.perftune_profile_default_path())
+
+
 def _text(what: str, s: object) -> str:
     """Accept only str: bytes are rejected here, not guessed at."""
     if isinstance(s, (bytes, bytearray, memoryview)):

@@ -41,6 +41,13 @@ def test_version_is_the_library_version() -> None:
     assert perftune.__version__ == perftune.version() == lib.perftune_version()
 
 
+def test_profile_default_path_is_the_librarys() -> None:
+    path = perftune.profile_default_path()
+    assert path == lib.perftune_profile_default_path()
+    assert path.startswith("/etc/perftune/profiles:")
+    assert path.endswith(":/etc/tuned:/usr/lib/tuned")
+
+
 def test_context_properties(ctx: perftune.Context, tree: FakeTree, journal_dir) -> None:
     assert ctx.root == str(tree.root)
     assert ctx.journal_dir == str(journal_dir)

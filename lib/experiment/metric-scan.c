@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* perftune compare --metric: the last number a regex captures in CMD's output,
- * streamed line by line (compare-metric.h says which, and how long lines are cut). */
+/* The last number a regex captures in a program's output, streamed line by
+ * line (metric-scan.h says which, and how long lines are cut): the scanner
+ * behind perftune_metric_*, with no I/O and nothing else of the library. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "compare-metric.h"
+#include "metric-scan.h"
 
-int metric_scan_init(struct metric_scan *s, const regex_t *re, size_t max)
+int pt_metric_scan_init(struct pt_metric_scan *s, const regex_t *re, size_t max)
 {
-	*s = (struct metric_scan){ .re = re, .max = max ? max : METRIC_LINE_MAX };
+	*s = (struct pt_metric_scan){ .re = re, .max = max };
+	if (!max)
+		s->max = PT_METRIC_LINE_MAX;
 	if (s->max < 16)
 		s->max = 16;
 	s->line = malloc(s->max + 2);
@@ -20,11 +23,19 @@ int metric_scan_init(struct metric_scan *s, const regex_t *re, size_t max)
 		s->line[s->max + 1] = s->hit[s->max + 1] = '\0'; /* after the longest data */
 		return 0;
 	}
-	metric_scan_free(s);
+	pt_metric_scan_free(s);
 	return -ENOMEM;
 }
 
-void metric_scan_free(struct metric_scan *s)
+void pt_metric_scan_reset(struct pt_metric_scan *s)
+{
+	struct pt_metric_scan keep = { .re = s->re, .max = s->max, .line = s->line, .hit = s->hit };
+
+	*s = keep;
+	s->line[0] = s->hit[0] = '\0';
+}
+
+void pt_metric_scan_free(struct pt_metric_scan *s)
 {
 	free(s->line);
 	free(s->hit);
@@ -35,7 +46,7 @@ void metric_scan_free(struct metric_scan *s)
  * of the line for each match, and a NUL byte is a character).  The buffers
  * still end in a NUL after the data: sanitizers' regexec interceptors read
  * the string up to one. */
-static int exec(const struct metric_scan *s, const char *p, size_t len, size_t nmatch,
+static int exec(const struct pt_metric_scan *s, const char *p, size_t len, size_t nmatch,
 		regmatch_t *m, int flags)
 {
 	m[0].rm_so = 0;
@@ -47,18 +58,24 @@ static int exec(const struct metric_scan *s, const char *p, size_t len, size_t n
  * end by @keep are taken, the capture of the last one with its group kept;
  * returns where the first one not taken starts, or @keep.  @notbol: @p is not
  * where the line starts; @noteol: nor where it ends. */
-static size_t take(struct metric_scan *s, const char *p, size_t len, size_t keep, bool notbol,
+static size_t take(struct pt_metric_scan *s, const char *p, size_t len, size_t keep, bool notbol,
 		   bool noteol)
 {
 	regmatch_t m[2];
 	size_t pos = 0;
+	int eflags = 0;
 
+	if (noteol)
+		eflags |= REG_NOTEOL;
 	do {
-		if (exec(s, p + pos, len - pos, 2, m,
-			 (notbol || pos ? REG_NOTBOL : 0) | (noteol ? REG_NOTEOL : 0)) != 0)
+		if (notbol || pos)
+			eflags |= REG_NOTBOL;
+		if (exec(s, p + pos, len - pos, 2, m, eflags) != 0)
 			break;
+		if (pos + (size_t)m[0].rm_eo > keep && pos + (size_t)m[0].rm_so == 0)
+			return keep;
 		if (pos + (size_t)m[0].rm_eo > keep)
-			return pos + (size_t)m[0].rm_so > 0 ? pos + (size_t)m[0].rm_so : keep;
+			return pos + (size_t)m[0].rm_so;
 		s->matched = true;
 		s->have_hit = false; /* a later match than the pending line's */
 		if (!s->taken) /* the first of its line: the capture is this line's, or none */
@@ -68,19 +85,21 @@ static size_t take(struct metric_scan *s, const char *p, size_t len, size_t keep
 			size_t n = (size_t)(m[1].rm_eo - m[1].rm_so);
 			s->found = true;
 			s->last_len = n;
-			if (n >= METRIC_NUM_MAX)
-				n = METRIC_NUM_MAX - 1;
+			if (n >= PT_METRIC_NUM_MAX)
+				n = PT_METRIC_NUM_MAX - 1;
 			memcpy(s->last, p + pos + m[1].rm_so, n);
 			s->last[n] = '\0';
 		}
-		pos += m[0].rm_eo > 0 ? (size_t)m[0].rm_eo : 1;
+		pos += (size_t)m[0].rm_eo;
+		if (m[0].rm_eo == 0) /* an empty match: on by one */
+			pos++;
 	} while (pos < len);
 	return keep;
 }
 
 /* the line holds max + 1 bytes and goes on: take the matches of a window of
  * max bytes, and keep what the next window starts with */
-static void next_window(struct metric_scan *s)
+static void next_window(struct pt_metric_scan *s)
 {
 	size_t from = take(s, s->line, s->max, s->max - s->max / 16, s->window, true);
 
@@ -90,7 +109,7 @@ static void next_window(struct metric_scan *s)
 }
 
 /* a line (or a long line's last window) ends: if it matches, it is the hit */
-static void line_end(struct metric_scan *s)
+static void line_end(struct pt_metric_scan *s)
 {
 	regmatch_t m[1];
 	char *p = s->line;
@@ -109,7 +128,7 @@ static void line_end(struct metric_scan *s)
 	s->taken = false;
 }
 
-void metric_scan_feed(struct metric_scan *s, const char *data, size_t n)
+void pt_metric_scan_feed(struct pt_metric_scan *s, const char *data, size_t n)
 {
 	while (n) {
 		const char *nl = memchr(data, '\n', n);
@@ -135,7 +154,7 @@ void metric_scan_feed(struct metric_scan *s, const char *data, size_t n)
 	}
 }
 
-void metric_scan_end(struct metric_scan *s)
+void pt_metric_scan_end(struct pt_metric_scan *s)
 {
 	if (s->len || s->window)
 		line_end(s);
@@ -145,27 +164,33 @@ void metric_scan_end(struct metric_scan *s)
 	}
 }
 
-int metric_scan_value(const struct metric_scan *s, const char *metric, double *v, char *why,
-		      size_t wsize)
+int pt_metric_scan_value(const struct pt_metric_scan *s, const char *regex, double *v, char *why,
+			 size_t wsize)
 {
-	char num[METRIC_NUM_MAX], *end;
+	char num[PT_METRIC_NUM_MAX], *end;
 	size_t n = strlen(s->last);
+	bool cut = s->last_len > n;
 
-	if (!s->found) {
-		snprintf(why, wsize, "--metric '%s' %s in CMD's output", metric,
-			 s->matched ? "captured nothing in the last line it matched"
-				    : "matched nothing");
-		return -1;
+	if (!s->found && !s->matched) {
+		snprintf(why, wsize, "'%s' matched nothing", regex);
+		return -ENOENT;
 	}
-	/* the capture in a message: control characters of CMD's output shown as '?' */
-	for (size_t i = 0; i <= n; i++)
-		num[i] = s->last[i] && (unsigned char)s->last[i] < 0x20 ? '?' : s->last[i];
+	if (!s->found) {
+		snprintf(why, wsize, "'%s' captured nothing in the last line it matched", regex);
+		return -ENODATA;
+	}
+	/* the capture in a message: control characters of the output shown as '?' */
+	for (size_t i = 0; i <= n; i++) {
+		num[i] = s->last[i];
+		if (num[i] && (unsigned char)num[i] < 0x20)
+			num[i] = '?';
+	}
 	errno = 0;
 	*v = strtod(s->last, &end);
-	if (s->last_len > n || end == s->last || *end || errno || !isfinite(*v)) {
-		snprintf(why, wsize, "--metric '%s' captured '%s%s', which is not a number", metric,
-			 num, s->last_len > n ? "..." : "");
-		return -1;
+	if (cut || end == s->last || *end || errno || !isfinite(*v)) {
+		snprintf(why, wsize, "'%s' captured '%s%s', which is not a number", regex, num,
+			 cut ? "..." : "");
+		return -EINVAL;
 	}
 	return 0;
 }

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Programs perftune runs: compare's CMD and its --plot's gnuplot.  gnuplot runs
+ * as a fixed program (execve, no shell) found where only root can change it
+ * when perftune is root; it reads the library's script on its standard input
+ * and writes the picture to its standard output, which is the plot file
+ * perftune made (an out_file: gnuplot never opens a path), with -d (no
+ * gnuplotrc, no ~/.gnuplot, no $XDG_CONFIG_HOME/gnuplot/gnuplotrc), an
+ * environment of PATH alone (no HOME, no GNUPLOT_* variables, no locale or font
+ * paths of the caller) and / as its working directory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "common.h"
+#include "spawn.h"
+
+char *find_program(const char *name, const char *path)
+{
+	struct stat st;
+	const char *e;
+	char *buf;
+
+	if (!*name)
+		return NULL;
+	if (strchr(name, '/') && access(name, X_OK) == 0)
+		return strdup(name);
+	if (strchr(name, '/'))
+		return NULL;
+	if (!path)
+		path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	buf = malloc(strlen(path) + strlen(name) + 3);
+	for (const char *p = path; buf && *p; p = e + (*e == ':')) {
+		e = strchrnul(p, ':');
+		if (e == p) /* an empty entry is the current directory */
+			sprintf(buf, "./%s", name);
+		else
+			sprintf(buf, "%.*s/%s", (int)(e - p), p, name);
+		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+			return buf;
+	}
+	free(buf);
+	return NULL;
+}
+
+/* why @st (of a directory unless @file) may be changed by another than root, or NULL */
+static const char *untrusted(const struct stat *st, bool file)
+{
+	if (st->st_uid != 0)
+		return "owned by another user than root";
+	if ((st->st_mode & S_IWGRP) && st->st_gid != 0)
+		return "writable by its group";
+	if ((st->st_mode & S_IWOTH) && (file || !(st->st_mode & S_ISVTX)))
+		return "writable by others";
+	return NULL;
+}
+
+/* 0 if as root @prog may be run: it and the directories above it can be
+ * changed by root alone (a directory others write only with the sticky bit),
+ * else -EPERM and why not */
+static int trusted(const char *name, const char *prog, char *why, size_t size)
+{
+	char real[PATH_MAX];
+	const char *bad, *at;
+	struct stat st;
+
+	if (geteuid() != 0)
+		return 0;
+	if (!realpath(prog, real)) {
+		snprintf(why, size, "%s: %s", prog, strerror(errno));
+		return -EPERM;
+	}
+	/* "/usr/bin/gnuplot" -> "/usr/bin" -> "/usr" -> "" (the root) */
+	for (bool file = true;; file = false) {
+		at = "/";
+		if (real[0])
+			at = real;
+		if (stat(at, &st) < 0)
+			bad = strerror(errno);
+		else
+			bad = untrusted(&st, file);
+		if (bad)
+			break;
+		if (!real[0])
+			return 0;
+		*strrchr(real, '/') = '\0';
+	}
+	snprintf(why, size,
+		 "%s %s: %s is %s: as root, perftune runs no program that others can change", name,
+		 prog, at, bad);
+	return -EPERM;
+}
+
+int find_tool(const char *name, const char *env, char **prog, char *why, size_t size)
+{
+	const char *set = getenv(env), *path = NULL;
+
+	/* as root, not the caller's PATH: it may be another user's (sudo -E, su -m) */
+	if (geteuid() == 0)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	*prog = find_program(or_str(set, name), path);
+	*why = '\0';
+	if (!*prog && set)
+		snprintf(why, size, " (%s=%s is no program)", env, set);
+	if (!*prog)
+		return -ENOENT;
+	return trusted(name, *prog, why, size);
+}
+
+/* @text in a memory file, read from its start; -1 with errno */
+static int memory_file(const char *text)
+{
+	int fd = memfd_create("perftune-input", MFD_CLOEXEC);
+	size_t len = strlen(text), done = 0;
+
+	while (fd >= 0 && done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	if (fd >= 0 && lseek(fd, 0, SEEK_SET) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int run_filter(const char *prog, const char *input, const char *path, const char *opt)
+{
+	char *const argv[] = { (char *)prog, "-d", NULL };
+	char *const envp[] = { "PATH=/usr/bin:/bin", NULL };
+	struct out_file out;
+	char why[256];
+	int in = memory_file(input), status = 0, r;
+	pid_t pid;
+
+	if (in < 0) {
+		fprintf(stderr, "%s: %s: cannot write a gnuplot script: %s\n", program, opt,
+			strerror(errno));
+		return EXIT_FAIL;
+	}
+	r = out_file_open(&out, path, out_file_mode(), why, sizeof(why));
+	if (r < 0) {
+		fprintf(stderr, "%s: %s %s: %s\n", program, opt, path, why);
+		out_file_close(&out);
+		close(in);
+		return EXIT_FAIL;
+	}
+	pid = fork();
+	if (pid == 0) {
+		if (dup2(in, 0) < 0 || dup2(out.fd, 1) < 0 || chdir("/") < 0)
+			_exit(127);
+		execve(prog, argv, envp);
+		dprintf(2, "%s: %s: cannot run %s: %s\n", program, opt, prog, strerror(errno));
+		_exit(127);
+	}
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	close(in);
+	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "%s: %s %s: gnuplot (%s) failed\n", program, opt, path, prog);
+		out_file_close(&out);
+		return EXIT_FAIL;
+	}
+	r = out_file_commit(&out, why, sizeof(why));
+	out_file_close(&out);
+	if (r < 0) {
+		fprintf(stderr, "%s: %s %s: %s\n", program, opt, path, why);
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int signals_to_fd(struct child_run *r)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, &r->mask) < 0)
+		return -errno;
+	r->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (r->sigfd < 0)
+		return -errno;
+	return 0;
+}
+
+int take_signals(struct child_run *r, pid_t pid)
+{
+	struct signalfd_siginfo si;
+
+	while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD || r->sig)
+			continue;
+		r->sig = (int)si.ssi_signo;
+		if (pid > 0)
+			kill(-pid, SIGTERM);
+	}
+	return r->sig;
+}
+
+/* wait for @pid; a signal meanwhile ends it (TERM, then KILL after 5 s) */
+static int wait_child(struct child_run *r, pid_t pid, struct rusage *ru)
+{
+	struct pollfd pfd = { .fd = r->sigfd, .events = POLLIN };
+	int timeout = -1, had;
+
+	for (;;) {
+		pid_t w = wait4(pid, &r->status, WNOHANG, ru);
+		if (w == pid)
+			return 0;
+		if (w < 0 && errno != EINTR)
+			return -errno;
+		if (poll(&pfd, 1, timeout) == 0 && r->sig) {
+			kill(-pid, SIGKILL); /* it ignored SIGTERM for 5 s */
+			timeout = -1;
+			continue;
+		}
+		had = r->sig;
+		if (take_signals(r, pid) && !had)
+			timeout = 5000;
+	}
+}
+
+static void child(struct child_run *r, pid_t parent)
+{
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	setpgid(0, 0); /* Ctrl-C goes to perftune, which ends CMD and restores */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent || null < 0 || dup2(null, 0) < 0 || dup2(r->outfd, 1) < 0 ||
+	    dup2(r->errfd, 2) < 0)
+		_exit(127);
+	signal(SIGPIPE, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &r->mask, NULL);
+	execv(r->exe, r->argv);
+	dprintf(2, "perftune compare: cannot run %s: %s\n", r->exe, strerror(errno));
+	_exit(127);
+}
+
+int child_run(struct child_run *r)
+{
+	struct rusage ru = { 0 };
+	pid_t parent = getpid(), pid = fork();
+	double t0 = now_s(); /* once fork() returned: copying our page tables is not CMD's cost */
+	int ret;
+
+	if (pid == 0)
+		child(r, parent);
+	if (pid < 0)
+		return -errno;
+	setpgid(pid, pid);
+	ret = wait_child(r, pid, &ru);
+	r->wall = now_s() - t0;
+	r->user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+	r->sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	return ret;
+}
