@@ -17,11 +17,23 @@
  *                                Cpus_allowed_list, FLAGS the stat field in
  *                                decimal); a thread that exits while it is
  *                                read is left out
+ *   vm-helper nics DEV...        each NIC's ring, coalescing, pause, channel
+ *                                and feature settings as the kernel's
+ *                                ethtool ioctls give them, a line each (the
+ *                                snapshots of the NIC tests: what five
+ *                                ethtool runs per NIC printed, in one
+ *                                process; ethtool's own output is still what
+ *                                the tests check each value against)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dirent.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -180,6 +192,70 @@ static int cmd_threads(void)
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
+/* one ethtool ioctl on DEV: 0, or -errno (a driver without the operation) */
+static int eth_ioctl(int fd, const char *dev, void *data)
+{
+	struct ifreq ifr = { 0 };
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	ifr.ifr_data = data;
+	return ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
+}
+
+/* print NAME then the N 32-bit words at P, or the error */
+static void words(const char *name, int r, const __u32 *p, size_t n)
+{
+	printf("%s:", name);
+	if (r < 0)
+		printf(" %s", strerror(-r));
+	for (size_t i = 0; r == 0 && i < n; i++)
+		printf(" %u", p[i]);
+	printf("\n");
+}
+
+static void nic(int fd, const char *dev)
+{
+	struct ethtool_ringparam ring = { .cmd = ETHTOOL_GRINGPARAM };
+	struct ethtool_coalesce co = { .cmd = ETHTOOL_GCOALESCE };
+	struct ethtool_pauseparam pa = { .cmd = ETHTOOL_GPAUSEPARAM };
+	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
+	struct {
+		struct ethtool_gfeatures hdr;
+		struct ethtool_get_features_block b[8];
+	} fe = { .hdr = { .cmd = ETHTOOL_GFEATURES, .size = 8 } };
+	int r;
+
+	printf("== %s\n", dev);
+	r = eth_ioctl(fd, dev, &ring);
+	words("ring", r, &ring.rx_max_pending, sizeof(ring) / 4 - 1);
+	r = eth_ioctl(fd, dev, &co);
+	words("coalesce", r, &co.rx_coalesce_usecs, sizeof(co) / 4 - 1);
+	r = eth_ioctl(fd, dev, &pa);
+	words("pause", r, &pa.autoneg, sizeof(pa) / 4 - 1);
+	r = eth_ioctl(fd, dev, &ch);
+	words("channels", r, &ch.max_rx, sizeof(ch) / 4 - 1);
+	r = eth_ioctl(fd, dev, &fe);
+	/* requested and active features: what a write changes */
+	printf("features:");
+	if (r < 0)
+		printf(" %s", strerror(-r));
+	for (__u32 i = 0; r == 0 && i < fe.hdr.size && i < 8; i++)
+		printf(" %08x/%08x", fe.b[i].requested, fe.b[i].active);
+	printf("\n");
+}
+
+static int cmd_nics(int argc, char **argv)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		die("socket");
+	for (int i = 2; i < argc; i++)
+		nic(fd, argv[i]);
+	close(fd);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "touch") == 0)
@@ -190,6 +266,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 2 && strcmp(argv[1], "threads") == 0)
 		return cmd_threads();
-	fprintf(stderr, "usage: vm-helper touch MIB [--maps] | pmd | threads\n");
+	if (argc >= 3 && strcmp(argv[1], "nics") == 0)
+		return cmd_nics(argc, argv);
+	fprintf(stderr, "usage: vm-helper touch MIB [--maps] | pmd | threads | nics DEV...\n");
 	return 2;
 }
