@@ -119,11 +119,12 @@ const struct cmd cmd_set = {
 
 static int run_restore(struct perftune_ctx *ctx, int argc, char **argv)
 {
-	unsigned flags = 0;
+	unsigned flags = 0, if_exists = 0;
 	const struct cmd_opt opts[] = {
 		OPT_BIT("all", &flags, PERFTUNE_RESTORE_ALL),
 		OPT_BIT("orphans", &flags, PERFTUNE_RESTORE_ORPHANS),
 		OPT_BIT("force", &flags, PERFTUNE_RESTORE_FORCE),
+		OPT_BIT("if-exists", &if_exists, 1),
 		{ 0 },
 	};
 	int i = cmd_parse(&cmd_restore, argc, argv, opts, ""), r;
@@ -137,6 +138,11 @@ static int run_restore(struct perftune_ctx *ctx, int argc, char **argv)
 	    ((flags & PERFTUNE_RESTORE_ALL) && (flags & PERFTUNE_RESTORE_ORPHANS)))
 		return usage_error(&cmd_restore, "give one NAME, --all or --orphans");
 	r = perftune_restore(ctx, name, flags);
+	/* a package's removal script runs after a reboot emptied /run too */
+	if (r == -ENOENT && name && if_exists) {
+		printf("no transaction named '%s': nothing to restore\n", name);
+		return 0;
+	}
 	if (r < 0)
 		return lib_error(ctx, r, "restore");
 	if (flags & PERFTUNE_RESTORE_ALL)
@@ -148,7 +154,7 @@ static int run_restore(struct perftune_ctx *ctx, int argc, char **argv)
 const struct cmd cmd_restore = {
 	"restore",
 	run_restore,
-	"restore [--force] NAME|--all|--orphans",
+	"restore [--force] [--if-exists] NAME|--all|--orphans",
 	"Return every key of a transaction to its original and remove its journal.\n"
 	"Keys changed behind perftune's back (drift) are restored too, with a warning.\n"
 	"An original goes only to the object it was taken from: a key whose process or\n"
@@ -157,6 +163,7 @@ const struct cmd cmd_restore = {
 	"  --all       every journaled transaction instead of NAME\n"
 	"  --orphans   the transactions whose holder died (kill -9, OOM)\n"
 	"  --force     also a transaction held by a live process (refused without)\n"
+	"  --if-exists exit 0 when no transaction has that NAME (package scripts)\n"
 	"  -h, --help  this help",
 };
 
