@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 
-SUBDIRS = ("family", "profile", "export", "shared", "why")
+SUBDIRS = ("core", "engine", "io", "family", "net", "profile", "export", "shared", "why", "experiment")
 
 
 def source_name(obj):
