@@ -6,8 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "internal.h"
+#include "perftune.h"
+#include "macro.h"
 #include "shared/dlopen.h"
+#include "io/attr.h"
+#include "core/ctx.h"
+#include "core/log.h"
 
 #define DEFAULT_JOURNAL_DIR "/run/perftune"
 

@@ -9,7 +9,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "internal.h"
+#include "perftune.h"
+#include "shared/keyname.h"
+#include "shared/util.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "family/family.h"
 
 /* A printable, bounded copy of user input for error messages. */
 const char *pt_key_shown(const char *key, char *buf, size_t size)

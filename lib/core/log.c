@@ -6,7 +6,11 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include "internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "shared/util.h"
+#include "core/ctx.h"
+#include "core/log.h"
 
 /* the last error of each thread: concurrent calls on one context keep their own */
 static __thread char last_error[PT_ERR_MAX];

@@ -8,7 +8,19 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
 #include "internal.h"
+#include "shared/array.h"
+#include "shared/keyname.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/ctx.h"
+#include "core/desc.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "core/lookup.h"
+#include "family/family.h"
 #include "suggest.h"
 
 static const struct pt_family *const families[] = {

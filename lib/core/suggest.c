@@ -26,6 +26,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/keyname.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "family/family.h"
 #include "suggest.h"
 
 #define NEAR_MAX 64 /* bytes of a name compared; longer names are never near */

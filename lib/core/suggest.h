@@ -4,7 +4,9 @@
 #define PERFTUNE_SUGGEST_H
 
 #include <stddef.h>
-#include "internal.h"
+#include "perftune.h"
+#include "core/key.h"
+#include "family/family.h"
 
 /*
  * @kp failed with @r in family @fam (NULL: no family has its first name;

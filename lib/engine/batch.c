@@ -16,7 +16,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
-#include "internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "io/attr.h"
+#include "io/parallel.h"
+#include "io/uring.h"
+#include "core/log.h"
+#include "engine/batch.h"
 
 static int forced = -1; /* pt_batch_force(): the unit tier's sweeps */
 

@@ -12,7 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "core/lookup.h"
+#include "family/family.h"
+#include "engine/identity.h"
 
 int pt_ident_of(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *orig, char *buf,
 		size_t size)

@@ -34,8 +34,16 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "perftune.h"
+#include "macro.h"
 #include "internal.h"
 #include "missing/missing-openat2.h"
+#include "shared/array.h"
+#include "shared/util.h"
+#include "core/ctx.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "engine/journal.h"
 
 #define JOURNAL_MAGIC "perftune-journal "
 #define JOURNAL_VERSION 2 /* 2: identities ("ident"); 1 is read and appended to as it is */

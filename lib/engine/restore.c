@@ -13,7 +13,22 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
 #include "internal.h"
+#include "shared/array.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/ctx.h"
+#include "core/desc.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "family/family.h"
+#include "family/file.h"
+#include "engine/batch.h"
+#include "engine/identity.h"
+#include "engine/journal.h"
+#include "engine/restore.h"
 
 /* The other journals, read once for a restore or a status. */
 struct others {

@@ -10,7 +10,22 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
+#include "perftune.h"
+#include "macro.h"
 #include "internal.h"
+#include "shared/array.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/ctx.h"
+#include "core/desc.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "core/lookup.h"
+#include "family/family.h"
+#include "family/file.h"
+#include "engine/batch.h"
+#include "engine/identity.h"
+#include "engine/journal.h"
 
 /*
  * A staged key.  Its strings are allocated at their length (a struct

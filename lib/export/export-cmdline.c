@@ -5,6 +5,9 @@
  * options this machine skipped follow it as comments.
  */
 #include <errno.h>
+#include "perftune.h"
+#include "shared/buf.h"
+#include "core/log.h"
 #include "xlist.h"
 
 int pt_export_cmdline(struct perftune_ctx *ctx, const struct xlist *l, struct pt_buf *b)

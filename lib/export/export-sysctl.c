@@ -6,6 +6,9 @@
  * first '=' (no escape: such a name is left out, with the reason).
  */
 #include <string.h>
+#include "perftune.h"
+#include "shared/buf.h"
+#include "core/log.h"
 #include "xlist.h"
 
 /* @e's sysctl.d name in @out, or NULL with the reason in *@why */

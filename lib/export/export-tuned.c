@@ -7,6 +7,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/buf.h"
+#include "shared/keyname.h"
+#include "core/log.h"
 #include "xlist.h"
 
 /* perftune keys with a TuneD plugin option of their own */

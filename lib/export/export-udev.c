@@ -11,6 +11,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "internal.h"
+#include "shared/buf.h"
+#include "shared/util.h"
+#include "core/key.h"
+#include "core/log.h"
 #include "xlist.h"
 
 /*

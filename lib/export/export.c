@@ -10,6 +10,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/buf.h"
+#include "core/ctx.h"
+#include "core/desc.h"
+#include "core/log.h"
+#include "profile/profile-internal.h"
 #include "xlist.h"
 
 static int export_format_impl(const char *name)

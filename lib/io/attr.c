@@ -7,6 +7,7 @@
  * stay allowed, but nothing resolves outside.
  */
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -17,7 +18,17 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/uio.h>
-#include "internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "shared/cpulist.h"
+#include "shared/kmod.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "io/parallel.h"
+#include "io/resolve.h"
+#include "io/uring.h"
+#include "core/ctx.h"
+#include "core/log.h"
 
 static const char *const tops[PT_TOP_MAX] = { "sys/", "proc/", "dev/" };
 

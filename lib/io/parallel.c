@@ -7,7 +7,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include "internal.h"
+#include <stdlib.h>
+#include "io/parallel.h"
 
 #define STACK_SIZE (512 * 1024)
 

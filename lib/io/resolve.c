@@ -27,8 +27,9 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "internal.h"
+#include "macro.h"
 #include "missing/missing-openat2.h"
+#include "io/resolve.h"
 
 #define OPEN_TRIES 64
 #define LINKS_MAX 40		/* the kernel's MAXSYMLINKS */

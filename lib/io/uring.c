@@ -18,8 +18,9 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
-#include "internal.h"
+#include <unistd.h>
 #include "missing/missing-io_uring.h"
+#include "io/uring.h"
 
 #define URING_MAX 4096 /* entries of one ring */
 

@@ -11,6 +11,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/cpulist.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/desc.h"
+#include "family/cpumask.h"
 #include "profile-internal.h"
 
 #define PSTATE "sys/devices/system/cpu/intel_pstate"

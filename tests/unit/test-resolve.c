@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "internal.h"
+#include "lib-all.h"
 
 static char root[PATH_MAX];
 
