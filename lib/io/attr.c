@@ -25,7 +25,7 @@
 #include "shared/util.h"
 #include "io/attr.h"
 #include "io/parallel.h"
-#include "io/resolve.h"
+#include "io/beneath.h"
 #include "io/uring.h"
 #include "core/ctx.h"
 #include "core/log.h"

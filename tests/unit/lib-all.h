@@ -34,7 +34,7 @@
 #include "family/proc.h"
 #include "io/attr.h"
 #include "io/parallel.h"
-#include "io/resolve.h"
+#include "io/beneath.h"
 #include "io/uring.h"
 #include "net/ethtool.h"
 #include "net/netdev.h"

@@ -29,7 +29,7 @@
 #include <unistd.h>
 #include "macro.h"
 #include "missing/missing-openat2.h"
-#include "io/resolve.h"
+#include "io/beneath.h"
 
 #define OPEN_TRIES 64
 #define LINKS_MAX 40		/* the kernel's MAXSYMLINKS */
