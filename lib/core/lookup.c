@@ -60,11 +60,12 @@ int pt_resolve(struct perftune_ctx *ctx, const char *key, pt_emit_fn emit, void 
 		goto out;
 	}
 	r = fam->resolve(ctx, kp, emit, ud);
-	if (r < 0 && pt_resolver_refused(ctx)) /* not "no such sysctl": the calls were refused */
-		r = pt_err(ctx, -pt_resolver_refused(ctx),
+	if (r < 0 && pt_attr_beneath_refused(ctx)) /* not "no such sysctl": the calls were refused */
+		r = pt_err(ctx, -pt_attr_beneath_refused(ctx),
 			   "%s: cannot open kernel files: the kernel or a seccomp filter refuses "
 			   "openat2 and the calls of the user-space resolver (%s)",
-			   pt_key_shown(key, sb, sizeof(sb)), strerror(pt_resolver_refused(ctx)));
+			   pt_key_shown(key, sb, sizeof(sb)),
+			   strerror(pt_attr_beneath_refused(ctx)));
 	else if (r < 0) /* a mistake rather than a tunable this machine lacks: say the key meant */
 		r = pt_suggest(ctx, kp, fam, r, families, ARRAY_SIZE(families));
 out:
@@ -373,8 +374,8 @@ static int describe_impl(struct perftune_ctx *ctx, const char *key, struct perft
 	}
 	r = t.fam->describe(ctx, &t, d);
 	/* the default (openat2) goes unsaid: said where the fallback is in use */
-	if (r >= 0 && !strncmp(pt_resolver_name(ctx), "user-space", 10))
-		pt_desc_add_info(d, "paths resolved by %s", pt_resolver_name(ctx));
+	if (r >= 0 && !strncmp(pt_attr_beneath_name(ctx), "user-space", 10))
+		pt_desc_add_info(d, "paths resolved by %s", pt_attr_beneath_name(ctx));
 	if (r < 0)
 		perftune_desc_free(d);
 	else

@@ -31,15 +31,14 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "perftune.h"
 #include "macro.h"
 #include "internal.h"
-#include "missing/missing-openat2.h"
 #include "shared/array.h"
 #include "shared/util.h"
+#include "io/beneath.h"
 #include "core/ctx.h"
 #include "core/key.h"
 #include "core/log.h"
@@ -128,124 +127,6 @@ static bool holder_alive(pid_t pid, unsigned long long starttime)
 	return proc_starttime(pid) == starttime; /* a reused pid is not the holder */
 }
 
-/* the rest of a path after a component: nothing but "/" and "." components */
-static bool only_dots(const char *p)
-{
-	for (; *p; p++)
-		if (*p != '/' && !(*p == '.' && (p[1] == '/' || !p[1])))
-			return false;
-	return true;
-}
-
-/* a symlink that only root could have put there, in a directory only root can write */
-static bool link_safe(int dirfd, const struct stat *link)
-{
-	struct stat d;
-
-	return link->st_uid == 0 && fstat(dirfd, &d) == 0 && d.st_uid == 0 && !(d.st_mode & 0022);
-}
-
-#define CHASE_LINKS 32
-
-/*
- * Walk @path (absolute) one component at a time, as systemd's chase() with
- * CHASE_SAFE does: the directory itself is never a symlink, however it is
- * spelled ("dir/", "dir/."); a symlink on the way is followed only if it is
- * root's in a directory only root can write (so /var/run -> /run is fine).
- * Its last component is created (0700) if missing and @create.  Returns an
- * O_RDONLY fd of the directory, or -errno with *why saying what was refused.
- */
-static int chase_walk(const char *path, bool create, const char **why)
-{
-	_cleanup_free_ char *todo = strdup(path);
-	_cleanup_close_ int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	int links = 0;
-
-	if (!todo || cur < 0)
-		return todo ? -errno : -ENOMEM;
-	for (char *p = todo;;) {
-		char *comp, *next;
-		struct stat st;
-		bool last;
-		int fd, r;
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		comp = p;
-		next = strchrnul(p, '/');
-		p = *next ? next + 1 : next;
-		*next = '\0';
-		last = only_dots(p);
-		if (!strcmp(comp, "."))
-			continue;
-		r = fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW);
-		if (r < 0 && errno == ENOENT && last && create) {
-			if (mkdirat(cur, comp, 0700) < 0 && errno != EEXIST)
-				return -errno;
-			r = fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW);
-		}
-		if (r < 0)
-			return -errno;
-		if (S_ISLNK(st.st_mode)) {
-			char target[PATH_MAX];
-			ssize_t n;
-			char *nt;
-			if (last) {
-				*why = "is a symlink or not a directory";
-				return -ELOOP;
-			}
-			if (!link_safe(cur, &st) || ++links > CHASE_LINKS) {
-				*why = "a symlink on the way is not root's in a directory only root "
-				       "can write, refusing";
-				return -ELOOP;
-			}
-			n = readlinkat(cur, comp, target, sizeof(target) - 1);
-			if (n <= 0)
-				return n < 0 ? -errno : -ENOENT;
-			target[n] = '\0';
-			if (asprintf(&nt, "%s/%s", target, p) < 0)
-				return -ENOMEM;
-			free(todo);
-			todo = p = nt;
-			if (target[0] == '/') {
-				close(cur);
-				cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-				if (cur < 0)
-					return -errno;
-			}
-			continue;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			*why = "is a symlink or not a directory";
-			return -ENOTDIR;
-		}
-		fd = openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			if (errno == ENOTDIR || errno == ELOOP)
-				*why = "is a symlink or not a directory";
-			return -errno;
-		}
-		close(cur);
-		cur = fd;
-	}
-	int fd = openat(cur, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
-static int chase_dir(const char *path, bool create, const char **why)
-{
-	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-				.resolve = RESOLVE_NO_SYMLINKS };
-	/* no symlink on the way, nothing to create: one call (else, or without openat2, the walk) */
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-
-	*why = NULL;
-	if (fd < 0 && errno == ENOENT && !create)
-		return -ENOENT; /* not there, and no link on the way: the walk would say the same */
-	return fd >= 0 ? fd : chase_walk(path, create, why);
-}
-
 /* Open the journal dir, refusing anything not ours: symlink, other owner, group/other access. */
 int pt_journal_dir_open(struct perftune_ctx *ctx, bool create)
 {
@@ -260,7 +141,7 @@ int pt_journal_dir_open(struct perftune_ctx *ctx, bool create)
 	}
 	if (dir[0] != '/') /* perftune_ctx_set_journal_dir() takes absolute paths only */
 		return pt_err(ctx, -EINVAL, "PERFTUNE_JOURNAL_DIR '%s': not an absolute path", dir);
-	fd = chase_dir(dir, create, &why);
+	fd = pt_safe_dir_open(dir, create, &why);
 	if (fd == -ENOENT && !create && !why)
 		return -ENOENT;
 	if (fd < 0)

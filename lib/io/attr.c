@@ -2,7 +2,7 @@
 /*
  * The only module that opens, reads and writes kernel files.  Every path is
  * relative to the context root and confined below its top directory (sys/,
- * proc/, dev/) by resolve.c (openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)
+ * proc/, dev/) by beneath.c (openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)
  * or the same walk in user space): sysfs is full of relative symlinks, which
  * stay allowed, but nothing resolves outside.
  */
@@ -43,7 +43,7 @@ struct pt_attr {
 	void *affinity_data;
 	pt_kmod_fn kmod_fn; /* the unit tier's modules, instead of libkmod */
 	void *kmod_data;
-	struct pt_resolver_state resolver; /* resolve.c: openat2 or the user-space walk */
+	struct pt_beneath_state beneath; /* beneath.c: openat2 or the user-space walk */
 };
 
 static struct pt_attr *attr_of(struct perftune_ctx *ctx)
@@ -187,29 +187,29 @@ int pt_attr_kmod(struct perftune_ctx *ctx, int op, const char *name, const char 
 	return pt_kmod_real(op, name, options, out, size);
 }
 
-void pt_resolve_force(struct perftune_ctx *ctx, bool user)
+void pt_attr_beneath_force(struct perftune_ctx *ctx, bool user)
 {
-	pt_resolver_state_force(&attr_of(ctx)->resolver, user);
+	pt_beneath_force(&attr_of(ctx)->beneath, user);
 }
 
-const char *pt_resolver_name(struct perftune_ctx *ctx)
+const char *pt_attr_beneath_name(struct perftune_ctx *ctx)
 {
 	struct pt_attr *a = attr_of(ctx);
 	int top = top_fd(a, 0, "sys");
 
 	if (top < 0)
 		top = top_fd(a, 1, "proc");
-	return pt_resolver_state_name(&a->resolver, top);
+	return pt_beneath_name(&a->beneath, top);
 }
 
 PERFTUNE_EXPORT const char *perftune_ctx_get_resolver(struct perftune_ctx *ctx)
 {
-	return ctx ? pt_resolver_name(ctx) : NULL;
+	return ctx ? pt_attr_beneath_name(ctx) : NULL;
 }
 
-int pt_resolver_refused(struct perftune_ctx *ctx)
+int pt_attr_beneath_refused(struct perftune_ctx *ctx)
 {
-	return __atomic_load_n(&attr_of(ctx)->resolver.refused, __ATOMIC_RELAXED);
+	return __atomic_load_n(&attr_of(ctx)->beneath.refused, __ATOMIC_RELAXED);
 }
 
 /* Split "sys/block/x" into the (cached) top dir fd and the rest. */
@@ -246,7 +246,7 @@ static int attr_open_st(struct perftune_ctx *ctx, const char *path, int flags, s
 	if (top < 0)
 		return top;
 	/* never wait on what a fake root may hold (a FIFO): O_NONBLOCK, then its type checked */
-	fd = pt_resolve_open(&attr_of(ctx)->resolver, top, rest,
+	fd = pt_beneath_open(&attr_of(ctx)->beneath, top, rest,
 			     (flags & O_PATH) ? flags : flags | O_NONBLOCK);
 	if (fd >= 0 && !(flags & (O_PATH | O_DIRECTORY)) && !file_ok(fd, path, st)) {
 		close(fd);

@@ -26,14 +26,14 @@ void pt_attr_set_root(struct pt_attr *a, int root_fd, bool host);
 /* the root's O_PATH fd, the context's (not to be closed): lookups below the root start there */
 int pt_attr_root_fd(struct perftune_ctx *ctx);
 /* use the user-space walk (@user) or openat2 from now on, no probe */
-void pt_resolve_force(struct perftune_ctx *ctx, bool user);
+void pt_attr_beneath_force(struct perftune_ctx *ctx, bool user);
 /* "openat2 (RESOLVE_BENEATH)" or "user-space (openat2: <why>)", probed if need be */
-const char *pt_resolver_name(struct perftune_ctx *ctx);
+const char *pt_attr_beneath_name(struct perftune_ctx *ctx);
 /* ENOSYS or EPERM: the user-space walk's own calls were refused (a filter); 0 if not */
-int pt_resolver_refused(struct perftune_ctx *ctx);
+int pt_attr_beneath_refused(struct perftune_ctx *ctx);
 /*
  * Paths are relative to the context root and must start with "sys/",
- * "proc/" or "dev/"; they are opened with pt_resolve_open() below that top
+ * "proc/" or "dev/"; they are opened with pt_beneath_open() below that top
  * directory, so neither ".." nor a symlink can lead out of /sys or /proc.
  */
 int pt_attr_open(struct perftune_ctx *ctx, const char *path, int flags);

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * How pt_attr_open() reaches a file below a top directory (sys/, proc/, dev/
- * of the context root) without leaving it.  The kernel's way where it has
- * one: openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) (Linux 5.6).  Where it
+ * Paths opened without leaving where they must stay, by one walker with two
+ * policies.
+ *
+ * Beneath a top directory: how pt_attr_open() reaches a file below sys/,
+ * proc/ or dev/ of the context root.  The kernel's way where it has one:
+ * openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) (Linux 5.6).  Where it
  * answers ENOSYS (older kernels: RHEL 8 is 4.18; systemd's RestrictSUIDSGID=
  * filter on every kernel) or EPERM (older systemd, nspawn, container
  * runtimes' seccomp profiles), the same walk in user space, the way systemd's
@@ -17,6 +20,9 @@
  * where the top is the real /sys or /proc) and reopened for I/O through
  * /proc/self/fd/N, which opens that very file and no other.  The probe runs
  * once per context; PERFTUNE_NO_OPENAT2=1 forces the user-space walk.
+ *
+ * Through root's directories only: the journal directory, as systemd's
+ * chase() with CHASE_SAFE walks it (WALK_SAFE below).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +39,7 @@
 
 #define OPEN_TRIES 64
 #define LINKS_MAX 40		/* the kernel's MAXSYMLINKS */
+#define SAFE_LINKS_MAX 32	/* WALK_SAFE's */
 #define DEPTH_MAX 256		/* directories deep below the top */
 #define TODO_MAX (4 * PATH_MAX) /* the rest of the path, links spliced in */
 
@@ -94,7 +101,7 @@ static bool refused(int r)
 	return r == -ENOSYS || r == -EPERM;
 }
 
-static int probe(struct pt_resolver_state *s, int top)
+static int probe(struct pt_beneath_state *s, int top)
 {
 	const char *env = getenv("PERFTUNE_NO_OPENAT2");
 	int fd, mode, why = 0;
@@ -190,13 +197,49 @@ static bool magic_link(int link, int dir)
 	return fstat(dir, &st) < 0 || st.st_ino != PROC_ROOT_INO;
 }
 
+/* what the walk takes on its way */
+enum walk_policy {
+	/*
+	 * Below the top: ".." never above it, absolute links and procfs's magic
+	 * links refused, as RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS.
+	 */
+	WALK_BENEATH,
+	/*
+	 * From "/", every component a directory, as systemd's chase() with
+	 * CHASE_SAFE: a link on the way is followed (absolute or not) only if it
+	 * is root's in a directory only root can write (/var/run -> /run is fine),
+	 * the last component is never one however it is spelled ("dir/",
+	 * "dir/."); ".." is the kernel's.
+	 */
+	WALK_SAFE,
+};
+
 struct walk {
 	int top;
 	int fd[DEPTH_MAX + 1]; /* fd[0] is the top (not ours), fd[n] where we are */
 	size_t n;
 	int links;
+	enum walk_policy policy;
+	bool create;	 /* WALK_SAFE: make the last component (0700) if it is missing */
+	const char *why; /* WALK_SAFE: what was refused, for the message */
 	char todo[TODO_MAX];
 };
+
+static struct walk *walk_new(int top, const char *path, enum walk_policy policy)
+{
+	struct walk *w;
+
+	if (strlen(path) >= PATH_MAX) /* as the kernel's getname() */
+		return NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->top = top;
+	w->fd[0] = top;
+	w->policy = policy;
+	strcpy(w->todo, path);
+	return w;
+}
 
 static void walk_close(struct walk *w)
 {
@@ -220,15 +263,38 @@ static int splice_link(struct walk *w, const char *target, const char *rest)
 	return 0;
 }
 
+/* a symlink that only root could have put there, in a directory only root can write */
+static bool link_safe(int dirfd, const struct stat *link)
+{
+	struct stat d;
+
+	return link->st_uid == 0 && fstat(dirfd, &d) == 0 && d.st_uid == 0 && !(d.st_mode & 0022);
+}
+
+/* WALK_SAFE may follow the link @st found in the current directory: 0, or -ELOOP and why not */
+static int safe_may_follow(struct walk *w, const struct stat *st, bool last)
+{
+	if (last) {
+		w->why = "is a symlink or not a directory";
+		return -ELOOP;
+	}
+	if (!link_safe(w->fd[w->n], st) || ++w->links > SAFE_LINKS_MAX) {
+		w->why = "a symlink on the way is not root's in a directory only root can write, "
+			 "refusing";
+		return -ELOOP;
+	}
+	return 0;
+}
+
 /* Follow the link @fd (opened O_PATH|O_NOFOLLOW) found in the current directory. */
 static int follow(struct walk *w, int fd, const char *rest)
 {
 	char target[PATH_MAX];
 	ssize_t n;
 
-	if (++w->links > LINKS_MAX)
+	if (w->policy == WALK_BENEATH && ++w->links > LINKS_MAX)
 		return -ELOOP;
-	if (magic_link(fd, w->fd[w->n]))
+	if (w->policy == WALK_BENEATH && magic_link(fd, w->fd[w->n]))
 		return -ELOOP; /* as RESOLVE_NO_MAGICLINKS */
 	n = readlinkat(fd, "", target, sizeof(target));
 	if (n < 0)
@@ -236,9 +302,42 @@ static int follow(struct walk *w, int fd, const char *rest)
 	if ((size_t)n >= sizeof(target))
 		return -ENAMETOOLONG;
 	target[n] = '\0';
-	if (target[0] == '/' || n == 0)
+	if (w->policy == WALK_SAFE) {
+		if (n == 0)
+			return -ENOENT;
+		if (target[0] == '/')
+			walk_close(w); /* from "/" again */
+	} else if (target[0] == '/' || n == 0) {
 		return -EPERM; /* absolute: out of the top (openat2: EXDEV) */
+	}
 	return splice_link(w, target, rest);
+}
+
+/* @name in the current directory, O_PATH: WALK_SAFE makes it first if it may */
+static int open_comp(struct walk *w, const char *name, bool last)
+{
+	int fd = openat(w->fd[w->n], name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0 || errno != ENOENT || w->policy != WALK_SAFE || !last || !w->create)
+		return fd < 0 ? sys_err() : fd;
+	if (mkdirat(w->fd[w->n], name, 0700) < 0 && errno != EEXIST)
+		return sys_err();
+	fd = openat(w->fd[w->n], name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? sys_err() : fd;
+}
+
+/* what @st, the component @last or not, may be besides a link: 0 or -ENOTDIR */
+static int comp_type(struct walk *w, const struct stat *st, bool last)
+{
+	if (S_ISDIR(st->st_mode))
+		return 0;
+	if (w->policy == WALK_SAFE) {
+		w->why = "is a symlink or not a directory";
+		return -ENOTDIR;
+	}
+	if (!last)
+		return -ENOTDIR;
+	return 0;
 }
 
 /*
@@ -256,36 +355,52 @@ static int step(struct walk *w, const char *name, const char *rest, bool last, i
 
 	if (!strcmp(name, "."))
 		return 0;
-	if (!strcmp(name, "..")) {
+	if (w->policy == WALK_BENEATH && !strcmp(name, "..")) {
 		if (w->n == 0)
 			return -EPERM; /* above the top (openat2: EXDEV) */
 		close(w->fd[w->n--]);
 		return 0;
 	}
-	fd = openat(w->fd[w->n], name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	fd = open_comp(w, name, last);
 	if (fd < 0)
-		return sys_err();
+		return fd;
 	if (fstat(fd, &st) < 0) {
 		r = sys_err();
 		close(fd);
 		return r;
 	}
 	if (S_ISLNK(st.st_mode) && !(last && (flags & O_NOFOLLOW))) {
-		r = follow(w, fd, rest);
+		r = 0;
+		if (w->policy == WALK_SAFE)
+			r = safe_may_follow(w, &st, last);
+		if (r == 0)
+			r = follow(w, fd, rest);
 		close(fd);
-		return r < 0 ? r : 1;
+		if (r < 0)
+			return r;
+		return 1;
 	}
-	if (!last && !S_ISDIR(st.st_mode)) {
+	r = S_ISLNK(st.st_mode) ? 0 : comp_type(w, &st, last);
+	if (r == 0 && w->n >= DEPTH_MAX)
+		r = -ENAMETOOLONG;
+	if (r < 0) {
 		close(fd);
-		return -ENOTDIR;
+		return r;
 	}
-	if (w->n >= DEPTH_MAX) {
-		close(fd);
-		return -ENAMETOOLONG;
-	}
+	if (w->policy == WALK_SAFE && w->n > 0)
+		close(w->fd[w->n--]); /* ".." is the kernel's: no need to keep where we were */
 	w->fd[++w->n] = fd;
 	*final = S_ISLNK(st.st_mode);
 	return 0;
+}
+
+/* the rest of a path after a component: nothing but "/" and "." components */
+static bool only_dots(const char *p)
+{
+	for (; *p; p++)
+		if (*p != '/' && !(*p == '.' && (p[1] == '/' || !p[1])))
+			return false;
+	return true;
 }
 
 /* Walk w->todo down from the top; w->fd[w->n] is where it ends. */
@@ -309,8 +424,12 @@ static int walk(struct walk *w, int flags, bool *dir_wanted, bool *is_link)
 		memcpy(name, p, len);
 		name[len] = '\0';
 		p += len;
-		last = !p[strspn(p, "/")];
-		*dir_wanted = last && *p == '/';
+		/* WALK_SAFE: "dir/" and "dir/." are dir itself, a link there refused */
+		if (w->policy == WALK_SAFE)
+			last = only_dots(p);
+		else
+			last = !p[strspn(p, "/")];
+		*dir_wanted = w->policy == WALK_BENEATH && last && *p == '/';
 		*is_link = false;
 		r = step(w, name, p, last && !*dir_wanted, flags, is_link);
 		if (r < 0)
@@ -347,7 +466,7 @@ static int reopen(int fd, int flags)
 	return r < 0 ? sys_err() : r;
 }
 
-int pt_resolve_user(int top, const char *rest, int flags)
+int pt_beneath_user(int top, const char *rest, int flags)
 {
 	struct walk *w;
 	bool dir_wanted = false, is_link = false;
@@ -356,18 +475,9 @@ int pt_resolve_user(int top, const char *rest, int flags)
 
 	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
 		return -EINVAL;
-	w = malloc(sizeof(*w));
+	w = walk_new(top, rest, WALK_BENEATH);
 	if (!w)
-		return -ENOMEM;
-	w->top = top;
-	w->fd[0] = top;
-	w->n = 0;
-	w->links = 0;
-	if (strlen(rest) >= PATH_MAX) { /* as the kernel's getname() */
-		free(w);
-		return -ENAMETOOLONG;
-	}
-	strcpy(w->todo, rest);
+		return strlen(rest) >= PATH_MAX ? -ENAMETOOLONG : -ENOMEM;
 	r = walk(w, flags, &dir_wanted, &is_link);
 	fd = r < 0 ? r : walk_take(w);
 	walk_close(w);
@@ -392,18 +502,18 @@ int pt_resolve_user(int top, const char *rest, int flags)
 }
 
 /* the user-space walk, noting in @s a refusal of the calls it makes */
-static int open_user(struct pt_resolver_state *s, int top, const char *rest, int flags)
+static int open_user(struct pt_beneath_state *s, int top, const char *rest, int flags)
 {
 	int fd;
 
 	walk_refused = 0;
-	fd = pt_resolve_user(top, rest, flags);
+	fd = pt_beneath_user(top, rest, flags);
 	if (fd < 0 && walk_refused)
 		__atomic_store_n(&s->refused, walk_refused, __ATOMIC_RELAXED);
 	return fd;
 }
 
-int pt_resolve_open(struct pt_resolver_state *s, int top, const char *rest, int flags)
+int pt_beneath_open(struct pt_beneath_state *s, int top, const char *rest, int flags)
 {
 	int mode = __atomic_load_n(&s->mode, __ATOMIC_ACQUIRE), fd;
 
@@ -426,13 +536,13 @@ int pt_resolve_open(struct pt_resolver_state *s, int top, const char *rest, int 
 	return fd == -EXDEV ? -EPERM : fd; /* EXDEV: an escape attempt */
 }
 
-void pt_resolver_state_force(struct pt_resolver_state *s, bool user)
+void pt_beneath_force(struct pt_beneath_state *s, bool user)
 {
 	s->why = 0;
 	__atomic_store_n(&s->mode, user ? MODE_USER : MODE_OPENAT2, __ATOMIC_RELEASE);
 }
 
-const char *pt_resolver_state_name(struct pt_resolver_state *s, int top)
+const char *pt_beneath_name(struct pt_beneath_state *s, int top)
 {
 	int mode = __atomic_load_n(&s->mode, __ATOMIC_ACQUIRE), why;
 
@@ -453,4 +563,45 @@ const char *pt_resolver_state_name(struct pt_resolver_state *s, int top)
 	default:
 		return "user-space (openat2 refused the probe)";
 	}
+}
+
+/* the user-space walk of pt_safe_dir_open(): from "/" with WALK_SAFE */
+static int safe_walk(const char *path, bool create, const char **why)
+{
+	_cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	bool dir_wanted, is_link;
+	struct walk *w;
+	int r;
+
+	if (root < 0)
+		return -errno;
+	w = walk_new(root, path, WALK_SAFE);
+	if (!w)
+		return strlen(path) >= PATH_MAX ? -ENAMETOOLONG : -ENOMEM;
+	w->create = create;
+	r = walk(w, 0, &dir_wanted, &is_link);
+	if (r == 0) {
+		r = openat(w->fd[w->n], ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (r < 0)
+			r = -errno;
+	}
+	*why = w->why;
+	walk_close(w);
+	free(w);
+	return r;
+}
+
+int pt_safe_dir_open(const char *path, bool create, const char **why)
+{
+	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS };
+	/* no symlink on the way, nothing to create: one call (else, or without openat2, the walk) */
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+
+	*why = NULL;
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOENT && !create)
+		return -ENOENT; /* not there, and no link on the way: the walk would say the same */
+	return safe_walk(path, create, why);
 }

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* resolve.c: how attr.c opens a path below a top directory without leaving it. */
-#ifndef PERFTUNE_IO_RESOLVE_H
-#define PERFTUNE_IO_RESOLVE_H
+/* beneath.c: paths opened without leaving where they must stay. */
+#ifndef PERFTUNE_IO_BENEATH_H
+#define PERFTUNE_IO_BENEATH_H
 
 #include <stdbool.h>
 
-/* attr.c's, one per context: which resolver, why, a refusal of the fallback's calls */
-struct pt_resolver_state {
+/* attr.c's, one per context: which way (openat2 or the walk, the "resolver"), why, a refusal of the fallback's calls */
+struct pt_beneath_state {
 	int mode, why, refused;
 };
 /*
@@ -16,12 +16,22 @@ struct pt_resolver_state {
  * same confinement walked in user space.  -EPERM: it would leave the top;
  * -ELOOP: a magic link, too many links, or O_NOFOLLOW on a link.
  */
-int pt_resolve_open(struct pt_resolver_state *s, int top, const char *rest, int flags);
+int pt_beneath_open(struct pt_beneath_state *s, int top, const char *rest, int flags);
 /* the user-space walk alone (the unit tier and the fuzzer test it directly) */
-int pt_resolve_user(int top, const char *rest, int flags);
+int pt_beneath_user(int top, const char *rest, int flags);
 /* use the user-space walk (@user) or openat2 from now on, no probe */
-void pt_resolver_state_force(struct pt_resolver_state *s, bool user);
-/* the name of pt_resolver_name(), probed below @top (sys/ or proc/; -errno: none) if need be */
-const char *pt_resolver_state_name(struct pt_resolver_state *s, int top);
+void pt_beneath_force(struct pt_beneath_state *s, bool user);
+/* the name of pt_attr_beneath_name(), probed below @top (sys/ or proc/; -errno: none) if need be */
+const char *pt_beneath_name(struct pt_beneath_state *s, int top);
+/*
+ * Open the directory @path (absolute) through root's directories only, as
+ * systemd's chase() with CHASE_SAFE: the directory itself is never a symlink,
+ * however it is spelled ("dir/", "dir/."); a symlink on the way is followed
+ * only if it is root's in a directory only root can write (so /var/run ->
+ * /run is fine).  Its last component is made (0700) if missing and @create.
+ * Returns an O_RDONLY fd of the directory, or -errno with *@why saying what
+ * was refused (NULL: the errno says it).  The journal directory's check.
+ */
+int pt_safe_dir_open(const char *path, bool create, const char **why);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * resolve.c: both resolvers (openat2 and the user-space walk) give the same
+ * beneath.c: both resolvers (openat2 and the user-space walk) give the same
  * answer for every path, and neither leads out of the top: ".." escapes,
  * absolute links, relative links out of the top, magic links, link loops,
  * and a link swapped in mid-resolution by another thread.
@@ -108,7 +108,7 @@ static struct perftune_ctx *ctx_on(const char *r, bool user)
 
 	ck_assert_int_eq(perftune_ctx_new(&ctx), 0);
 	ck_assert_int_eq(perftune_ctx_set_root(ctx, r), 0);
-	pt_resolve_force(ctx, user);
+	pt_attr_beneath_force(ctx, user);
 	return ctx;
 }
 
@@ -343,8 +343,8 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("resolve");
-	TCase *tc = tcase_create("resolve");
+	Suite *s = suite_create("beneath");
+	TCase *tc = tcase_create("beneath");
 	SRunner *sr;
 	int failed;
 
