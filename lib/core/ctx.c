@@ -102,7 +102,9 @@ static int abs_copy(struct perftune_ctx *ctx, const char *what, const char *path
 		return pt_err(ctx, -EINVAL, "%s '%s': not an absolute path", what,
 			      path ? path : "(null)");
 	*copy = strdup(path);
-	return *copy ? 0 : -ENOMEM;
+	if (*copy)
+		return 0;
+	return -ENOMEM;
 }
 
 static int ctx_set_root_impl(struct perftune_ctx *ctx, const char *root)
@@ -226,7 +228,9 @@ int pt_api_ret(int r)
 	case -E2BIG: /* too many devices or threads for one record */
 		return -ENAMETOOLONG;
 	default: /* -EPROTO (a journal of unknown format), -ENOSPC, -ENXIO, ... */
-		return r < 0 ? -EIO : r;
+		if (r < 0)
+			return -EIO;
+		return r;
 	}
 }
 

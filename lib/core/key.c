@@ -226,7 +226,9 @@ int pt_ctun_set(struct pt_ctun *c, const struct pt_tunable *t)
 	c->key = strdup(t->key);
 	c->path = strdup(t->path);
 	c->note = t->note[0] ? strdup(t->note) : NULL;
-	return c->key && c->path && (c->note || !t->note[0]) ? 0 : -ENOMEM;
+	if (c->key && c->path && (c->note || !t->note[0]))
+		return 0;
+	return -ENOMEM;
 }
 
 const struct pt_tunable *pt_ctun_get(const struct pt_ctun *c, struct pt_tunable *t)
@@ -258,5 +260,7 @@ int pt_tunable_init(struct pt_tunable *t, const struct pt_family *fam, const cha
 	va_start(ap, fmt);
 	n = vsnprintf(t->key, sizeof(t->key), fmt, ap);
 	va_end(ap);
-	return n < 0 || (size_t)n >= sizeof(t->key) ? -ENAMETOOLONG : 0;
+	if (n < 0 || (size_t)n >= sizeof(t->key))
+		return -ENAMETOOLONG;
+	return 0;
 }

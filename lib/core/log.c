@@ -53,7 +53,9 @@ void pt_err_redirect(char *buf, size_t size)
 const char *pt_errmsg(struct perftune_ctx *ctx)
 {
 	(void)ctx;
-	return err_sink ? err_sink : last_error;
+	if (err_sink)
+		return err_sink;
+	return last_error;
 }
 
 int pt_err(struct perftune_ctx *ctx, int err, const char *fmt, ...)

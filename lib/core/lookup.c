@@ -141,7 +141,9 @@ static int get_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *
 	if (!g->value) {
 		g->value = strdup(buf);
 		snprintf(g->first, sizeof(g->first), "%s", t->key);
-		return g->value ? 0 : -ENOMEM;
+		if (g->value)
+			return 0;
+		return -ENOMEM;
 	}
 	if (strcmp(g->value, buf) != 0)
 		return pt_err(ctx, -ENOTUNIQ, "%s: values differ: %s is '%s', %s is '%s'", g->key,
@@ -214,7 +216,9 @@ static int get_each_impl(struct perftune_ctx *ctx, const char *key, struct pt_it
 	pt_unlock(ctx);
 	if (n < 0 || !it || r < 0) {
 		pt_iter_free(it);
-		return n < 0 ? n : -ENOMEM;
+		if (n < 0)
+			return n;
+		return -ENOMEM;
 	}
 	pt_iter_sort(it);
 	*iterp = it;
@@ -382,7 +386,9 @@ static int describe_impl(struct perftune_ctx *ctx, const char *key, struct perft
 		*descp = d;
 out:
 	pt_unlock(ctx);
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	return 0;
 }
 
 PERFTUNE_EXPORT int perftune_describe(struct perftune_ctx *ctx, const char *key,

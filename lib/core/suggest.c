@@ -71,7 +71,9 @@ int pt_edit_distance(const char *a, const char *b, int max)
 		one = cur;
 		cur = t;
 	}
-	return one[lb] > max ? max + 1 : one[lb];
+	if (one[lb] > max)
+		return max + 1;
+	return one[lb];
 }
 
 /* the edits a mistyped name of @len bytes may hold */
@@ -79,13 +81,17 @@ static int edits_allowed(size_t len)
 {
 	if (len < 3)
 		return 0;
-	return len < 8 ? 1 : 2;
+	if (len < 8)
+		return 1;
+	return 2;
 }
 
 /* how far @name is from @other: 0 for a difference of case alone (VM, vm), as near as can be */
 static int distance(const char *name, const char *other, int max)
 {
-	return strcasecmp(name, other) ? pt_edit_distance(name, other, max) : 0;
+	if (strcasecmp(name, other))
+		return pt_edit_distance(name, other, max);
+	return 0;
 }
 
 /* @a and @b are the same but for their digits (eth0, eth1): another instance, not a typo */
@@ -154,7 +160,9 @@ static int sysctl_key(char *out, size_t size, const struct pt_keyparts *kp, int 
 		if (r >= 0)
 			r = pt_snprintf(out + n, size - n, ".%s", c);
 	}
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	return 0;
 }
 
 /* @kp's components from @i on as a path ("a/b"), in @out */

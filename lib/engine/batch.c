@@ -39,7 +39,9 @@ enum pt_strategy pt_batch_strategy(size_t ndev)
 		return PT_BATCH_SERIAL;
 	if (f >= 0)
 		return (enum pt_strategy)f;
-	return pt_uring_available() ? PT_BATCH_WAVES : PT_BATCH_THREADS;
+	if (pt_uring_available())
+		return PT_BATCH_WAVES;
+	return PT_BATCH_THREADS;
 }
 
 struct run {
@@ -170,7 +172,9 @@ int pt_batch_run(struct perftune_ctx *ctx, const struct pt_batch_ops *ops, void 
 		pt_parallel(ngrp - 1, PT_THREADS_MAX, group_worker, &rn);
 		break;
 	}
-	return rn.abort ? -ECANCELED : 0;
+	if (rn.abort)
+		return -ECANCELED;
+	return 0;
 }
 
 void pt_batch_groups(void *ud, void (*fn)(void *ud, size_t g), size_t ngrp)

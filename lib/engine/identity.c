@@ -24,7 +24,9 @@ int pt_ident_of(struct perftune_ctx *ctx, const struct pt_tunable *t, const char
 		size_t size)
 {
 	buf[0] = '\0';
-	return t->fam->identity ? t->fam->identity(ctx, t, orig, buf, size) : 0;
+	if (t->fam->identity)
+		return t->fam->identity(ctx, t, orig, buf, size);
+	return 0;
 }
 
 bool pt_ident_same(const char *a, const char *b)

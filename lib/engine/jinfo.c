@@ -69,7 +69,9 @@ struct pt_jentry *pt_jinfo_find(struct pt_jinfo *ji, const char *key)
 	if (!ji->nidx)
 		return NULL;
 	slot = key_slot(ji, key);
-	return *slot ? &ji->e[*slot - 1] : NULL;
+	if (*slot)
+		return &ji->e[*slot - 1];
+	return NULL;
 }
 
 /* a new entry for @key (not there yet) */

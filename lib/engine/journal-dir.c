@@ -43,8 +43,9 @@ int pt_journal_dir_open(struct perftune_ctx *ctx, bool create)
 
 	if (fd >= 0) { /* checked when the lock was taken, and held since */
 		fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-		return fd < 0 ? pt_err(ctx, -errno, "journal directory %s: %s", dir, strerror(errno))
-			      : fd;
+		if (fd < 0)
+			return pt_err(ctx, -errno, "journal directory %s: %s", dir, strerror(errno));
+		return fd;
 	}
 	if (dir[0] != '/') /* perftune_ctx_set_journal_dir() takes absolute paths only */
 		return pt_err(ctx, -EINVAL, "PERFTUNE_JOURNAL_DIR '%s': not an absolute path", dir);
@@ -199,7 +200,9 @@ int pt_journal_names(struct perftune_ctx *ctx, char ***names)
 		free(v);
 		if (dfd >= 0)
 			close(dfd);
-		return dfd < 0 ? dfd : -errno;
+		if (dfd < 0)
+			return dfd;
+		return -errno;
 	}
 	/* the fd may share its offset with the one kept under the lock, read to its end
 	 * by an earlier listing (restore --orphans lists, then each restore lists again) */
@@ -240,5 +243,7 @@ int pt_journal_remove(struct perftune_ctx *ctx, const char *name)
 	if (dfd < 0)
 		return dfd;
 	snprintf(file, sizeof(file), "%s.journal", name);
-	return unlinkat(dfd, file, 0) < 0 ? -errno : 0;
+	if (unlinkat(dfd, file, 0) < 0)
+		return -errno;
+	return 0;
 }

@@ -61,16 +61,20 @@ static int parse_record(struct pt_jinfo *ji, char *line, const char *boot)
 		return -EINVAL;
 	*sp = '\0';
 	arg = sp + 1;
+	if (!strcmp(line, "name") && strcmp(arg, ji->name))
+		return -EINVAL;
 	if (!strcmp(line, "name"))
-		return strcmp(arg, ji->name) ? -EINVAL : 0;
+		return 0;
 	if (!strcmp(line, "boot")) {
 		ji->foreign_boot = strcmp(arg, boot) != 0;
 		return 0;
 	}
-	if (!strcmp(line, "flags"))
-		return sscanf(arg, "%x", &ji->flags) == 1 ? 0 : -EINVAL;
-	if (!strcmp(line, "pid"))
-		return sscanf(arg, "%d %llu", &ji->pid, &ji->starttime) == 2 ? 0 : -EINVAL;
+	if (!strcmp(line, "flags") && sscanf(arg, "%x", &ji->flags) != 1)
+		return -EINVAL;
+	if (!strcmp(line, "pid") && sscanf(arg, "%d %llu", &ji->pid, &ji->starttime) != 2)
+		return -EINVAL;
+	if (!strcmp(line, "flags") || !strcmp(line, "pid"))
+		return 0;
 	if (!strcmp(line, "restored")) {
 		struct pt_jentry *e = pt_jinfo_find(ji, arg);
 		if (!e)
@@ -117,9 +121,11 @@ static int parse_record(struct pt_jinfo *ji, char *line, const char *boot)
 	}
 	if (!e)
 		return -EINVAL;
-	if (!strcmp(line, "ident")) /* once, for a live original, in a journal of format 2 */
-		return ji->version < 2 || e->restored || e->ident ? -EINVAL
-								  : replace(&e->ident, tab + 1);
+	if (!strcmp(line, "ident")) { /* once, for a live original, in a journal of format 2 */
+		if (ji->version < 2 || e->restored || e->ident)
+			return -EINVAL;
+		return replace(&e->ident, tab + 1);
+	}
 	if (!strcmp(line, "wrote"))
 		return replace(&e->written, tab + 1);
 	if (!strcmp(line, "handover"))

@@ -44,6 +44,8 @@ static void escape(const char *in, char *out, size_t size)
 {
 	size_t o = 0;
 
+	if (!in) /* no key or value: an empty one */
+		in = "";
 	for (const unsigned char *p = (const unsigned char *)in; *p && o + 4 < size; p++) {
 		if (*p == '%' || *p < 0x20 || *p == 0x7f)
 			o += (size_t)snprintf(out + o, size - o, "%%%02X", *p);
@@ -99,17 +101,24 @@ static int append_line(int fd, const char *line)
 	return r;
 }
 
+/* the result of an append: 0, or its failure in the message */
+static int append_ret(struct perftune_ctx *ctx, int r)
+{
+	if (r < 0)
+		return pt_err(ctx, r, "cannot write journal: %s", strerror(-r));
+	return 0;
+}
+
 int pt_journal_append(struct perftune_ctx *ctx, int jfd, const char *tag, const char *key,
 		      const char *value)
 {
 	_cleanup_free_ char *line = malloc(LINE_MAX_LEN + 2);
 	char ek[PERFTUNE_KEY_MAX * 3], ev[PT_VAL * 3];
-	int r;
 
 	if (!line)
 		return -ENOMEM;
-	escape(key ? key : "", ek, sizeof(ek));
-	escape(value ? value : "", ev, sizeof(ev));
+	escape(key, ek, sizeof(ek));
+	escape(value, ev, sizeof(ev));
 	if (!strcmp(tag, "orig"))
 		snprintf(line, LINE_MAX_LEN + 2, "orig %llu %s\t%s\n", next_seq(), ek, ev);
 	else if (!strcmp(tag, "restored"))
@@ -122,10 +131,7 @@ int pt_journal_append(struct perftune_ctx *ctx, int jfd, const char *tag, const 
 		snprintf(line, LINE_MAX_LEN + 2, "pid %s\n", value);
 	else
 		snprintf(line, LINE_MAX_LEN + 2, "%s %s\t%s\n", tag, ek, ev);
-	r = append_line(jfd, line);
-	if (r < 0)
-		return pt_err(ctx, r, "cannot write journal: %s", strerror(-r));
-	return 0;
+	return append_ret(ctx, append_line(jfd, line));
 }
 
 int pt_journal_append_orig(struct perftune_ctx *ctx, int jfd, const char *key, const char *value,
@@ -134,20 +140,19 @@ int pt_journal_append_orig(struct perftune_ctx *ctx, int jfd, const char *key, c
 	size_t cap = 2 * (LINE_MAX_LEN + 2);
 	_cleanup_free_ char *buf = malloc(cap), *eid = malloc(3 * PT_IDENT_MAX + 1);
 	char ek[PERFTUNE_KEY_MAX * 3], ev[PT_VAL * 3];
-	int n, r;
+	int n;
 
 	if (!buf || !eid)
 		return -ENOMEM;
 	escape(key, ek, sizeof(ek));
-	escape(value ? value : "", ev, sizeof(ev));
-	escape(ident ? ident : "", eid, 3 * PT_IDENT_MAX + 1);
+	escape(value, ev, sizeof(ev));
+	escape(ident, eid, 3 * PT_IDENT_MAX + 1);
 	n = snprintf(buf, cap, "orig %llu %s\t%s\n", next_seq(), ek, ev);
 	if (eid[0] && strlen(ek) + strlen(eid) + sizeof("ident \t") > LINE_MAX_LEN)
 		return pt_err(ctx, -E2BIG, "%s: its identity is too long to journal", key);
 	if (eid[0])
 		snprintf(buf + n, cap - (size_t)n, "ident %s\t%s\n", ek, eid);
-	r = append_line(jfd, buf);
-	return r < 0 ? pt_err(ctx, r, "cannot write journal: %s", strerror(-r)) : 0;
+	return append_ret(ctx, append_line(jfd, buf));
 }
 
 int pt_journal_append_restored(struct perftune_ctx *ctx, int jfd, const char *const *keys, size_t n)
@@ -155,7 +160,6 @@ int pt_journal_append_restored(struct perftune_ctx *ctx, int jfd, const char *co
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0, cap = 1;
 	char ek[PERFTUNE_KEY_MAX * 3];
-	int r;
 
 	for (size_t i = 0; i < n; i++)
 		cap += strlen(keys[i]) * 3 + sizeof("restored \n");
@@ -167,8 +171,9 @@ int pt_journal_append_restored(struct perftune_ctx *ctx, int jfd, const char *co
 		len += (size_t)snprintf(buf + len, cap - len, "restored %s\n", ek);
 	}
 	buf[len] = '\0';
-	r = len ? append_line(jfd, buf) : 0;
-	return r < 0 ? pt_err(ctx, r, "cannot write journal: %s", strerror(-r)) : 0;
+	if (!len)
+		return 0;
+	return append_ret(ctx, append_line(jfd, buf));
 }
 
 int pt_journal_append_to(struct perftune_ctx *ctx, const char *name, const char *tag,
@@ -177,7 +182,9 @@ int pt_journal_append_to(struct perftune_ctx *ctx, const char *name, const char 
 	_cleanup_close_ int fd = -1;
 	int r = pt_journal_open(ctx, name, O_WRONLY | O_APPEND, &fd);
 
-	return r < 0 ? r : pt_journal_append(ctx, fd, tag, key, value);
+	if (r < 0)
+		return r;
+	return pt_journal_append(ctx, fd, tag, key, value);
 }
 
 /*
@@ -196,14 +203,22 @@ static int create_journal(struct perftune_ctx *ctx, const char *name, const char
 		return dfd;
 	snprintf(file, sizeof(file), "%s.journal", name);
 	tfd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_APPEND | O_CLOEXEC, 0600);
+	if (tfd < 0 && (errno == EOPNOTSUPP || errno == EISDIR))
+		return -EOPNOTSUPP;
 	if (tfd < 0)
-		return errno == EOPNOTSUPP || errno == EISDIR ? -EOPNOTSUPP : -errno;
-	r = fchmod(tfd, 0600) < 0 ? -errno : append_line(tfd, content);
+		return -errno;
+	r = 0;
+	if (fchmod(tfd, 0600) < 0)
+		r = -errno;
+	if (r == 0)
+		r = append_line(tfd, content);
 	if (r == 0 && linkat(tfd, "", dfd, file, AT_EMPTY_PATH) < 0) {
 		r = -errno;
 		if (r != -EEXIST) { /* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH */
 			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", tfd);
-			r = linkat(AT_FDCWD, proc, dfd, file, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+			r = 0;
+			if (linkat(AT_FDCWD, proc, dfd, file, AT_SYMLINK_FOLLOW) < 0)
+				r = -errno;
 		}
 	}
 	if (r < 0) {

@@ -42,7 +42,9 @@ static void others_load(struct perftune_ctx *ctx, const char *self, struct other
 	int n = pt_journal_names(ctx, &names);
 
 	o->n = 0;
-	o->ji = n > 0 ? calloc((size_t)n, sizeof(*o->ji)) : NULL;
+	o->ji = NULL;
+	if (n > 0)
+		o->ji = calloc((size_t)n, sizeof(*o->ji));
 	for (int i = 0; o->ji && i < n; i++)
 		if (strcmp(names[i], self) && pt_journal_load(ctx, names[i], &o->ji[o->n]) == 0)
 			o->n++;
@@ -101,7 +103,9 @@ struct restore {
 /* the original to write back */
 static const char *orig_of(const struct item *it)
 {
-	return it->value ? it->value : it->e->orig;
+	if (it->value)
+		return it->value;
+	return it->e->orig;
 }
 
 /* Before writing one original back: 1 = write it, 0 = nothing to write, or -errno. */
@@ -123,7 +127,7 @@ static int give_pre(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct item *
 		pt_log(ctx, PERFTUNE_LOG_WARNING,
 		       "%s: drifted: transaction '%s' wrote '%s', now '%s'; restoring '%s' anyway",
 		       e->key, ji->name, e->written, cur, orig_of(it));
-	return strcmp(cur, orig_of(it)) ? 1 : 0; /* one kept verbatim ("a  b\tc"): written */
+	return strcmp(cur, orig_of(it)) != 0; /* one kept verbatim ("a  b\tc"): written */
 }
 
 /* After the write (result @r): an iosched parameter reset with its scheduler is fine. */
@@ -230,7 +234,9 @@ static int item_cmp(const void *a, const void *b)
 		return g;
 	if ((x->t.order == PT_ORDER_SCHED) != (y->t.order == PT_ORDER_SCHED))
 		return x->t.order == PT_ORDER_SCHED ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
+	if (x->pos < y->pos)
+		return -1;
+	return x->pos > y->pos;
 }
 
 /*
@@ -280,7 +286,9 @@ static int place(struct perftune_ctx *ctx, struct restore *rs, struct others *o,
 	}
 	if (r >= 0)
 		e->restored = true;
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	return 0;
 }
 
 /* Place each key; hand over those a later transaction also changed. */
@@ -426,11 +434,15 @@ static int restore_impl(struct perftune_ctx *ctx, const char *name, unsigned fla
 		k = pt_restore_locked(ctx, names[i], flags);
 		if (k < 0 && !err)
 			err = k;
-		total += k > 0 ? k : 0;
+		if (k > 0)
+			total += k;
 	}
 	pt_strv_free(names);
 	pt_journal_unlock(ctx, lockfd);
-	r = err ? err : (r < 0 ? r : total);
+	if (err)
+		r = err;
+	else if (r >= 0)
+		r = total;
 out:
 	pt_attr_cache_end(ctx);
 	pt_unlock(ctx);
@@ -464,9 +476,16 @@ static int status_entry(struct perftune_ctx *ctx, const struct pt_jinfo *ji, str
 	if (!have)
 		snprintf(note, sizeof(note), "%s", pt_errmsg(ctx));
 	pt_err_clear(ctx);
-	item.current = have ? cur : NULL;
-	item.flags = (ji->orphaned ? PT_ITEM_ORPHANED : 0) | (ji->held ? PT_ITEM_HELD : 0) |
-		     (ji->committed ? PT_ITEM_COMMITTED : 0) | (e->written ? PT_ITEM_WRITTEN : 0);
+	if (have)
+		item.current = cur;
+	if (ji->orphaned)
+		item.flags |= PT_ITEM_ORPHANED;
+	if (ji->held)
+		item.flags |= PT_ITEM_HELD;
+	if (ji->committed)
+		item.flags |= PT_ITEM_COMMITTED;
+	if (e->written)
+		item.flags |= PT_ITEM_WRITTEN;
 	if (k == PT_FOUND_GONE && e->ident) /* a name alone going missing is the old "gone" */
 		item.flags |= PT_ITEM_GONE;
 	if (k == PT_FOUND_MOVED) {

@@ -88,7 +88,9 @@ static int b_pre(void *ud, size_t g, size_t i)
 	int r = tx->s[i].c.order == PT_ORDER_SCHED ? read_dependents(c->ctx, tx, i) : 0;
 
 	(void)g;
-	return r < 0 ? r : pt_tx_commit_pre(c->ctx, c->ji, c->jfd, &tx->s[i]);
+	if (r < 0)
+		return r;
+	return pt_tx_commit_pre(c->ctx, c->ji, c->jfd, &tx->s[i]);
 }
 
 static bool b_file(void *ud, size_t g, size_t i, const char **path, const char **value)
@@ -125,7 +127,9 @@ static int b_post(void *ud, size_t g, size_t i, int r)
 	struct pt_commit *c = ud;
 
 	(void)g;
-	return r < 0 ? r : pt_tx_commit_post(c->ctx, c->tx, c->jfd, &c->tx->s[i]);
+	if (r < 0)
+		return r;
+	return pt_tx_commit_post(c->ctx, c->tx, c->jfd, &c->tx->s[i]);
 }
 
 /* the first failure of a device is its range's: rolled back, and named */

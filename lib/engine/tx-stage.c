@@ -137,7 +137,9 @@ static int stage_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void
 	p->resolved++;
 	r = t->fam->expand ? t->fam->expand(ctx, t, p->input, stage_one, ud) : 1;
 
-	return r == 1 ? stage_one(ctx, t, p->input, ud) : r;
+	if (r == 1)
+		return stage_one(ctx, t, p->input, ud);
+	return r;
 }
 
 static int tx_set_impl(struct perftune_tx *tx, const char *key, const char *value)

@@ -86,8 +86,9 @@ void pt_tx_give_holder_back(struct perftune_ctx *ctx, int jfd, const struct pt_j
 {
 	char pid[64];
 
-	snprintf(pid, sizeof(pid), "%d %llu", ji->pid > 0 ? ji->pid : 0,
-		 ji->pid > 0 ? ji->starttime : 0ULL);
+	snprintf(pid, sizeof(pid), "0 0");
+	if (ji->pid > 0)
+		snprintf(pid, sizeof(pid), "%d %llu", ji->pid, ji->starttime);
 	if (pt_journal_append(ctx, jfd, "pid", NULL, pid) < 0)
 		pt_log(ctx, PERFTUNE_LOG_ERR, "transaction '%s': holder not given back: %s",
 		       ji->name, pt_errmsg(ctx));

@@ -134,18 +134,26 @@ PERFTUNE_EXPORT struct perftune_tx *perftune_tx_unref(struct perftune_tx *tx)
 
 PERFTUNE_EXPORT const char *perftune_tx_name(struct perftune_tx *tx)
 {
-	return tx ? tx->name : NULL;
+	if (tx)
+		return tx->name;
+	return NULL;
 }
 
 int pt_tx_enter(struct perftune_tx *tx, const char *key, struct pt_fcache **prev)
 {
+	const char *state = "released";
+
 	pt_lock(tx->ctx);
 	*prev = pt_attr_cache_use(tx->ctx, &tx->files);
 	pt_err_clear(tx->ctx);
 	if (!tx->committed && !tx->released)
 		return 0;
-	return pt_err(tx->ctx, -EALREADY, "%s%stransaction '%s' is already %s", key ? key : "",
-		      key ? ": " : "", tx->name, tx->committed ? "committed" : "released");
+	if (tx->committed)
+		state = "committed";
+	if (key)
+		return pt_err(tx->ctx, -EALREADY, "%s: transaction '%s' is already %s", key,
+			      tx->name, state);
+	return pt_err(tx->ctx, -EALREADY, "transaction '%s' is already %s", tx->name, state);
 }
 
 static int tx_rollback_impl(struct perftune_tx *tx)
@@ -170,7 +178,9 @@ static int tx_rollback_impl(struct perftune_tx *tx)
 	pt_unlock(tx->ctx);
 	if (r >= 0 || r == -ENOENT)
 		tx->done = true;
-	return r == -ENOENT ? 0 : r;
+	if (r == -ENOENT)
+		return 0;
+	return r;
 }
 
 PERFTUNE_EXPORT int perftune_tx_rollback(struct perftune_tx *tx)

@@ -44,7 +44,9 @@ static int on_file(struct perftune_ctx *ctx, const char *path, int flags, fd_op 
 		pt_fcache_drop(pt_fcache_of(ctx, path), kfd);
 	}
 	fd = pt_attr_open(ctx, path, flags);
-	return fd < 0 ? fd : op(fd, false, arg);
+	if (fd < 0)
+		return fd;
+	return op(fd, false, arg);
 }
 
 /*
@@ -149,7 +151,9 @@ int pt_attr_write_real(struct perftune_ctx *ctx, const char *path, const char *b
 	_cleanup_close_ int fd = pt_attr_open(ctx, path, O_WRONLY | O_NOFOLLOW | O_TRUNC);
 	struct wr a = { buf, len, false };
 
-	return fd < 0 ? fd : write_op(fd, false, &a);
+	if (fd < 0)
+		return fd;
+	return write_op(fd, false, &a);
 }
 
 int pt_attr_write(struct perftune_ctx *ctx, const char *path, const char *value)
@@ -202,7 +206,9 @@ static int attr_stat(struct perftune_ctx *ctx, const char *path, struct stat *st
 	fd = pt_attr_open(ctx, path, O_PATH);
 	if (fd < 0)
 		return fd;
-	return fstat(fd, st) < 0 ? -errno : 0;
+	if (fstat(fd, st) < 0)
+		return -errno;
+	return 0;
 }
 
 int pt_attr_stat_file(struct perftune_ctx *ctx, const char *path, struct stat *st)
@@ -275,7 +281,9 @@ int pt_attr_dir_has_entries(struct perftune_ctx *ctx, const char *path)
 				return 1;
 			off += de->reclen;
 		}
-	return n < 0 ? -errno : 0;
+	if (n < 0)
+		return -errno;
+	return 0;
 }
 
 DIR *pt_attr_opendir(struct perftune_ctx *ctx, const char *path)

@@ -48,7 +48,9 @@ void pt_attr_write_batch(struct perftune_ctx *ctx, size_t n, const char *const *
 	if (fn) { /* the simulated kernel: each write in turn, at its position */
 		for (size_t q = 0; q < n; q++) {
 			int r = fn(ctx, paths[q], iov[q].iov_base, iov[q].iov_len, ud);
-			res[q] = r == -EAGAIN || pt_attr_gone(r) ? -EINPROGRESS : r < 0 ? r : 0;
+			if (r == -EAGAIN || pt_attr_gone(r))
+				r = -EINPROGRESS;
+			res[q] = r < 0 ? r : 0;
 		}
 		return;
 	}

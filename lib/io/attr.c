@@ -66,7 +66,9 @@ const char *pt_attr_beneath_name(struct perftune_ctx *ctx)
 
 PERFTUNE_EXPORT const char *perftune_ctx_get_resolver(struct perftune_ctx *ctx)
 {
-	return ctx ? pt_attr_beneath_name(ctx) : NULL;
+	if (ctx)
+		return pt_attr_beneath_name(ctx);
+	return NULL;
 }
 
 int pt_attr_beneath_refused(struct perftune_ctx *ctx)

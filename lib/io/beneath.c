@@ -92,7 +92,9 @@ static int open_kernel(int top, const char *rest, int flags)
 		if (fd >= 0 || errno != EAGAIN)
 			break;
 	}
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		return -errno;
+	return fd;
 }
 
 /* openat2 refused as such (not a file): ENOSYS, or EPERM from a filter */
@@ -318,12 +320,16 @@ static int open_comp(struct walk *w, const char *name, bool last)
 {
 	int fd = openat(w->fd[w->n], name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
-	if (fd >= 0 || errno != ENOENT || w->policy != WALK_SAFE || !last || !w->create)
-		return fd < 0 ? sys_err() : fd;
+	if (fd >= 0)
+		return fd;
+	if (errno != ENOENT || w->policy != WALK_SAFE || !last || !w->create)
+		return sys_err();
 	if (mkdirat(w->fd[w->n], name, 0700) < 0 && errno != EEXIST)
 		return sys_err();
 	fd = openat(w->fd[w->n], name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	return fd < 0 ? sys_err() : fd;
+	if (fd < 0)
+		return sys_err();
+	return fd;
 }
 
 /* what @st, the component @last or not, may be besides a link: 0 or -ENOTDIR */
@@ -380,7 +386,9 @@ static int step(struct walk *w, const char *name, const char *rest, bool last, i
 			return r;
 		return 1;
 	}
-	r = S_ISLNK(st.st_mode) ? 0 : comp_type(w, &st, last);
+	r = 0;
+	if (!S_ISLNK(st.st_mode))
+		r = comp_type(w, &st, last);
 	if (r == 0 && w->n >= DEPTH_MAX)
 		r = -ENAMETOOLONG;
 	if (r < 0) {
@@ -446,7 +454,9 @@ static int walk_take(struct walk *w)
 
 	if (w->n == 0) {
 		fd = fcntl(w->top, F_DUPFD_CLOEXEC, 3);
-		return fd < 0 ? -errno : fd;
+		if (fd < 0)
+			return -errno;
+		return fd;
 	}
 	return w->fd[w->n--];
 }
@@ -463,7 +473,9 @@ static int reopen(int fd, int flags)
 
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	r = open(link, (flags & ~O_NOFOLLOW) | O_CLOEXEC | O_NOCTTY);
-	return r < 0 ? sys_err() : r;
+	if (r < 0)
+		return sys_err();
+	return r;
 }
 
 int pt_beneath_user(int top, const char *rest, int flags)
@@ -479,23 +491,28 @@ int pt_beneath_user(int top, const char *rest, int flags)
 	if (!w)
 		return strlen(rest) >= PATH_MAX ? -ENAMETOOLONG : -ENOMEM;
 	r = walk(w, flags, &dir_wanted, &is_link);
-	fd = r < 0 ? r : walk_take(w);
+	fd = r;
+	if (r == 0)
+		fd = walk_take(w);
 	walk_close(w);
 	free(w);
 	if (fd < 0)
 		return fd;
-	r = fstat(fd, &st) < 0 ? -errno : 0;
+	r = 0;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
 	if (r == 0 && !S_ISDIR(st.st_mode) && (dir_wanted || (flags & O_DIRECTORY)))
 		r = -ENOTDIR;
 	if (r == 0)
 		r = check_final(top, fd);
 	if (r == 0 && !(flags & O_PATH) && is_link)
 		r = -ELOOP; /* O_NOFOLLOW on a link */
-	if (r < 0 || (flags & O_PATH)) {
-		if (r < 0)
-			close(fd);
-		return r < 0 ? r : fd;
+	if (r < 0) {
+		close(fd);
+		return r;
 	}
+	if (flags & O_PATH)
+		return fd;
 	r = reopen(fd, flags);
 	close(fd);
 	return r;

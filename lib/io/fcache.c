@@ -81,7 +81,9 @@ struct pt_fcache *pt_attr_cache_use(struct perftune_ctx *ctx, struct pt_fcache *
 
 size_t pt_attr_cache_files(struct pt_fcache *fc)
 {
-	return fc ? fc->n : 0;
+	if (fc)
+		return fc->n;
+	return 0;
 }
 
 void pt_attr_cache_unuse(struct perftune_ctx *ctx, struct pt_fcache *prev)
@@ -208,7 +210,9 @@ int pt_attr_kept_fd(struct perftune_ctx *ctx, const char *path)
 {
 	int fd = pt_fcache_get(ctx, path, NULL);
 
-	return fd == PT_NOCACHE ? -1 : fd;
+	if (fd == PT_NOCACHE)
+		return -1;
+	return fd;
 }
 
 bool pt_attr_gone(int r)

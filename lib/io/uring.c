@@ -103,7 +103,9 @@ static int enter(int fd, unsigned submit, unsigned wait)
 	do
 		n = syscall(__NR_io_uring_enter, fd, submit, wait, IORING_ENTER_GETEVENTS, NULL, 0);
 	while (n < 0 && errno == EINTR);
-	return n < 0 ? -errno : (int)n;
+	if (n < 0)
+		return -errno;
+	return (int)n;
 }
 
 static int probe(void)
