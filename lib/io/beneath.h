@@ -17,8 +17,6 @@ struct pt_beneath_state {
  * -ELOOP: a magic link, too many links, or O_NOFOLLOW on a link.
  */
 int pt_beneath_open(struct pt_beneath_state *s, int top, const char *rest, int flags);
-/* the user-space walk alone (the unit tier and the fuzzer test it directly) */
-int pt_beneath_user(int top, const char *rest, int flags);
 /* use the user-space walk (@user) or openat2 from now on, no probe */
 void pt_beneath_force(struct pt_beneath_state *s, bool user);
 /* the name of pt_attr_beneath_name(), probed below @top (sys/ or proc/; -errno: none) if need be */
