@@ -37,6 +37,7 @@ struct pt_stage {
 	int seq;	  /* staging order, for a stable sort */
 	int hold_fd;
 };
+
 /*
  * A committed transaction of at most this many files keeps them open for its
  * rollback (a program that applies a few settings and gives them back later);
@@ -54,6 +55,7 @@ struct perftune_tx {
 	bool released;		 /* perftune_tx_release(): takes nothing more */
 	struct pt_fcache *files; /* its keys' files, open from staging to the rollback (few keys) */
 };
+
 /* Keys of one device (or all keys without a device): tx->s[start, end). */
 struct pt_range {
 	size_t start, end;
@@ -61,6 +63,7 @@ struct pt_range {
 	size_t failed; /* its index */
 	char err[PT_ERR_MAX];
 };
+
 struct pt_commit {
 	struct perftune_ctx *ctx;
 	struct perftune_tx *tx;
@@ -85,6 +88,7 @@ static inline const char *pt_stage_orig(const struct pt_stage *s)
 		return s->verbatim;
 	return s->old;
 }
+
 void pt_tx_release_holds(struct perftune_tx *tx);
 /*
  * The opening of a call that stages or commits: lock the context, use the

@@ -29,6 +29,7 @@ struct pending {
 	const char *input;
 	size_t resolved; /* tunables the key named (an expanding key may stage none) */
 };
+
 static struct pt_stage *find(struct pt_stage *s, size_t n, const char *key)
 {
 	for (size_t i = 0; i < n; i++)
