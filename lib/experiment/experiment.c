@@ -10,8 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "perftune.h"
+#include "macro.h"
+#include "core/ctx.h"
+#include "core/log.h"
 #include "experiment-internal.h"
-#include "internal.h"
 
 #define MAX_COUNT 100000 /* rounds and warmups, as the CLI takes them */
 

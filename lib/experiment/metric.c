@@ -6,7 +6,9 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "core/log.h"
 #include "metric-scan.h"
 
 struct perftune_metric {

@@ -11,8 +11,10 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/buf.h"
 #include "experiment-internal.h"
-#include "internal.h"
 
 /* a gnuplot single-quoted string: ' is doubled, control characters dropped */
 static void gp_str(struct pt_buf *b, const char *s)

@@ -5,8 +5,10 @@
  */
 #include <errno.h>
 #include <math.h>
+#include "perftune.h"
+#include "macro.h"
+#include "core/ctx.h"
 #include "experiment-internal.h"
-#include "internal.h"
 
 int pt_experiment_analyse(struct perftune_experiment *exp)
 {

@@ -13,8 +13,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "perftune.h"
+#include "macro.h"
+#include "core/ctx.h"
+#include "core/log.h"
 #include "experiment-internal.h"
-#include "internal.h"
 
 struct perftune_run {
 	struct perftune_experiment *exp;

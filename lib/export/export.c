@@ -10,8 +10,14 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "xlist.h"
+#include "perftune.h"
+#include "macro.h"
+#include "shared/buf.h"
+#include "core/ctx.h"
+#include "core/log.h"
 #include "object/status.h"
+#include "profile/profile-internal.h"
+#include "xlist.h"
 
 static int export_format_impl(const char *name)
 {

@@ -17,7 +17,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "shared/array.h"
+#include "shared/buf.h"
+#include "core/ctx.h"
 
 enum key_state { K_IN_FORCE, K_DRIFT, K_SHADOWED, K_NOT_WRITTEN, K_UNREADABLE, K_NSTATES };
 static const char *const key_states[] = { "in_force", "drift", "shadowed", "not_written",

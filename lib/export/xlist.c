@@ -3,6 +3,14 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
+#include "internal.h"
+#include "shared/array.h"
+#include "shared/buf.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "core/lookup.h"
 #include "xlist.h"
 
 void pt_xlist_free(struct xlist *l)

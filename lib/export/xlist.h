@@ -8,7 +8,9 @@
 #ifndef PERFTUNE_EXPORT_XLIST_H
 #define PERFTUNE_EXPORT_XLIST_H
 
-#include "profile/profile-internal.h"
+#include "perftune.h"
+#include "shared/buf.h"
+#include "family/family.h"
 
 struct xent {
 	char *key, *value;
@@ -51,10 +53,12 @@ int pt_glob_literal(const char *name, char *out, size_t size);
 
 /* ---- the formats, one file each: number of keys written, or -errno ---- */
 int pt_export_sysctl(struct perftune_ctx *ctx, const struct xlist *l,
-		     struct pt_buf *b); /* sysctl.c */
-int pt_export_udev(struct perftune_ctx *ctx, const struct xlist *l, struct pt_buf *b); /* udev.c */
+		     struct pt_buf *b); /* export-sysctl.c */
+int pt_export_udev(struct perftune_ctx *ctx, const struct xlist *l,
+		   struct pt_buf *b); /* export-udev.c */
 int pt_export_cmdline(struct perftune_ctx *ctx, const struct xlist *l,
-		      struct pt_buf *b); /* cmdline.c */
-int pt_export_tuned(struct perftune_ctx *ctx, const struct xlist *l, struct pt_buf *b); /* tuned.c */
+		      struct pt_buf *b); /* export-cmdline.c */
+int pt_export_tuned(struct perftune_ctx *ctx, const struct xlist *l,
+		    struct pt_buf *b); /* export-tuned.c */
 
 #endif

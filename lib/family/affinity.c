@@ -14,7 +14,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
 #include "internal.h"
+#include "shared/array.h"
+#include "shared/buf.h"
+#include "shared/cpulist.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "object/desc.h"
+#include "family/family.h"
+#include "family/proc.h"
 
 #define TIDS_MAX 65536 /* threads a value may name */
 

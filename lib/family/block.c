@@ -14,8 +14,19 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include "perftune.h"
+#include "macro.h"
 #include "internal.h"
 #include "shared/dlopen.h"
+#include "shared/keyname.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/ctx.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "object/desc.h"
+#include "family/family.h"
+#include "family/file.h"
 
 #define MAX_DISKS 4096
 

@@ -12,8 +12,19 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "perftune.h"
 #include "internal.h"
+#include "shared/cpulist.h"
 #include "shared/dlopen.h"
+#include "shared/keyname.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/ctx.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "object/desc.h"
+#include "family/family.h"
+#include "family/file.h"
 
 #define CPU_DIR "sys/devices/system/cpu"
 #define MAX_CPUS 8192

@@ -9,7 +9,17 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
 #include "internal.h"
+#include "shared/cpulist.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "object/desc.h"
+#include "family/cpumask.h"
+#include "family/file.h"
 
 int pt_cpus_online(struct perftune_ctx *ctx, unsigned char *m)
 {

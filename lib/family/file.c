@@ -9,7 +9,16 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
 #include "internal.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "object/desc.h"
+#include "family/family.h"
+#include "family/file.h"
 
 static int file_errmsg(struct perftune_ctx *ctx, const struct pt_tunable *t, int r, const char *op)
 {

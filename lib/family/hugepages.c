@@ -11,7 +11,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
 #include "internal.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "object/desc.h"
+#include "family/family.h"
+#include "family/file.h"
+#include "family/hugepages.h"
 
 #define HP_DIR "sys/kernel/mm/hugepages"
 #define NODE_DIR "sys/devices/system/node"

@@ -20,7 +20,18 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
 #include "internal.h"
+#include "shared/array.h"
+#include "shared/cpulist.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "object/desc.h"
+#include "family/cpumask.h"
+#include "family/family.h"
 
 #define IRQ_DIR "proc/irq"
 #define IRQ_DEFAULT IRQ_DIR "/default_smp_affinity"

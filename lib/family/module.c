@@ -14,7 +14,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
 #include "internal.h"
+#include "shared/buf.h"
+#include "shared/kmod.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "object/desc.h"
+#include "family/family.h"
 
 #define NAME_MAX_MOD 56 /* MODULE_NAME_LEN */
 

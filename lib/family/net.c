@@ -16,8 +16,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
 #include "internal.h"
+#include "shared/array.h"
+#include "shared/cpulist.h"
 #include "shared/dlopen.h"
+#include "shared/keyname.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "object/desc.h"
+#include "family/family.h"
+#include "family/file.h"
+#include "net/ethtool.h"
+#include "net/netdev.h"
 
 #define NET_DIR "sys/class/net"
 #define NET_DEVS_MAX 1024

@@ -7,8 +7,19 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include "internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "shared/array.h"
+#include "shared/cpulist.h"
 #include "shared/dlopen.h"
+#include "io/attr.h"
+#include "core/ctx.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "object/desc.h"
+#include "family/family.h"
+#include "family/file.h"
+#include "family/proc.h"
 
 #define NB_PATH "proc/sys/kernel/numa_balancing"
 

@@ -11,7 +11,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include "internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "object/desc.h"
+#include "family/family.h"
+#include "family/file.h"
 
 #define PMQOS_PATH "dev/cpu_dma_latency"
 #define PMQOS_MAX 2000000000LL /* PM_QOS_DEFAULT_VALUE is S32_MAX: "no constraint" */

@@ -8,7 +8,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "shared/array.h"
+#include "shared/buf.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "family/family.h"
+#include "family/proc.h"
+#include "profile/regex.h"
 
 int pt_proc_stat(struct perftune_ctx *ctx, int pid, int tid, struct pt_pstat *st)
 {

@@ -8,8 +8,16 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "internal.h"
+#include "perftune.h"
 #include "shared/dlopen.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/ctx.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "object/desc.h"
+#include "family/family.h"
+#include "family/file.h"
 
 static int avc_path(struct perftune_ctx *ctx, const char *key, char *path, size_t size)
 {

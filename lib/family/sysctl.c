@@ -7,7 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "shared/keyname.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "object/desc.h"
+#include "family/family.h"
+#include "family/file.h"
+#include "family/hugepages.h"
+#include "net/netdev.h"
 
 /*
  * "net.ipv4.conf.[eth0.100].rp_filter": a component with dots or other

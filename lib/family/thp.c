@@ -3,7 +3,14 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "family/family.h"
+#include "family/file.h"
 
 #define THP_DIR "sys/kernel/mm/transparent_hugepage"
 

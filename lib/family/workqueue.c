@@ -10,7 +10,16 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "shared/cpulist.h"
+#include "shared/keyname.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "family/cpumask.h"
+#include "family/family.h"
 
 #define WQ_DIR "sys/devices/virtual/workqueue"
 

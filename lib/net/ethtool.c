@@ -13,8 +13,11 @@
 #include <string.h>
 #include "missing/missing-ethtool_netlink.h"
 #include <linux/genetlink.h>
-#include "internal.h"
+#include "perftune.h"
+#include "macro.h"
 #include "shared/dlopen.h"
+#include "net/ethtool.h"
+#include "net/nl.h"
 
 struct param {
 	const char *name;

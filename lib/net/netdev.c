@@ -18,7 +18,14 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include "internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/ctx.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "net/netdev.h"
 
 #define NET_DIR "sys/class/net"
 #ifndef SO_NETNS_COOKIE

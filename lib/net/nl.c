@@ -13,8 +13,11 @@
 #include <time.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
-#include "internal.h"
+#include "perftune.h"
+#include "macro.h"
 #include "shared/dlopen.h"
+#include "core/ctx.h"
+#include "net/nl.h"
 
 #ifndef NETLINK_EXT_ACK
 #define NETLINK_EXT_ACK 11

@@ -3,8 +3,13 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
 #include "internal.h"
+#include "shared/array.h"
+#include "core/key.h"
 #include "object/desc.h"
+#include "family/family.h"
 
 struct perftune_desc {
 	char *key, *path, *value, *choices, *unit, *reason, *info;
@@ -91,8 +96,9 @@ void pt_desc_set_writable(struct perftune_desc *d, bool w, const char *reason)
 int pt_desc_read_writable(struct perftune_ctx *ctx, const struct pt_tunable *t,
 			  struct perftune_desc *d)
 {
+	const struct pt_family *fam = t->fam;
 	char v[PT_VAL];
-	int r = t->fam->read(ctx, t, v, sizeof(v));
+	int r = fam->read(ctx, t, v, sizeof(v));
 
 	if (r < 0)
 		return r;

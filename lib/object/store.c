@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h" /* pt_grow() */
+#include "shared/array.h"
 #include "object/store.h"
 
 /* the string the field at byte @off of @obj points to */

@@ -6,6 +6,12 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/array.h"
+#include "shared/cpulist.h"
+#include "shared/util.h"
+#include "io/attr.h"
 #include "profile-internal.h"
 
 struct cpu_pkg {

@@ -9,8 +9,15 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
-#include "profile-internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "shared/buf.h"
 #include "shared/dlopen.h"
+#include "io/attr.h"
+#include "core/ctx.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "profile-internal.h"
 
 void pt_devset_free(struct pt_devset *d)
 {

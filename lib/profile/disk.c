@@ -10,6 +10,13 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/buf.h"
+#include "shared/keyname.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/log.h"
 #include "profile-internal.h"
 
 /* "4096", ">4096", "8192 s" (sectors) -> "[op]kB"; NULL if not a number */

@@ -13,6 +13,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/buf.h"
+#include "core/log.h"
 #include "profile-internal.h"
 
 bool pt_is_word(const char *s, size_t n)

@@ -16,6 +16,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/buf.h"
+#include "shared/cpulist.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/ctx.h"
+#include "core/log.h"
 #include "profile-internal.h"
 
 static char *join(int argc, char **argv, const char *sep)

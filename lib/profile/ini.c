@@ -13,6 +13,10 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/buf.h"
+#include "core/log.h"
 #include "profile-internal.h"
 
 static char *file_read(struct perftune_ctx *ctx, const char *path, int *err)

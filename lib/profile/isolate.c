@@ -12,6 +12,14 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
+#include "internal.h"
+#include "shared/cpulist.h"
+#include "io/attr.h"
+#include "core/ctx.h"
+#include "core/log.h"
+#include "family/cpumask.h"
 #include "profile-internal.h"
 
 bool pt_isolate_option(const char *name)

@@ -9,6 +9,13 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
+#include "internal.h"
+#include "shared/array.h"
+#include "shared/util.h"
+#include "core/log.h"
+#include "family/cpumask.h"
 #include "profile-internal.h"
 
 static void pitem_free(struct pt_pitem *it)

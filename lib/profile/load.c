@@ -8,6 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/array.h"
+#include "shared/buf.h"
+#include "core/log.h"
 #include "profile-internal.h"
 
 struct chain {

@@ -8,6 +8,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/log.h"
 #include "profile-internal.h"
 
 /* 1 if @u matches @text (always if @re is NULL), 0 if not, -errno */

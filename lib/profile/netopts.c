@@ -9,6 +9,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/keyname.h"
+#include "shared/util.h"
+#include "core/key.h"
 #include "profile-internal.h"
 
 static const struct {

@@ -7,6 +7,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/array.h"
 #include "profile-internal.h"
 
 struct pt_popt *pt_popt_find(struct pt_popt *o, size_t n, const char *name)

@@ -16,6 +16,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/array.h"
+#include "shared/util.h"
+#include "core/ctx.h"
+#include "core/log.h"
 #include "profile-internal.h"
 
 /* the one copy of the default search path: the CLI asks for it

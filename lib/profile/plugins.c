@@ -8,6 +8,13 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
+#include "internal.h"
+#include "shared/keyname.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/key.h"
 #include "profile-internal.h"
 
 /* a value with a ${...} that could not be evaluated is skipped with the reason */

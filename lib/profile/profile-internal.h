@@ -12,7 +12,10 @@
 #ifndef PERFTUNE_PROFILE_INTERNAL_H
 #define PERFTUNE_PROFILE_INTERNAL_H
 
+#include "perftune.h"
+#include "macro.h"
 #include "internal.h"
+#include "shared/buf.h"
 
 /* Limits (perftune-profile(5)) */
 #define PT_PROFILE_FILE_MAX (1 << 20)	  /* bytes of one tuned.conf */

@@ -8,10 +8,16 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "profile-internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "shared/array.h"
+#include "shared/dlopen.h"
+#include "shared/util.h"
+#include "core/ctx.h"
+#include "core/log.h"
 #include "object/profile-entry.h"
 #include "object/profile-item.h"
-#include "shared/dlopen.h"
+#include "profile-internal.h"
 
 static char **strv_dup(const char *const *v)
 {

@@ -13,9 +13,13 @@
 #include <pcre2.h>
 #include <stdio.h>
 #include <string.h>
-#include "profile-internal.h"
+#include "macro.h"
+#include "shared/array.h"
+#include "shared/buf.h"
 #include "shared/dlopen.h"
 #include "shared/ere.h"
+#include "profile/regex.h"
+#include "profile-internal.h"
 
 /*
  * Bounds on every regex, from a profile or a key's selector (issue 33: a counted

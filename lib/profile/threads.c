@@ -13,6 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/array.h"
+#include "shared/buf.h"
+#include "io/attr.h"
+#include "core/log.h"
+#include "family/proc.h"
 #include "profile-internal.h"
 
 struct filter {

@@ -12,6 +12,11 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/array.h"
+#include "shared/buf.h"
+#include "core/log.h"
 #include "profile-internal.h"
 
 struct pt_var {

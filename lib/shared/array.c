@@ -2,8 +2,9 @@
 /* Growable arrays and NULL-terminated string vectors, written once for every file. */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "shared/array.h"
 
 int pt_grow_(void **v, size_t *cap, size_t need, size_t size, size_t first)
 {

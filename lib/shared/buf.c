@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "internal.h"
+#include "shared/buf.h"
 
 void pt_buf_add(struct pt_buf *b, const char *s, size_t n)
 {

@@ -13,7 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include "internal.h"
+#include "macro.h"
+#include "shared/buf.h"
+#include "shared/cpulist.h"
 
 void pt_cpus_set(unsigned char *m, long i, bool on)
 {

@@ -12,9 +12,11 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
-#include "internal.h"
-#include "shared/dlopen.h"
+#include "perftune.h"
+#include "macro.h"
 #include "shared/dl-sonames.h"
+#include "shared/dlopen.h"
+#include "core/log.h"
 
 struct pt_libudev pt_libudev;
 struct pt_libkmod pt_libkmod;

@@ -19,7 +19,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "internal.h"
+#include "perftune.h"
+#include "shared/keyname.h"
+#include "shared/util.h"
 
 bool pt_key_char(char c)
 {

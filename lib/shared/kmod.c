@@ -10,8 +10,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "internal.h"
+#include "perftune.h"
 #include "shared/dlopen.h"
+#include "shared/kmod.h"
 
 static void quiet(void *data, int priority, const char *file, int line, const char *fn,
 		  const char *format, va_list args)

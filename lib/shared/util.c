@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
+#include "shared/util.h"
 
 void pt_trim(char *s)
 {

@@ -12,6 +12,13 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
+#include "internal.h"
+#include "io/attr.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "family/family.h"
 #include "why-internal.h"
 
 static const struct {

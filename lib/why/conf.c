@@ -14,6 +14,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/array.h"
+#include "shared/util.h"
+#include "core/ctx.h"
 #include "why-internal.h"
 
 const char *pt_conf_shown(const char *rel)

@@ -12,6 +12,13 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "macro.h"
+#include "shared/array.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/key.h"
+#include "core/log.h"
 #include "why-internal.h"
 
 struct daemon {

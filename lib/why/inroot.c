@@ -16,6 +16,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "perftune.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/ctx.h"
 #include "why-internal.h"
 
 #define LINKS_MAX 40 /* the kernel's MAXSYMLINKS */

@@ -4,6 +4,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "internal.h"
+#include "shared/array.h"
+#include "core/key.h"
 #include "why-internal.h"
 
 static const char *const kind_names[PT_SRC_KINDS] = {

@@ -19,6 +19,12 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include "perftune.h"
+#include "shared/array.h"
+#include "shared/util.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "family/family.h"
 #include "why-internal.h"
 
 static const char *const sysctl_dirs[] = {

@@ -13,8 +13,14 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include "why-internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "shared/array.h"
+#include "shared/util.h"
+#include "core/key.h"
+#include "core/log.h"
 #include "profile/profile-internal.h"
+#include "why-internal.h"
 
 static const char *const tuned_dirs[] = {
 	"etc/tuned/profiles",

@@ -22,8 +22,18 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
-#include "why-internal.h"
+#include "perftune.h"
+#include "internal.h"
+#include "shared/array.h"
+#include "shared/buf.h"
 #include "shared/dlopen.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/ctx.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "family/family.h"
+#include "why-internal.h"
 
 static const char *const rules_dirs[] = {
 	"etc/udev/rules.d",	"run/udev/rules.d", "usr/local/lib/udev/rules.d",

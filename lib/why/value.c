@@ -6,6 +6,10 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "macro.h"
+#include "internal.h"
+#include "shared/cpulist.h"
+#include "shared/util.h"
 #include "why-internal.h"
 
 #define CPUS_MAX 8192

@@ -9,9 +9,20 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "why-internal.h"
-#include "profile/profile-internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "internal.h"
+#include "shared/array.h"
+#include "shared/util.h"
+#include "io/attr.h"
+#include "core/ctx.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "core/lookup.h"
 #include "object/check.h"
+#include "engine/journal.h"
+#include "profile/profile-internal.h"
+#include "why-internal.h"
 
 static const char *const status_names[] = {
 	[PERFTUNE_CHECK_IN_FORCE] = "in force",		[PERFTUNE_CHECK_DIFFERS] = "differs",

@@ -14,7 +14,11 @@
 #ifndef PERFTUNE_WHY_INTERNAL_H
 #define PERFTUNE_WHY_INTERNAL_H
 
-#include "internal.h"
+#include <sys/stat.h>
+#include "perftune.h"
+#include "macro.h"
+#include "core/key.h"
+#include "family/family.h"
 
 #define PT_CONF_MAX (1 << 20) /* bytes of one configuration file */
 

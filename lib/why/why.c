@@ -13,8 +13,18 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "why-internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "internal.h"
+#include "shared/array.h"
+#include "core/ctx.h"
+#include "core/key.h"
+#include "core/log.h"
+#include "core/lookup.h"
 #include "object/source.h"
+#include "family/family.h"
+#include "engine/journal.h"
+#include "why-internal.h"
 
 struct pt_why {
 	struct perftune_ctx *ctx;

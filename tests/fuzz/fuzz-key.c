@@ -2,7 +2,7 @@
 /*
  * Keys and selectors: pt_key_parse, pt_resolve, perftune_get and
  * perftune_describe on the fake machine.  The input is one key.  Both path
- * resolvers (openat2 and the user-space walk of resolve.c) take every input:
+ * resolvers (openat2 and the user-space walk of beneath.c) take every input:
  * the same answer to the key, and the input taken as a path opens the same
  * way under both, never outside its top.  Names (issue 33): every tunable a key
  * resolves to is named by its key alone (resolved again, that key and nothing
@@ -92,7 +92,7 @@ static void both_resolvers_open(const char *path)
 		int fd[2];
 		for (int user = 0; user < 2; user++) {
 			struct perftune_ctx *ctx = fz_ctx(jdir);
-			pt_resolve_force(ctx, user);
+			pt_attr_beneath_force(ctx, user);
 			fd[user] = pt_attr_open(ctx, path, flags[i]);
 			if (fd[user] >= 0)
 				check_beneath(fd[user], path);
@@ -116,7 +116,7 @@ static void same_value_user_space(const char *key, int r0, const char *v0)
 
 	snprintf(jdir, sizeof(jdir), "%s/journal", fz_scratch());
 	ctx = fz_ctx(jdir);
-	pt_resolve_force(ctx, true);
+	pt_attr_beneath_force(ctx, true);
 	r1 = perftune_get(ctx, key, &v1);
 	fz_check_err(ctx, r1, "perftune_get (user-space resolver)");
 	if (r1 != r0 || (r0 == 0 && strcmp(v0, v1)))
@@ -137,7 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	snprintf(jdir, sizeof(jdir), "%s/journal", fz_scratch());
 	ctx = fz_ctx(jdir);
-	pt_resolve_force(ctx, false);
+	pt_attr_beneath_force(ctx, false);
 	r = pt_key_parse(ctx, key, &kp);
 	if (r == 0) {
 		if (kp.n < 1 || kp.n > PT_MAX_COMPS)

@@ -3,7 +3,7 @@
  * Test-only LD_PRELOAD for the CLI under valgrind (tests/sanitize/valgrind-cli).
  *
  * valgrind 3.19 (Debian 12) does not know openat2 (syscall 437) and fails it
- * with ENOSYS, and lib/attr.c opens every attribute with openat2(RESOLVE_BENEATH
+ * with ENOSYS, and lib/io/attr.c opens every attribute with openat2(RESOLVE_BENEATH
  * | RESOLVE_NO_MAGICLINKS).  This syscall() passes everything through and only
  * when openat2 comes back ENOSYS emulates it for the test run: openat(), then
  * the opened file must lie beneath the directory (else EXDEV, as the kernel

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/log.h"
 #include "profile/profile-internal.h"
 
 static void quiet(struct perftune_ctx *ctx, int priority, const char *msg, void *data)

@@ -9,7 +9,7 @@
 #define PERFTUNE_TEST_FAKENL_H
 
 #include <stdbool.h>
-#include "internal.h"
+#include "lib-all.h"
 
 #define FNL_DEVS 2
 #define FNL_FEATS 4

@@ -5,7 +5,7 @@
 
 #include <check.h>
 #include <limits.h>
-#include "internal.h"
+#include "lib-all.h"
 
 /* The simulated kernel: what writes do to the fake tree. */
 struct sim {

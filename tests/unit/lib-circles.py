@@ -13,7 +13,8 @@ import os
 import subprocess
 import sys
 
-SUBDIRS = ("family", "profile", "export", "shared", "why", "object")
+SUBDIRS = ("core", "engine", "io", "object", "family", "net", "profile", "export", "shared", "why",
+           "experiment")
 
 
 def source_name(obj):

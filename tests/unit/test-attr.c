@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include "internal.h"
+#include "lib-all.h"
 #include "plain.h"
 
 static char root[PATH_MAX];

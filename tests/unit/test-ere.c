@@ -8,7 +8,7 @@
  */
 #include <check.h>
 #include <string.h>
-#include "internal.h"
+#include "lib-all.h"
 #include "shared/dlopen.h"
 #include "shared/ere.h"
 

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "harness.h"
-#include "suggest.h"
+#include "core/suggest.h"
 
 static struct fx f;
 static void setup(void) { fx_setup(&f); }

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include "internal.h"
+#include "lib-all.h"
 #include "plain.h"
 
 #define NFILES 8
