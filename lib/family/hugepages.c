@@ -119,8 +119,9 @@ static int hp_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt
 
 	if (kp->n == 2 && !strcmp(last, "nr")) {
 		r = emit_hp(ctx, HP_DEFAULT, 0, 0, emit, ud);
-		return r == -ENOENT ? pt_err(ctx, -EOPNOTSUPP, "%s: no huge page support", kp->text)
-				    : r;
+		if (r == -ENOENT)
+			return pt_err(ctx, -EOPNOTSUPP, "%s: no huge page support", kp->text);
+		return r;
 	}
 	if (kp->n < 3 || kp->n > 4 || kp->c[1].bracketed)
 		return pt_err(ctx, -EINVAL,
@@ -151,7 +152,9 @@ static int hp_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt
 		if (*end || end == kp->c[2].s + 4 || n < 0 || n > 65535)
 			return pt_err(ctx, -EINVAL, "%s: '%s' is not node<N>", kp->text, kp->c[2].s);
 		r = emit_hp(ctx, HP_NODE, kb, (int)n, emit, ud);
-		return r == -ENOENT ? pt_err(ctx, -ENODEV, "%s: no NUMA node %ld", kp->text, n) : r;
+		if (r == -ENOENT)
+			return pt_err(ctx, -ENODEV, "%s: no NUMA node %ld", kp->text, n);
+		return r;
 	}
 	r = for_nodes(ctx, kp->c[2].s, kb, emit, ud, &found);
 	return r;
@@ -175,7 +178,9 @@ static int hp_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 		if (r >= 0 || r == -ENOENT)
 			r = for_nodes(ctx, NULL, kb, emit, ud, &found);
 	}
-	return r == -ENOENT ? 0 : r;
+	if (r == -ENOENT)
+		return 0;
+	return r;
 }
 
 static int hp_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
@@ -184,7 +189,9 @@ static int hp_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, con
 	int r = pt_validate_range(ctx, t, in, 0, HP_MAX, out, size);
 	char tmp[PT_VAL];
 
-	return r < 0 ? r : pt_file_validate(ctx, t, out, tmp, sizeof(tmp));
+	if (r < 0)
+		return r;
+	return pt_file_validate(ctx, t, out, tmp, sizeof(tmp));
 }
 
 static int hp_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *want,
@@ -194,9 +201,11 @@ static int hp_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 
 	if (pt_parse_ll(want, &w) < 0 || pt_parse_ll(got, &g) < 0)
 		return pt_err(ctx, -EIO, "%s: read back '%s'", t->key, got);
-	if (g == w || t->kind == HP_OVERCOMMIT)
-		return g == w ? 0
-			      : pt_err(ctx, -EIO, "%s: wrote %s, read back %s", t->key, want, got);
+	if (g == w || t->kind == HP_OVERCOMMIT) {
+		if (g == w)
+			return 0;
+		return pt_err(ctx, -EIO, "%s: wrote %s, read back %s", t->key, want, got);
+	}
 	if (g < w)
 		return pt_err(ctx, -EAGAIN,
 			      "%s: asked for %lld huge pages, the kernel allocated %lld", t->key, w,

@@ -66,7 +66,9 @@ static int thp_list_dir(struct perftune_ctx *ctx, const char *sub, pt_emit_fn em
 static int thp_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 {
 	int r = thp_list_dir(ctx, "", emit, ud);
-	return r < 0 ? r : thp_list_dir(ctx, "khugepaged", emit, ud);
+	if (r < 0)
+		return r;
+	return thp_list_dir(ctx, "khugepaged", emit, ud);
 }
 
 static void thp_export_names(struct perftune_ctx *ctx _unused_, const struct pt_tunable *t,
