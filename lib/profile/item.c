@@ -147,7 +147,11 @@ int pt_pmap_key(struct perftune_profile *p, const struct pt_punit *u, const stru
 		return -ENOMEM;
 	if (out)
 		*out = it;
-	return r < 0 ? 0 : it->flags & PT_ITEM_SKIPPED ? 0 : 1;
+	if (r < 0)
+		return 0;
+	if (it->flags & PT_ITEM_SKIPPED)
+		return 0;
+	return 1;
 }
 
 int pt_pmap_cond(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
@@ -164,25 +168,28 @@ int pt_pmap_cond(struct perftune_profile *p, const struct pt_punit *u, const str
 		if (!absent(r) && r != -EACCES && r != -ENOTUNIQ)
 			return pt_err_prefix(p->ctx, r, "%s:%d: [%s] %s", o->file, o->line, u->name,
 					     o->name);
-		return pt_pitem_add(p, u, o, key, value + 1, PT_ITEM_SKIPPED, "%s",
-				    perftune_ctx_last_error(p->ctx))
-			       ? 1
-			       : -ENOMEM;
+		if (pt_pitem_add(p, u, o, key, value + 1, PT_ITEM_SKIPPED, "%s",
+				 perftune_ctx_last_error(p->ctx)))
+			return 1;
+		return -ENOMEM;
 	}
-	if (pt_parse_ll(value + 1, &want) < 0 || pt_parse_ll(cur, &now) < 0)
-		return pt_pitem_add(p, u, o, key, value + 1, PT_ITEM_SKIPPED,
-				    "cannot compare '%s' with the current value '%s'", value, cur)
-			       ? 1
-			       : -ENOMEM;
-	if (value[0] == '>' ? want > now : want < now) {
+	if (pt_parse_ll(value + 1, &want) < 0 || pt_parse_ll(cur, &now) < 0) {
+		if (pt_pitem_add(p, u, o, key, value + 1, PT_ITEM_SKIPPED,
+				 "cannot compare '%s' with the current value '%s'", value, cur))
+			return 1;
+		return -ENOMEM;
+	}
+	if ((value[0] == '>' && want > now) || (value[0] != '>' && want < now)) {
 		r = pt_pmap_key(p, u, o, key, value + 1, false, NULL);
-		return r < 0 ? r : 1;
+		if (r < 0)
+			return r;
+		return 1;
 	}
-	return pt_pitem_add(p, u, o, key, cur, PT_ITEM_UNCHANGED,
-			    "the current value %lld is already %s %lld", now,
-			    value[0] == '>' ? ">=" : "<=", want)
-		       ? 1
-		       : -ENOMEM;
+	if (pt_pitem_add(p, u, o, key, cur, PT_ITEM_UNCHANGED,
+			 "the current value %lld is already %s %lld", now,
+			 value[0] == '>' ? ">=" : "<=", want))
+		return 1;
+	return -ENOMEM;
 }
 
 /* @path is relative to the root ("sys/..."): the sysfs[] key confines it */
@@ -204,7 +211,9 @@ int pt_pmap_sysfs(struct perftune_profile *p, const struct pt_punit *u, const st
 		return 0;
 	}
 	r = pt_pmap_cond(p, u, o, key, value);
-	return r ? r : pt_pmap_key(p, u, o, key, value, false, NULL);
+	if (r)
+		return r;
+	return pt_pmap_key(p, u, o, key, value, false, NULL);
 }
 
 struct pt_popt pt_unit_attr(const struct pt_punit *u, const char *attr, const char *value,

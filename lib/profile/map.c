@@ -60,9 +60,14 @@ static int prio_cmp(const void *a, const void *b)
 {
 	const struct pt_punit *const *x = a, *const *y = b;
 
-	if ((*x)->priority != (*y)->priority)
-		return (*x)->priority < (*y)->priority ? -1 : 1;
-	return *x < *y ? -1 : *x > *y;
+	if ((*x)->priority != (*y)->priority) {
+		if ((*x)->priority < (*y)->priority)
+			return -1;
+		return 1;
+	}
+	if (*x < *y)
+		return -1;
+	return *x > *y;
 }
 
 static int priorities(struct perftune_profile *p)

@@ -122,7 +122,9 @@ static int sysctl_option(struct perftune_profile *p, struct pt_punit *u, struct 
 	else if (!strcmp(key, "sysctl.kernel.numa_balancing"))
 		snprintf(key, sizeof(key), "numa.balancing");
 	r = pt_pmap_cond(p, u, o, key, v);
-	return r == 0 ? pt_pmap_key(p, u, o, key, v, false, NULL) : r;
+	if (r == 0)
+		return pt_pmap_key(p, u, o, key, v, false, NULL);
+	return r;
 }
 
 static int map_sysctl(struct perftune_profile *p, struct pt_punit *u)
@@ -238,7 +240,9 @@ static int simple_option(struct perftune_profile *p, struct pt_punit *u, struct 
 	const char *key = simple_key(u, o);
 	int r = pt_pmap_cond(p, u, o, key, v);
 
-	return r == 0 ? pt_pmap_key(p, u, o, key, v, false, NULL) : r;
+	if (r == 0)
+		return pt_pmap_key(p, u, o, key, v, false, NULL);
+	return r;
 }
 
 static int map_simple(struct perftune_profile *p, struct pt_punit *u)
