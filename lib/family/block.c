@@ -289,7 +289,9 @@ static int select_disks(struct perftune_ctx *ctx, const struct pt_keyparts *kp, 
 		return pt_dl_need(ctx, PT_DL_UDEV, kp->text);
 	if (r < 0)
 		return pt_err(ctx, -ENODEV, "%s: no such block device", kp->text);
-	return disks_add(out, disk, strcmp(disk, sel->name) ? sel->name : NULL);
+	if (!strcmp(disk, sel->name))
+		return disks_add(out, disk, NULL);
+	return disks_add(out, disk, sel->name);
 }
 
 static int emit_attr(struct perftune_ctx *ctx, const char *disk, int kind, const char *name,

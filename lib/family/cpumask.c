@@ -188,7 +188,9 @@ int pt_cpumask_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	pt_desc_set_value(d, v);
 	pt_desc_set_unit(d, "CPU list");
 	r = pt_attr_writable(ctx, t->path, reason, sizeof(reason));
-	pt_desc_set_writable(d, r > 0, r < 0 ? strerror(-r) : reason);
+	if (r < 0)
+		snprintf(reason, sizeof(reason), "%s", strerror(-r));
+	pt_desc_set_writable(d, r > 0, reason);
 	if (t->kind & PT_CPUMASK_HEX)
 		pt_desc_add_info(d, "/%s holds a hex mask; the key reads and takes a CPU list",
 				 t->path);

@@ -188,7 +188,9 @@ int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t, struc
 		pt_desc_set_value(d, buf);
 	}
 	r = pt_attr_writable(ctx, t->path, reason, sizeof(reason));
-	pt_desc_set_writable(d, r > 0, r < 0 ? strerror(-r) : reason);
+	if (r < 0)
+		snprintf(reason, sizeof(reason), "%s", strerror(-r));
+	pt_desc_set_writable(d, r > 0, reason);
 	return 0;
 }
 

@@ -61,11 +61,12 @@ static int emit_hp(struct perftune_ctx *ctx, int kind, unsigned long kb, int nod
 				    "hugepages.nr");
 		break;
 	case HP_NR:
+		snprintf(path, sizeof(path), HP_DIR "/hugepages-%lukB/nr_hugepages", kb);
+		r = pt_tunable_init(&t, &pt_hugepages_family, path, "hugepages.%s.nr", sz);
+		break;
 	case HP_OVERCOMMIT:
-		snprintf(path, sizeof(path), HP_DIR "/hugepages-%lukB/%s", kb,
-			 kind == HP_NR ? "nr_hugepages" : "nr_overcommit_hugepages");
-		r = pt_tunable_init(&t, &pt_hugepages_family, path, "hugepages.%s.%s", sz,
-				    kind == HP_NR ? "nr" : "overcommit");
+		snprintf(path, sizeof(path), HP_DIR "/hugepages-%lukB/nr_overcommit_hugepages", kb);
+		r = pt_tunable_init(&t, &pt_hugepages_family, path, "hugepages.%s.overcommit", sz);
 		break;
 	default:
 		snprintf(path, sizeof(path),
@@ -251,10 +252,13 @@ void pt_hugepages_boot(struct perftune_ctx *ctx, unsigned long kb, const char *v
 static void hp_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 			    struct pt_xnames *x)
 {
-	pt_file_export_names(ctx, t, value, x);	       /* hugepages.nr: vm.nr_hugepages */
+	unsigned long kb = 0; /* 0: the default size's pool */
+
+	pt_file_export_names(ctx, t, value, x); /* hugepages.nr: vm.nr_hugepages */
+	if (t->kind == HP_NR)
+		kb = strtoul(t->aux, NULL, 10);
 	if (t->kind == HP_DEFAULT || t->kind == HP_NR) /* the kernel sets no node's pool at boot */
-		pt_hugepages_boot(ctx, t->kind == HP_NR ? strtoul(t->aux, NULL, 10) : 0, value,
-				  x->boot, sizeof(x->boot));
+		pt_hugepages_boot(ctx, kb, value, x->boot, sizeof(x->boot));
 }
 
 const struct pt_family pt_hugepages_family =

@@ -48,9 +48,14 @@ static int in_use(struct perftune_ctx *ctx, const char *name, char *why, size_t 
 	pt_buf_printf(&b, "refcnt %s", rc);
 	snprintf(p, sizeof(p), "sys/module/%s/holders", name);
 	d = pt_attr_opendir(ctx, p);
-	while (d && (de = readdir(d)))
-		if (de->d_name[0] != '.')
-			pt_buf_printf(&b, "%s%s", holders++ ? " " : ", used by ", de->d_name);
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (holders++)
+			pt_buf_printf(&b, " %s", de->d_name);
+		else
+			pt_buf_printf(&b, ", used by %s", de->d_name);
+	}
 	s = pt_buf_steal(&b);
 	snprintf(why, size, "%s", s ? s : "");
 	if (strcmp(rc, "0") || holders)

@@ -171,19 +171,22 @@ static int emit_key(struct perftune_ctx *ctx, const char *dev, int kind, const c
 static int eth_err(struct perftune_ctx *ctx, const char *key, const char *dev, int sec, int r,
 		   const char *ext)
 {
+	const char *sep = ""; /* before the kernel's extended ack, when it sent one */
 	char drv[64];
 
+	if (ext[0])
+		sep = ": ";
 	if (r == -ENODEV)
-		return pt_err(ctx, -ENODEV, "%s: network device %s is gone%s%s", key, dev,
-			      ext[0] ? ": " : "", ext);
+		return pt_err(ctx, -ENODEV, "%s: network device %s is gone%s%s", key, dev, sep, ext);
 	if (r == -EOPNOTSUPP) {
+		const char *why = ext;
+		if (!ext[0])
+			why = strerror(EOPNOTSUPP);
 		dev_link(ctx, dev, "/driver", drv, sizeof(drv));
 		return pt_err(ctx, -EOPNOTSUPP, "%s: not here: the driver%s%s of %s has no %s (%s)",
-			      key, drv[0] ? " " : "", drv, dev, pt_eth_sec_what(sec),
-			      ext[0] ? ext : strerror(EOPNOTSUPP));
+			      key, drv[0] ? " " : "", drv, dev, pt_eth_sec_what(sec), why);
 	}
-	return pt_err(ctx, r, "%s: ethtool netlink: %s%s%s", key, strerror(-r), ext[0] ? ": " : "",
-		      ext);
+	return pt_err(ctx, r, "%s: ethtool netlink: %s%s%s", key, strerror(-r), sep, ext);
 }
 
 static int sect_get(struct perftune_ctx *ctx, const char *key, const char *dev, int sec,

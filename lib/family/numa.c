@@ -275,8 +275,13 @@ static int set_affinity(struct perftune_ctx *ctx, const struct pt_tunable *t, in
 		return 0;
 	if (errno == ESRCH && (restoring || tid != t->id))
 		return 0; /* a thread that ended meanwhile */
-	return pt_err(ctx, -errno, "%s: %s %d: %s", t->key, tid == t->id ? "process" : "thread",
-		      tid, errno == ESRCH ? "exited" : strerror(errno));
+	int err = errno;
+	const char *who = "thread";
+
+	if (tid == t->id)
+		who = "process";
+	return pt_err(ctx, -err, "%s: %s %d: %s", t->key, who, tid,
+		      err == ESRCH ? "exited" : strerror(err));
 }
 
 /* move the pages the process has to @nodes; what cannot move stays (logged) */
