@@ -72,7 +72,10 @@ char *pt_cpus_isolated(struct perftune_ctx *ctx, long reserve)
 	if (n)
 		qsort(v, n, sizeof(*v), by_pkg_cpu);
 	for (size_t i = 0; i < n; i++) {
-		rank = i && !strcmp(v[i].pkg, v[i - 1].pkg) ? rank + 1 : 0;
+		if (i && !strcmp(v[i].pkg, v[i - 1].pkg))
+			rank++;
+		else
+			rank = 0;
 		if ((long)rank >= reserve)
 			pt_cpus_set(m, v[i].cpu, true);
 	}

@@ -131,8 +131,12 @@ static int f_cpulist(struct call *c, const char *sep, int op)
 	}
 	if (op == 'i' || op == 'H' || op == 'o' || op == 'P')
 		cpus_file(c->p->ctx, op == 'P' ? "present" : "online", other);
-	for (int i = 0; i < PT_CPUS_BYTES && strchr("iHoP", op); i++)
-		m[i] = op == 'i' || op == 'H' ? other[i] & (unsigned char)~m[i] : m[i] & other[i];
+	for (int i = 0; i < PT_CPUS_BYTES && strchr("iHoP", op); i++) {
+		if (op == 'i' || op == 'H')
+			m[i] = other[i] & (unsigned char)~m[i];
+		else
+			m[i] &= other[i];
+	}
 	if (op == 'x' || op == 'H')
 		return result(c, pt_cpus_hexstr(m));
 	return result(c, pt_cpus_list(m, op == 'd' ? "cpu" : "", op == 'p'));

@@ -31,7 +31,7 @@ static _printf_(7, 0) struct pt_pitem *vadd(struct perftune_profile *p, const st
 					    va_list ap)
 {
 	struct pt_pitem *v = realloc(p->items, (p->nitems + 1) * sizeof(*v)), *it;
-	bool fail = false;
+	bool fail = false, oom = false;
 
 	if (!v)
 		return NULL;
@@ -44,14 +44,14 @@ static _printf_(7, 0) struct pt_pitem *vadd(struct perftune_profile *p, const st
 		it->origin = NULL;
 	else if (!o && u && asprintf(&it->origin, "%s:%d", u->file, u->line) < 0)
 		it->origin = NULL;
-	it->raw = o ? strdup(o->value) : NULL;
-	it->key = key ? strdup(key) : NULL;
-	it->value = value ? strdup(value) : NULL;
+	if (o)
+		it->raw = strdup(o->value);
+	it->key = pt_strdup_or_null(key, &oom);
+	it->value = pt_strdup_or_null(value, &oom);
 	if (fmt && vasprintf(&it->note, fmt, ap) < 0)
 		it->note = NULL;
 	it->flags = flags;
-	fail = !it->option || !it->origin || (o && !it->raw) || (key && !it->key) ||
-	       (value && !it->value) || (fmt && !it->note);
+	fail = !it->option || !it->origin || (o && !it->raw) || oom || (fmt && !it->note);
 	if (fail) {
 		pitem_free(it);
 		return NULL;

@@ -99,7 +99,9 @@ int pt_profile_map(struct perftune_profile *p, unsigned flags, const char *txnam
 	perftune_tx_unref(p->check);
 	p->check = NULL;
 	free(p->txname);
-	p->txname = txname ? strdup(txname) : NULL;
+	p->txname = NULL;
+	if (txname)
+		p->txname = strdup(txname);
 	p->map_flags = flags;
 	r = perftune_tx_new(p->ctx, "profile-check",
 			    PERFTUNE_TX_DRY_RUN |

@@ -287,9 +287,10 @@ static int sched_option(struct perftune_profile *p, struct pt_punit *u, struct p
 		return 0;
 	}
 	snprintf(path, sizeof(path), "proc/sys/kernel/%s", n);
-	snprintf(dbg, sizeof(dbg),
-		 numa ? "sys/kernel/debug/sched/numa_balancing/%s" : "sys/kernel/debug/sched/%s",
-		 n + (numa ? 15 : 6));
+	if (numa)
+		snprintf(dbg, sizeof(dbg), "sys/kernel/debug/sched/numa_balancing/%s", n + 15);
+	else
+		snprintf(dbg, sizeof(dbg), "sys/kernel/debug/sched/%s", n + 6);
 	if (pt_attr_exists(p->ctx, path)) {
 		snprintf(key, sizeof(key), "sysctl.kernel.%s", n);
 		return pt_pmap_key(p, u, o, key, v, false, NULL);

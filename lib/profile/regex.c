@@ -196,7 +196,9 @@ static char *translate(const char *re, char **err)
 	const char *why = NULL;
 
 	for (const char *c = re; *c && !why; c++) {
-		size_t f = cls ? 0 : global_flags(c);
+		size_t f = 0;
+		if (!cls)
+			f = global_flags(c);
 		if (!cls && !strncmp(c, "(?#", 3) && strchr(c, ')')) { /* a comment, even first */
 			pt_buf_add(&b, c, (size_t)(strchr(c, ')') - c + 1));
 			c = strchr(c, ')');

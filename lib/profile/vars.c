@@ -183,11 +183,12 @@ static int expand_static(struct perftune_profile *p, const char *in, struct pt_b
 	*out = NULL;
 	for (const char *s = in; *s && b.len <= PT_PROFILE_VALUE_MAX;) {
 		size_t n = reference(s);
-		struct pt_var *v = n ? lookup(p->vars, s + 2, n - 3) : NULL;
+		struct pt_var *v;
 		if (!n) {
 			pt_buf_add(&b, s++, 1);
 			continue;
 		}
+		v = lookup(p->vars, s + 2, n - 3);
 		if (s > in && s[-1] == '\\') {
 			b.len--; /* drop the backslash: an escaped literal */
 			pt_buf_add(&b, s, n);
