@@ -275,7 +275,7 @@ static int by_labels(const void *a, const void *b)
  * keys stays n log n); 0 or -ENOMEM */
 static int same_labels(const struct perftune_check **v, size_t n, size_t *lead)
 {
-	struct sample *s = calloc(n ? n : 1, sizeof(*s));
+	struct sample *s = calloc(n + 1, sizeof(*s)); /* + 1: never calloc(0), maybe NULL */
 
 	if (!s)
 		return -ENOMEM;
@@ -301,8 +301,8 @@ static int same_labels(const struct perftune_check **v, size_t n, size_t *lead)
 static int verify_in_force(struct pt_buf *b, const struct perftune_check **v, size_t n,
 			   const char *what)
 {
-	size_t *lead = calloc(n ? n : 1, sizeof(*lead));
-	bool *all = calloc(n ? n : 1, sizeof(*all));
+	size_t *lead = calloc(n + 1, sizeof(*lead)); /* + 1: never calloc(0), maybe NULL */
+	bool *all = calloc(n + 1, sizeof(*all));
 	int r = -ENOMEM;
 
 	if (lead && all)
