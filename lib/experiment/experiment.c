@@ -75,7 +75,9 @@ PERFTUNE_EXPORT void perftune_experiment_free(struct perftune_experiment *exp)
 
 PERFTUNE_EXPORT const char *perftune_experiment_name(struct perftune_experiment *exp)
 {
-	return exp ? exp->name : NULL;
+	if (exp)
+		return exp->name;
+	return NULL;
 }
 
 static int experiment_set_impl(struct perftune_experiment *exp, const char *key, const char *value)
@@ -175,20 +177,28 @@ PERFTUNE_EXPORT int perftune_experiment_set_higher_is_better(struct perftune_exp
 
 PERFTUNE_EXPORT unsigned perftune_experiment_rounds(struct perftune_experiment *exp)
 {
-	return exp ? exp->rounds : 0;
+	if (exp)
+		return exp->rounds;
+	return 0;
 }
 
 PERFTUNE_EXPORT unsigned perftune_experiment_warmup(struct perftune_experiment *exp)
 {
-	return exp ? exp->warmup : 0;
+	if (exp)
+		return exp->warmup;
+	return 0;
 }
 
 PERFTUNE_EXPORT enum perftune_order perftune_experiment_order(struct perftune_experiment *exp)
 {
-	return exp ? exp->order : PERFTUNE_ORDER_ABBA;
+	if (exp)
+		return exp->order;
+	return PERFTUNE_ORDER_ABBA;
 }
 
 PERFTUNE_EXPORT uint64_t perftune_experiment_seed(struct perftune_experiment *exp)
 {
-	return exp ? exp->seed : 0;
+	if (exp)
+		return exp->seed;
+	return 0;
 }

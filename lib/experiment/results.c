@@ -80,7 +80,9 @@ PERFTUNE_EXPORT double perftune_experiment_median(struct perftune_experiment *ex
 {
 	const struct pt_stats_summary *s = summary(exp, state);
 
-	return s ? s->median : NAN;
+	if (s)
+		return s->median;
+	return NAN;
 }
 
 PERFTUNE_EXPORT double perftune_experiment_q1(struct perftune_experiment *exp,
@@ -88,7 +90,9 @@ PERFTUNE_EXPORT double perftune_experiment_q1(struct perftune_experiment *exp,
 {
 	const struct pt_stats_summary *s = summary(exp, state);
 
-	return s ? s->q1 : NAN;
+	if (s)
+		return s->q1;
+	return NAN;
 }
 
 PERFTUNE_EXPORT double perftune_experiment_q3(struct perftune_experiment *exp,
@@ -96,7 +100,9 @@ PERFTUNE_EXPORT double perftune_experiment_q3(struct perftune_experiment *exp,
 {
 	const struct pt_stats_summary *s = summary(exp, state);
 
-	return s ? s->q3 : NAN;
+	if (s)
+		return s->q3;
+	return NAN;
 }
 
 PERFTUNE_EXPORT double perftune_experiment_iqr(struct perftune_experiment *exp,
@@ -104,7 +110,9 @@ PERFTUNE_EXPORT double perftune_experiment_iqr(struct perftune_experiment *exp,
 {
 	const struct pt_stats_summary *s = summary(exp, state);
 
-	return s ? s->iqr : NAN;
+	if (s)
+		return s->iqr;
+	return NAN;
 }
 
 PERFTUNE_EXPORT double perftune_experiment_mean(struct perftune_experiment *exp,
@@ -112,7 +120,9 @@ PERFTUNE_EXPORT double perftune_experiment_mean(struct perftune_experiment *exp,
 {
 	const struct pt_stats_summary *s = summary(exp, state);
 
-	return s ? s->mean : NAN;
+	if (s)
+		return s->mean;
+	return NAN;
 }
 
 PERFTUNE_EXPORT double perftune_experiment_cv(struct perftune_experiment *exp,
@@ -120,32 +130,44 @@ PERFTUNE_EXPORT double perftune_experiment_cv(struct perftune_experiment *exp,
 {
 	const struct pt_stats_summary *s = summary(exp, state);
 
-	return s ? s->cv : NAN;
+	if (s)
+		return s->cv;
+	return NAN;
 }
 
 PERFTUNE_EXPORT double perftune_experiment_change_pct(struct perftune_experiment *exp)
 {
-	return exp ? exp->change : NAN;
+	if (exp)
+		return exp->change;
+	return NAN;
 }
 
 PERFTUNE_EXPORT double perftune_experiment_ci95_low(struct perftune_experiment *exp)
 {
-	return exp ? exp->lo : NAN;
+	if (exp)
+		return exp->lo;
+	return NAN;
 }
 
 PERFTUNE_EXPORT double perftune_experiment_ci95_high(struct perftune_experiment *exp)
 {
-	return exp ? exp->hi : NAN;
+	if (exp)
+		return exp->hi;
+	return NAN;
 }
 
 PERFTUNE_EXPORT double perftune_experiment_u(struct perftune_experiment *exp)
 {
-	return exp ? exp->u : NAN;
+	if (exp)
+		return exp->u;
+	return NAN;
 }
 
 PERFTUNE_EXPORT double perftune_experiment_p_value(struct perftune_experiment *exp)
 {
-	return exp ? exp->p : NAN;
+	if (exp)
+		return exp->p;
+	return NAN;
 }
 
 PERFTUNE_EXPORT bool perftune_experiment_p_exact(struct perftune_experiment *exp)
@@ -155,7 +177,9 @@ PERFTUNE_EXPORT bool perftune_experiment_p_exact(struct perftune_experiment *exp
 
 PERFTUNE_EXPORT enum perftune_verdict perftune_experiment_verdict(struct perftune_experiment *exp)
 {
-	return exp ? exp->verdict : PERFTUNE_NO_DIFFERENCE;
+	if (exp)
+		return exp->verdict;
+	return PERFTUNE_NO_DIFFERENCE;
 }
 
 PERFTUNE_EXPORT const char *perftune_verdict_name(enum perftune_verdict verdict)

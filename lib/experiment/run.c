@@ -96,7 +96,9 @@ static int give_back(struct perftune_run *run, struct perftune_tx *tx)
 	perftune_tx_unref(tx);
 	if (r < 0)
 		return r;
-	return rr < 0 ? rr : 0;
+	if (rr < 0)
+		return rr;
+	return 0;
 }
 
 /* one run: the change applied for a tuned one, measured, given back */
@@ -124,7 +126,9 @@ static int run_once(struct perftune_run *run, perftune_measure_fn measure, void 
 		return pt_err(exp->ctx, -ECANCELED, "experiment '%s' aborted in %s", exp->name,
 			      run->label);
 	*from_measure = r < 0;
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	return 0;
 }
 
 /* the states in run order for round @i (1-based): ABBA, or a seeded coin per
@@ -222,35 +226,49 @@ PERFTUNE_EXPORT void perftune_experiment_abort(struct perftune_experiment *exp)
 
 PERFTUNE_EXPORT unsigned perftune_run_round(const struct perftune_run *run)
 {
-	return run ? run->round : 0;
+	if (run)
+		return run->round;
+	return 0;
 }
 
 PERFTUNE_EXPORT unsigned perftune_run_warmup(const struct perftune_run *run)
 {
-	return run ? run->warm : 0;
+	if (run)
+		return run->warm;
+	return 0;
 }
 
 PERFTUNE_EXPORT enum perftune_state perftune_run_state(const struct perftune_run *run)
 {
-	return run ? run->state : PERFTUNE_BASELINE;
+	if (run)
+		return run->state;
+	return PERFTUNE_BASELINE;
 }
 
 PERFTUNE_EXPORT unsigned perftune_run_index(const struct perftune_run *run)
 {
-	return run ? run->index : 0;
+	if (run)
+		return run->index;
+	return 0;
 }
 
 PERFTUNE_EXPORT unsigned perftune_run_total(const struct perftune_run *run)
 {
-	return run ? run->total : 0;
+	if (run)
+		return run->total;
+	return 0;
 }
 
 PERFTUNE_EXPORT const char *perftune_run_label(const struct perftune_run *run)
 {
-	return run ? run->label : NULL;
+	if (run)
+		return run->label;
+	return NULL;
 }
 
 PERFTUNE_EXPORT struct perftune_experiment *perftune_run_experiment(const struct perftune_run *run)
 {
-	return run ? run->exp : NULL;
+	if (run)
+		return run->exp;
+	return NULL;
 }

@@ -29,5 +29,7 @@ int pt_export_cmdline(struct perftune_ctx *ctx, const struct xlist *l, struct pt
 	pt_buf_printf(b, "%s\n", o.s ? o.s + 1 : "");
 	free(o.s);
 	pt_export_skipped(b, l);
-	return o.oom ? -ENOMEM : n;
+	if (o.oom)
+		return -ENOMEM;
+	return n;
 }

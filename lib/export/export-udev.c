@@ -152,5 +152,7 @@ int pt_export_udev(struct perftune_ctx *ctx, const struct xlist *l, struct pt_bu
 	for (size_t k = 0; k < nm; k++)
 		free(match[k]);
 	free(match);
-	return r < 0 ? r : n;
+	if (r < 0)
+		return r;
+	return n;
 }

@@ -59,7 +59,9 @@ static int render(struct perftune_ctx *ctx, const struct xlist *l, int format, c
 	if (n < 0 || !*text) {
 		free(*text);
 		*text = NULL;
-		return n < 0 ? n : -ENOMEM;
+		if (n < 0)
+			return n;
+		return -ENOMEM;
 	}
 	return n;
 }

@@ -78,12 +78,16 @@ static size_t utf8_len(const unsigned char *s)
 		n = 2;
 	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
 		n = 3;
-		lo = s[0] == 0xe0 ? 0xa0 : lo;
-		hi = s[0] == 0xed ? 0x9f : hi;
+		if (s[0] == 0xe0)
+			lo = 0xa0; /* overlong */
+		if (s[0] == 0xed)
+			hi = 0x9f; /* UTF-16 surrogates */
 	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
 		n = 4;
-		lo = s[0] == 0xf0 ? 0x90 : lo;
-		hi = s[0] == 0xf4 ? 0x8f : hi;
+		if (s[0] == 0xf0)
+			lo = 0x90; /* overlong */
+		if (s[0] == 0xf4)
+			hi = 0x8f; /* past U+10FFFF */
 	} else {
 		return 0;
 	}
@@ -222,7 +226,9 @@ static int status_metrics_impl(struct perftune_ctx *ctx, unsigned flags, char **
 	if (r >= 0) {
 		render(&b, &m);
 		*text = pt_buf_steal(&b);
-		r = *text ? (int)m.n : -ENOMEM;
+		r = -ENOMEM;
+		if (*text)
+			r = (int)m.n;
 	} else {
 		free(pt_buf_steal(&b));
 	}
@@ -273,7 +279,7 @@ static int by_labels(const void *a, const void *b)
  * keys stays n log n); 0 or -ENOMEM */
 static int same_labels(const struct perftune_check **v, size_t n, size_t *lead)
 {
-	struct sample *s = calloc(n ? n : 1, sizeof(*s));
+	struct sample *s = calloc(n + 1, sizeof(*s)); /* + 1: never calloc(0), maybe NULL */
 
 	if (!s)
 		return -ENOMEM;
@@ -299,10 +305,12 @@ static int same_labels(const struct perftune_check **v, size_t n, size_t *lead)
 static int verify_in_force(struct pt_buf *b, const struct perftune_check **v, size_t n,
 			   const char *what)
 {
-	size_t *lead = calloc(n ? n : 1, sizeof(*lead));
-	bool *all = calloc(n ? n : 1, sizeof(*all));
-	int r = lead && all ? same_labels(v, n, lead) : -ENOMEM;
+	size_t *lead = calloc(n + 1, sizeof(*lead)); /* + 1: never calloc(0), maybe NULL */
+	bool *all = calloc(n + 1, sizeof(*all));
+	int r = -ENOMEM;
 
+	if (lead && all)
+		r = same_labels(v, n, lead);
 	for (size_t i = 0; r >= 0 && i < n; i++)
 		all[i] = true;
 	for (size_t i = 0; r >= 0 && i < n; i++)
@@ -370,7 +378,9 @@ static int verify_metrics_impl(struct perftune_check_iter *it, const char *what,
 	pt_buf_printf(&b, "} %zu\n", bad);
 	free(v);
 	*text = pt_buf_steal(&b);
-	return *text ? (int)bad : -ENOMEM;
+	if (*text)
+		return (int)bad;
+	return -ENOMEM;
 }
 
 PERFTUNE_EXPORT int perftune_verify_metrics(struct perftune_check_iter *it, const char *what,

@@ -50,7 +50,10 @@ static int add_one(struct perftune_ctx *ctx, struct xlist *l, const char *key, c
 				return -ENOMEM;
 			free(l->e[i].value);
 			l->e[i].value = nv;
-			return t ? name_as(ctx, &l->e[i], t) : 0; /* boot names carry the value */
+			/* boot names carry the value */
+			if (t)
+				return name_as(ctx, &l->e[i], t);
+			return 0;
 		}
 	if (pt_grow(&l->e, &l->cap, l->n + 1, 16) < 0)
 		return -ENOMEM;
@@ -61,7 +64,9 @@ static int add_one(struct perftune_ctx *ctx, struct xlist *l, const char *key, c
 	v->hint = pt_strdup_or_null(hint, &oom);
 	if (oom)
 		return -ENOMEM;
-	return t ? name_as(ctx, v, t) : 0;
+	if (t)
+		return name_as(ctx, v, t);
+	return 0;
 }
 
 /* what the kernel is given for @value: the alternative @t offers of "none|noop"
@@ -85,7 +90,9 @@ int pt_xlist_add(struct perftune_ctx *ctx, struct xlist *l, const char *key, con
 
 	if (n <= 0) { /* no longer resolves here (a device gone): a key without names */
 		pt_err_clear(ctx);
-		return n == -ENOMEM ? n : add_one(ctx, l, key, value, hint, NULL);
+		if (n == -ENOMEM)
+			return n;
+		return add_one(ctx, l, key, value, hint, NULL);
 	}
 	/* a device that means others (a bio-based dm device: its disks) is a rule for
 	 * each of them, unless a pattern rule stands for them all */
@@ -109,7 +116,9 @@ int pt_xlist_skip(struct xlist *l, const char *option, const char *value, const 
 	s = &l->s[l->ns++];
 	*s = (struct xskip){ pt_strdup_or_null(option, &oom), pt_strdup_or_null(value, &oom),
 			     pt_strdup_or_null(reason, &oom) };
-	return oom ? -ENOMEM : 0;
+	if (oom)
+		return -ENOMEM;
+	return 0;
 }
 
 void pt_export_header(struct pt_buf *b, const struct xlist *l, const char *how)

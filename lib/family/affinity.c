@@ -71,6 +71,14 @@ static struct thr *tset_find(struct tset *ts, int tid)
 	return bsearch(&key, ts->v, ts->n, sizeof(key), by_tid);
 }
 
+/* the entry of @ts for thread @tid: its only one when it names no thread ("all") */
+static const struct thr *tset_want(const struct tset *ts, int tid)
+{
+	if (ts->all)
+		return &ts->v[0];
+	return tset_find((struct tset *)ts, tid);
+}
+
 /* every thread of @pid and its mask, by tid; -ESRCH: the process is gone */
 static int tset_load(struct perftune_ctx *ctx, int pid, struct tset *ts)
 {
@@ -114,9 +122,12 @@ static int tids_format(const struct tset *ts, size_t from, const unsigned char *
 			prev = t->tid;
 			continue;
 		}
-		if (prev >= 0)
-			pt_buf_printf(b, run == prev ? "%s%d" : "%s%d-%d", b->len ? "," : "", run,
-				      prev);
+		if (prev >= 0 && b->len)
+			pt_buf_printf(b, ",");
+		if (prev >= 0 && run == prev)
+			pt_buf_printf(b, "%d", run);
+		else if (prev >= 0)
+			pt_buf_printf(b, "%d-%d", run, prev);
 		run = prev = t ? t->tid : -1;
 	}
 	return 0;
@@ -159,7 +170,9 @@ static int tset_format(const struct tset *ts, bool at, char *out, size_t size)
 		tids_format(ts, i, ts->v[i].m, ts->v[i].inter, &g);
 		gs = pt_buf_steal(&g);
 		list_of(ts->v[i].m, ts->v[i].inter, list, sizeof(list));
-		pt_buf_printf(&b, "%s%s=%s", b.len > 1 ? " " : "", gs ? gs : "", list);
+		if (b.len > 1)
+			pt_buf_printf(&b, " ");
+		pt_buf_printf(&b, "%s=%s", gs ? gs : "", list);
 	}
 	s = pt_buf_steal(&b);
 	if (!s)
@@ -221,7 +234,9 @@ static int aff_parse(const char *in, struct tset *ts)
 		return -ENOMEM;
 	if (in[0] != '@') {
 		ts->all = true;
-		return tset_add(ts, 0) ? parse_list(in, &ts->v[0]) : -ENOMEM;
+		if (tset_add(ts, 0))
+			return parse_list(in, &ts->v[0]);
+		return -ENOMEM;
 	}
 	for (char *g = strtok_r(dup + 1, " ", &save); g && r >= 0; g = strtok_r(NULL, " ", &save))
 		r = parse_group(g, ts);
@@ -262,7 +277,9 @@ static int aff_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *
 	if (r == -E2BIG)
 		return pt_err(ctx, r, "%s: too many threads with different masks for one value",
 			      t->key);
-	return r < 0 ? pt_err(ctx, r, "%s: %s", t->key, strerror(-r)) : 0;
+	if (r < 0)
+		return pt_err(ctx, r, "%s: %s", t->key, strerror(-r));
+	return 0;
 }
 
 /* the state @want leaves the threads in (@cur), exact; @only: just the threads it names */
@@ -270,11 +287,11 @@ static int apply_want(const struct tset *want, struct tset *cur, bool only)
 {
 	for (size_t i = 0; i < cur->n; i++) {
 		struct thr *c = &cur->v[i];
-		const struct thr *w =
-			want->all ? &want->v[0] : tset_find((struct tset *)want, c->tid);
+		const struct thr *w = tset_want(want, c->tid);
 		unsigned char m[PT_CPUS_BYTES];
 		if (!w) {
-			c->tid = only ? -1 : c->tid;
+			if (only)
+				c->tid = -1;
 			continue;
 		}
 		target(w, c, m);
@@ -330,8 +347,9 @@ static int aff_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, co
 		r = tset_format(&cur, false, out, size);
 	tset_free(&want);
 	tset_free(&cur);
-	return r == -E2BIG || r == -ENAMETOOLONG ? pt_err(ctx, -E2BIG, "%s: value too long", t->key)
-						 : r;
+	if (r == -E2BIG || r == -ENAMETOOLONG)
+		return pt_err(ctx, -E2BIG, "%s: value too long", t->key);
+	return r;
 }
 
 /* the threads @value would move, with their masks now, as "@" groups ("@" alone: none) */
@@ -344,7 +362,7 @@ static int aff_snapshot(struct perftune_ctx *ctx, const struct pt_tunable *t, co
 	if (r >= 0 && (r = tset_load(ctx, t->id, &cur)) == -ESRCH)
 		r = 0;
 	for (size_t i = 0; r >= 0 && i < cur.n; i++) {
-		const struct thr *w = want.all ? &want.v[0] : tset_find(&want, cur.v[i].tid);
+		const struct thr *w = tset_want(&want, cur.v[i].tid);
 		unsigned char m[PT_CPUS_BYTES];
 		struct thr *k;
 		if (!w)
@@ -357,12 +375,16 @@ static int aff_snapshot(struct perftune_ctx *ctx, const struct pt_tunable *t, co
 		else
 			memcpy(k->m, cur.v[i].m, sizeof(k->m));
 	}
-	if (r >= 0)
-		r = moved.n ? tset_format(&moved, true, buf, size) : pt_snprintf(buf, size, "@");
+	if (r >= 0 && moved.n)
+		r = tset_format(&moved, true, buf, size);
+	else if (r >= 0)
+		r = pt_snprintf(buf, size, "@");
 	tset_free(&want);
 	tset_free(&cur);
 	tset_free(&moved);
-	return r == -E2BIG ? pt_err(ctx, r, "%s: too many threads to journal", t->key) : r;
+	if (r == -E2BIG)
+		return pt_err(ctx, r, "%s: too many threads to journal", t->key);
+	return r;
 }
 
 static int set_one(struct perftune_ctx *ctx, const struct pt_tunable *t, struct thr *c,
@@ -384,7 +406,9 @@ static int set_one(struct perftune_ctx *ctx, const struct pt_tunable *t, struct 
 			      "%s: the kernel refuses to move thread %d (a kernel thread "
 			      "bound to its CPUs, or no CPU of the list can run it)",
 			      t->key, c->tid);
-	return r < 0 ? pt_err(ctx, r, "%s: thread %d: %s", t->key, c->tid, strerror(-r)) : 0;
+	if (r < 0)
+		return pt_err(ctx, r, "%s: thread %d: %s", t->key, c->tid, strerror(-r));
+	return 0;
 }
 
 static int aff_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
@@ -403,7 +427,7 @@ static int aff_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 		r = 0;
 	}
 	for (size_t i = 0; r >= 0 && i < cur.n && want.n; i++) {
-		const struct thr *w = want.all ? &want.v[0] : tset_find(&want, cur.v[i].tid);
+		const struct thr *w = tset_want(&want, cur.v[i].tid);
 		unsigned char m[PT_CPUS_BYTES];
 		if (!w)
 			continue;
@@ -429,21 +453,25 @@ static int aff_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, cons
 		      const char *got)
 {
 	struct tset w = { 0 }, g = { 0 };
-	int r = got[0] ? aff_parse(got, &g) : 0;
+	int r = 0;
 	bool ok = true;
 
+	if (got[0])
+		r = aff_parse(got, &g);
 	if (r >= 0 && strcmp(want, "@"))
 		r = aff_parse(want, &w);
 	for (size_t i = 0; r >= 0 && g.all && i < w.n; i++)
 		ok &= agrees(&w.v[i], &g.v[0]);
 	for (size_t i = 0; r >= 0 && !g.all && i < g.n; i++)
-		ok &= agrees(w.all ? &w.v[0] : tset_find(&w, g.v[i].tid), &g.v[i]);
+		ok &= agrees(tset_want(&w, g.v[i].tid), &g.v[i]);
 	tset_free(&w);
 	tset_free(&g);
 	if (r >= 0 && !ok)
 		r = pt_err(ctx, -EIO, "%s: the kernel accepted '%s' but reads back '%s'", t->key,
 			   want, got);
-	return r < 0 ? r : strcmp(want, got) ? 1 : 0;
+	if (r < 0)
+		return r;
+	return strcmp(want, got) != 0;
 }
 
 /* the process, and each thread the original @orig names (what a restore moves) */
@@ -452,8 +480,10 @@ static int aff_identity(struct perftune_ctx *ctx, const struct pt_tunable *t, co
 {
 	struct tset ts = { 0 };
 	_cleanup_free_ int *tids = NULL;
-	int r = orig[0] == '@' && orig[1] ? aff_parse(orig, &ts) : 0;
+	int r = 0;
 
+	if (orig[0] == '@' && orig[1])
+		r = aff_parse(orig, &ts);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
@@ -461,7 +491,9 @@ static int aff_identity(struct perftune_ctx *ctx, const struct pt_tunable *t, co
 	tids = calloc(ts.n + 1, sizeof(*tids));
 	for (size_t i = 0; tids && i < ts.n; i++)
 		tids[i] = ts.v[i].tid;
-	r = tids ? pt_proc_identity(ctx, t->id, tids, ts.n, buf, size) : -ENOMEM;
+	r = -ENOMEM;
+	if (tids)
+		r = pt_proc_identity(ctx, t->id, tids, ts.n, buf, size);
 	tset_free(&ts);
 	return r;
 }
@@ -482,10 +514,14 @@ static int aff_reclaim(struct perftune_ctx *ctx, struct pt_found *f)
 		if (!pt_tids_has(stale, n, ts.v[i].tid))
 			ts.v[k++] = ts.v[i];
 	ts.n = k;
-	r = k ? tset_format(&ts, true, f->value, sizeof(f->value))
-	      : pt_snprintf(f->value, sizeof(f->value), "@");
+	if (k)
+		r = tset_format(&ts, true, f->value, sizeof(f->value));
+	else
+		r = pt_snprintf(f->value, sizeof(f->value), "@");
 	tset_free(&ts);
-	return r < 0 ? r : PT_FOUND_SAME;
+	if (r < 0)
+		return r;
+	return PT_FOUND_SAME;
 }
 
 static int aff_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
@@ -545,7 +581,9 @@ static int proc_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 {
 	int r = pt_proc_numa_family.list(ctx, emit, ud);
 
-	return r < 0 ? r : pt_proc_cpus_family.list(ctx, emit, ud);
+	if (r < 0)
+		return r;
+	return pt_proc_cpus_family.list(ctx, emit, ud);
 }
 
 /* only resolve and list: the tunables they make have their own ops */

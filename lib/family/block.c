@@ -88,7 +88,9 @@ static int disk_of_udev(struct perftune_ctx *ctx, struct udev_device *dev, char 
 	if (!disk || !pt_libudev.udev_device_get_sysname(disk))
 		return -ENODEV;
 	snprintf(out, size, "%s", pt_libudev.udev_device_get_sysname(disk));
-	return is_disk(ctx, out) ? 0 : -ENODEV;
+	if (is_disk(ctx, out))
+		return 0;
+	return -ENODEV;
 }
 
 /* -EOPNOTSUPP: a partition or a device number, and libudev is not installed */
@@ -97,10 +99,16 @@ static int disk_of_name(struct perftune_ctx *ctx, const char *name, char *out, s
 	struct udev_device *dev;
 	int r;
 
-	if (is_disk(ctx, name))
-		return pt_snprintf(out, size, "%s", name) < 0 ? -ENAMETOOLONG : 0;
-	if (!pt_udev(ctx))
-		return pt_dl_load(PT_DL_UDEV) < 0 ? -EOPNOTSUPP : -ENOMEM;
+	if (is_disk(ctx, name)) {
+		if (pt_snprintf(out, size, "%s", name) < 0)
+			return -ENAMETOOLONG;
+		return 0;
+	}
+	if (!pt_udev(ctx)) {
+		if (pt_dl_load(PT_DL_UDEV) < 0)
+			return -EOPNOTSUPP;
+		return -ENOMEM;
+	}
 	dev = pt_libudev.udev_device_new_from_subsystem_sysname(pt_udev(ctx), "block", name);
 	if (!dev)
 		return -ENODEV;
@@ -114,8 +122,11 @@ static int disk_of_devnum(struct perftune_ctx *ctx, dev_t devnum, char *out, siz
 	struct udev_device *dev;
 	int r;
 
-	if (!pt_udev(ctx))
-		return pt_dl_load(PT_DL_UDEV) < 0 ? -EOPNOTSUPP : -ENOMEM;
+	if (!pt_udev(ctx)) {
+		if (pt_dl_load(PT_DL_UDEV) < 0)
+			return -EOPNOTSUPP;
+		return -ENOMEM;
+	}
 	dev = pt_libudev.udev_device_new_from_devnum(pt_udev(ctx), 'b', devnum);
 	if (!dev)
 		return -ENODEV;
@@ -145,7 +156,9 @@ static int devnum_from_mountinfo(struct perftune_ctx *ctx, const char *path, dev
 		best = n;
 		*devnum = makedev(maj, min);
 	}
-	return best ? 0 : -ENOENT;
+	if (best)
+		return 0;
+	return -ENOENT;
 }
 
 /* block[/dev/x] and block[/some/path] */
@@ -173,7 +186,9 @@ static int disk_of_path(struct perftune_ctx *ctx, const char *key, const char *p
 		r = disk_of_name(ctx, base, out, size);
 		if (r == -EOPNOTSUPP)
 			return pt_dl_need(ctx, PT_DL_UDEV, key);
-		return r < 0 ? pt_err(ctx, -ENODEV, "%s: %s is not a block device", key, path) : 0;
+		if (r < 0)
+			return pt_err(ctx, -ENODEV, "%s: %s is not a block device", key, path);
+		return 0;
 	} else if (devnum_from_mountinfo(ctx, path, &devnum) < 0) {
 		return pt_err(ctx, -ENOENT, "%s: %s: no such path", key, path);
 	}
@@ -254,7 +269,9 @@ static int select_disks(struct perftune_ctx *ctx, const struct pt_keyparts *kp, 
 
 	if (sel->bracketed && sel->name[0] == '/') {
 		r = disk_of_path(ctx, kp->text, sel->name, disk, sizeof(disk));
-		return r < 0 ? r : disks_add(out, disk, sel->name);
+		if (r < 0)
+			return r;
+		return disks_add(out, disk, sel->name);
 	}
 	if (strchr(sel->name, '/') || !strcmp(sel->name, "..") || !strcmp(sel->name, "."))
 		return pt_err(ctx, -EINVAL, "%s: '%s' is not a device name", kp->text, sel->s);
@@ -263,11 +280,13 @@ static int select_disks(struct perftune_ctx *ctx, const struct pt_keyparts *kp, 
 		struct dirent *de;
 		while (d && (de = readdir(d)))
 			if (de->d_name[0] != '.' && !fnmatch(sel->s, de->d_name, 0) &&
-			    (r = disks_add(out, de->d_name, NULL)) < 0)
-				return r == -E2BIG ? pt_err(ctx, r,
-							    "%s: '%s' matches more than %d devices",
-							    kp->text, sel->s, MAX_DISKS)
-						   : r;
+			    (r = disks_add(out, de->d_name, NULL)) < 0) {
+				if (r == -E2BIG)
+					return pt_err(ctx, r,
+						      "%s: '%s' matches more than %d devices",
+						      kp->text, sel->s, MAX_DISKS);
+				return r;
+			}
 		if (!out->n)
 			return pt_err(ctx, -ENODEV, "%s: no block device matches '%s'", kp->text,
 				      sel->s);
@@ -281,7 +300,9 @@ static int select_disks(struct perftune_ctx *ctx, const struct pt_keyparts *kp, 
 		return pt_dl_need(ctx, PT_DL_UDEV, kp->text);
 	if (r < 0)
 		return pt_err(ctx, -ENODEV, "%s: no such block device", kp->text);
-	return disks_add(out, disk, strcmp(disk, sel->name) ? sel->name : NULL);
+	if (!strcmp(disk, sel->name))
+		return disks_add(out, disk, NULL);
+	return disks_add(out, disk, sel->name);
 }
 
 static int emit_attr(struct perftune_ctx *ctx, const char *disk, int kind, const char *name,
@@ -293,8 +314,12 @@ static int emit_attr(struct perftune_ctx *ctx, const char *disk, int kind, const
 
 	/* "cciss!c0d0" (a '/' in the device name): block[cciss!c0d0], as shared/keyname.c says */
 	r = pt_key_dev(dev, sizeof(dev), "block", disk);
-	if (r < 0)
-		return r == -EINVAL ? 0 : r; /* no key can name it: not a tunable of ours */
+	if (r < 0) {
+		/* no key can name it: not a tunable of ours */
+		if (r == -EINVAL)
+			return 0;
+		return r;
+	}
 	if (kind == ATTR_IOSCHED)
 		r = pt_snprintf(path, sizeof(path), "sys/block/%s/queue/iosched/%s", disk, name);
 	else
@@ -305,12 +330,23 @@ static int emit_attr(struct perftune_ctx *ctx, const char *disk, int kind, const
 	snprintf(t.group, sizeof(t.group), "%s", disk);
 	t.kind = kind;
 	/* a scheduler switch resets nr_requests and replaces iosched/: they go after it */
-	t.order = kind == ATTR_SCHED					   ? PT_ORDER_SCHED
-		  : (kind == ATTR_IOSCHED || !strcmp(name, "nr_requests")) ? PT_ORDER_RESET
-									   : PT_ORDER_ATTR;
+	if (kind == ATTR_SCHED)
+		t.order = PT_ORDER_SCHED;
+	else if (kind == ATTR_IOSCHED || !strcmp(name, "nr_requests"))
+		t.order = PT_ORDER_RESET;
+	else
+		t.order = PT_ORDER_ATTR;
 	if (note && *note)
 		snprintf(t.note, sizeof(t.note), "%s", note);
 	return emit(ctx, &t, ud);
+}
+
+/* an attribute of queue/ (not of queue/iosched/) by its name */
+static int queue_kind(const char *name)
+{
+	if (!strcmp(name, "scheduler"))
+		return ATTR_SCHED;
+	return ATTR_QUEUE;
 }
 
 static int block_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,
@@ -331,7 +367,7 @@ static int block_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp,
 		attr = kp->c[3].s;
 	} else if (kp->n == 3) {
 		attr = kp->c[2].s;
-		kind = !strcmp(attr, "scheduler") ? ATTR_SCHED : ATTR_QUEUE;
+		kind = queue_kind(attr);
 	} else {
 		return pt_err(ctx, -EINVAL,
 			      "%s: expected block.<device>.<attribute> or "
@@ -393,9 +429,9 @@ static int list_dir(struct perftune_ctx *ctx, const char *disk, int kind, pt_emi
 		snprintf(f, sizeof(f), "%s/%s", p, de->d_name);
 		if (!pt_attr_tunable(ctx, f))
 			continue; /* read-only facts are not tunables */
-		int k = kind == ATTR_IOSCHED		   ? ATTR_IOSCHED
-			: !strcmp(de->d_name, "scheduler") ? ATTR_SCHED
-							   : ATTR_QUEUE;
+		int k = ATTR_IOSCHED;
+		if (kind != ATTR_IOSCHED)
+			k = queue_kind(de->d_name);
 		if (bio && (k == ATTR_SCHED || !strcmp(de->d_name, "nr_requests")))
 			continue;
 		r = emit_attr(ctx, disk, k, de->d_name, NULL, emit, ud);
@@ -432,7 +468,9 @@ static int block_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char
 		return pt_err(ctx, -ENOENT, "%s: not a parameter of %s's scheduler '%s'", t->key,
 			      t->group, cur);
 	}
-	return r < 0 ? pt_file_read(ctx, t, buf, size) : 0;
+	if (r < 0)
+		return pt_file_read(ctx, t, buf, size);
+	return 0;
 }
 
 /* blk-mq names for the legacy elevators: deadline, noop and cfq are gone since 5.0 */
@@ -454,8 +492,10 @@ static int sched_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, 
 	int r = pt_attr_read_raw(ctx, t->path, raw, sizeof(raw));
 
 	if (r < 0) {
+		cur[0] = '\0';
 		r = pt_file_read(ctx, t, out, size);
-		snprintf(cur, cur_size, "%s", r < 0 ? "" : out);
+		if (r >= 0)
+			snprintf(cur, cur_size, "%s", out);
 		return r;
 	}
 	snprintf(alts, sizeof(alts), "%s", in);
@@ -517,7 +557,9 @@ static long long hw_limit(struct perftune_ctx *ctx, const struct pt_tunable *t)
 	    pt_attr_read(ctx, path, hw, sizeof(hw)) < 0)
 		return -1;
 	pt_trim(hw);
-	return pt_parse_ll(hw, &h) == 0 ? h : -1;
+	if (pt_parse_ll(hw, &h) == 0)
+		return h;
+	return -1;
 }
 
 /* iosched times are kept in jiffies: 250 ms reads back as 252 with HZ=250 */
@@ -529,7 +571,7 @@ static int block_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, co
 	if (!strcmp(want, got))
 		return 0;
 	if (t->kind == ATTR_IOSCHED && pt_parse_ll(want, &w) == 0 && pt_parse_ll(got, &g) == 0 &&
-	    llabs(g - w) <= (w / 20 > 10 ? w / 20 : 10))
+	    (llabs(g - w) <= 10 || llabs(g - w) <= w / 20))
 		return 0;
 	/*
 	 * max_sectors_kb past the device's max_hw_sectors_kb: newer kernels take it
@@ -594,8 +636,11 @@ static void udev_initialized(struct perftune_ctx *ctx, const char *disk, char *o
 	dev = NULL;
 	if (udev)
 		dev = pt_libudev.udev_device_new_from_subsystem_sysname(udev, "block", disk);
-	v = dev ? pt_libudev.udev_device_get_property_value(dev, "USEC_INITIALIZED") : NULL;
-	snprintf(out, size, "%s", v ? v : "");
+	v = NULL;
+	if (dev)
+		v = pt_libudev.udev_device_get_property_value(dev, "USEC_INITIALIZED");
+	if (v)
+		snprintf(out, size, "%s", v);
 	if (dev)
 		pt_libudev.udev_device_unref(dev);
 	pthread_mutex_unlock(&lock);
@@ -631,7 +676,9 @@ static int block_identity(struct perftune_ctx *ctx, const struct pt_tunable *t, 
 		r = pt_snprintf(buf, size, "dev=%s udev=%s", dev, init);
 	else
 		r = pt_snprintf(buf, size, "dev=%s", dev);
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	return 0;
 }
 
 const struct pt_family pt_block_family = {

@@ -158,8 +158,11 @@ static int idle_match(const struct idle_names *in, const char *sel)
 {
 	int id = state_id(sel), found = -ENOENT;
 
-	if (id >= 0)
-		return id < in->n ? id : -ENOENT;
+	if (id >= 0) {
+		if (id < in->n)
+			return id;
+		return -ENOENT;
+	}
 	for (int k = 0; k < in->n; k++)
 		if (!strcmp(in->key[k], sel))
 			return k;
@@ -200,13 +203,17 @@ static int emit_cpu(struct perftune_ctx *ctx, int cpu, int kind, const char *sta
 	case C_IDLE: {
 		struct idle_names in;
 		idle_names(ctx, cpu, &in);
-		r = state ? idle_match(&in, state) : -ENOENT;
+		r = -ENOENT;
+		if (state)
+			r = idle_match(&in, state);
 		if (r == -ENOTUNIQ)
 			return pt_err(ctx, r,
 				      "%s: CPU %d has more than one idle state named '%s': "
 				      "name it by id (stateK)",
 				      key, cpu, state);
-		return r < 0 ? r : emit_idle(ctx, cpu, &in, r, emit, ud);
+		if (r < 0)
+			return r;
+		return emit_idle(ctx, cpu, &in, r, emit, ud);
 	}
 	case C_MAXLAT: {
 		/* a CPU without idle states (no cpuidle driver) has nothing to limit */
@@ -297,10 +304,10 @@ static int cpu_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, p
 
 	if (kp->n == 2 && !strcmp(kp->c[1].s, "boost")) {
 		r = emit_cpu(ctx, 0, C_BOOST, NULL, kp->text, emit, ud);
-		return r == -ENOENT
-			       ? pt_err(ctx, -EOPNOTSUPP,
-					"%s: this cpufreq driver has no boost switch", kp->text)
-			       : r;
+		if (r == -ENOENT)
+			return pt_err(ctx, -EOPNOTSUPP,
+				      "%s: this cpufreq driver has no boost switch", kp->text);
+		return r;
 	}
 	if (kp->n < 3 || kp->c[1].bracketed || (kind = kind_of(kp, &state)) < 0)
 		return pt_err(ctx, -EINVAL,
@@ -363,7 +370,9 @@ static int cpu_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 		for (int k = 0; k < in.n && (r >= 0 || r == -ENOENT); k++)
 			r = emit_idle(ctx, i, &in, k, emit, ud);
 	}
-	return r == -ENOENT ? 0 : r;
+	if (r == -ENOENT)
+		return 0;
+	return r;
 }
 
 /* idle.max_latency_us reads as the deepest exit latency still allowed */
@@ -384,7 +393,11 @@ static int maxlat_read(struct perftune_ctx *ctx, const struct pt_tunable *t, cha
 		if (lat > max)
 			max = lat;
 	}
-	return pt_snprintf(buf, size, "%lld", max < 0 ? 0 : max) < 0 ? -ENAMETOOLONG : 0;
+	if (max < 0)
+		max = 0;
+	if (pt_snprintf(buf, size, "%lld", max) < 0)
+		return -ENAMETOOLONG;
+	return 0;
 }
 
 static int cpu_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf, size_t size)
@@ -397,12 +410,17 @@ static int cpu_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *
 	    pt_dl_load(PT_DL_CPUPOWER) == 0) {
 		struct cpufreq_policy *p = pt_libcpupower.cpufreq_get_policy((unsigned)t->id);
 		if (p) {
-			int r = t->kind == C_GOVERNOR
-					? pt_snprintf(buf, size, "%s", p->governor)
-					: pt_snprintf(buf, size, "%lu",
-						      t->kind == C_MIN ? p->min : p->max);
+			int r;
+			if (t->kind == C_GOVERNOR)
+				r = pt_snprintf(buf, size, "%s", p->governor);
+			else if (t->kind == C_MIN)
+				r = pt_snprintf(buf, size, "%lu", p->min);
+			else
+				r = pt_snprintf(buf, size, "%lu", p->max);
 			pt_libcpupower.cpufreq_put_policy(p);
-			return r < 0 ? -ENAMETOOLONG : 0;
+			if (r < 0)
+				return -ENAMETOOLONG;
+			return 0;
 		}
 	}
 #endif
@@ -463,18 +481,24 @@ static int cpu_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, co
 		if (hw_limits(ctx, t, &lo, &hi) < 0)
 			return pt_file_validate(ctx, t, in, out, size);
 		r = pt_validate_range(ctx, t, in, lo, hi, out, size);
-		return r < 0 ? r : pt_file_validate(ctx, t, out, tmp, sizeof(tmp));
+		if (r < 0)
+			return r;
+		return pt_file_validate(ctx, t, out, tmp, sizeof(tmp));
 	case C_RESUME:
 		snprintf(out, size, "%s", in);
 		pt_trim(out);
 		if (!strcmp(out, "n/a"))
 			return pt_file_validate(ctx, t, "0", tmp, sizeof(tmp));
 		r = pt_validate_range(ctx, t, out, 0, 2000000000LL, out, size);
-		return r < 0 ? r : pt_file_validate(ctx, t, out, tmp, sizeof(tmp));
+		if (r < 0)
+			return r;
+		return pt_file_validate(ctx, t, out, tmp, sizeof(tmp));
 	case C_IDLE:
 	case C_BOOST:
 		r = pt_validate_range(ctx, t, in, 0, 1, out, size);
-		return r < 0 ? r : pt_file_validate(ctx, t, out, tmp, sizeof(tmp));
+		if (r < 0)
+			return r;
+		return pt_file_validate(ctx, t, out, tmp, sizeof(tmp));
 	default:
 		return pt_err(ctx, -EINVAL, "%s: internal: not directly writable", t->key);
 	}

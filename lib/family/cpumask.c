@@ -87,8 +87,10 @@ static int mask_of(struct perftune_ctx *ctx, const struct pt_tunable *t, const c
 	memset(m, 0, PT_CPUS_BYTES);
 	if (t->kind & PT_CPUMASK_HEX)
 		r = pt_cpus_hex(s, m, why, sizeof(why));
+	else if (s[0])
+		r = pt_parse_cpulist(s, m, PT_CPUS_MAX);
 	else
-		r = s[0] ? pt_parse_cpulist(s, m, PT_CPUS_MAX) : 0; /* "": no CPU */
+		r = 0; /* "": no CPU */
 	if (r < 0)
 		return pt_err(ctx, -EIO, "%s: /%s reads '%s', not a CPU %s", t->key, t->path, s,
 			      t->kind & PT_CPUMASK_HEX ? "mask" : "list");
@@ -157,7 +159,9 @@ int pt_cpumask_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 	if (hex) /* as wide as the kernel shows it: a fake root's file reads back the same */
 		pt_cpumask_width(ctx, t->path, hex, w, sizeof(w));
 	r = pt_attr_write(ctx, t->path, hex ? w : value);
-	return r < 0 ? pt_file_refused(ctx, t->key, value, r) : 0;
+	if (r < 0)
+		return pt_file_refused(ctx, t->key, value, r);
+	return 0;
 }
 
 /* @got, a list, holds no CPU outside @want and at least one */
@@ -194,7 +198,9 @@ int pt_cpumask_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	pt_desc_set_value(d, v);
 	pt_desc_set_unit(d, "CPU list");
 	r = pt_attr_writable(ctx, t->path, reason, sizeof(reason));
-	pt_desc_set_writable(d, r > 0, r < 0 ? strerror(-r) : reason);
+	if (r < 0)
+		snprintf(reason, sizeof(reason), "%s", strerror(-r));
+	pt_desc_set_writable(d, r > 0, reason);
 	if (t->kind & PT_CPUMASK_HEX)
 		pt_desc_add_info(d, "/%s holds a hex mask; the key reads and takes a CPU list",
 				 t->path);

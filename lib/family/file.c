@@ -34,7 +34,9 @@ int pt_file_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *buf
 {
 	int r = pt_attr_read(ctx, t->path, buf, size);
 
-	return r < 0 ? file_errmsg(ctx, t, r, "read") : 0;
+	if (r < 0)
+		return file_errmsg(ctx, t, r, "read");
+	return 0;
 }
 
 /*
@@ -154,7 +156,9 @@ int pt_validate_range(struct perftune_ctx *ctx, const struct pt_tunable *t, cons
 	if (v < min || v > max)
 		return pt_err(ctx, -ERANGE, "%s: %lld is out of range [%lld, %lld]", t->key, v, min,
 			      max);
-	return pt_snprintf(out, size, "%lld", v) < 0 ? -ENAMETOOLONG : 0;
+	if (pt_snprintf(out, size, "%lld", v) < 0)
+		return -ENAMETOOLONG;
+	return 0;
 }
 
 int pt_file_refused(struct perftune_ctx *ctx, const char *key, const char *value, int r)
@@ -193,7 +197,9 @@ int pt_file_describe(struct perftune_ctx *ctx, const struct pt_tunable *t, struc
 		pt_desc_set_value(d, buf);
 	}
 	r = pt_attr_writable(ctx, t->path, reason, sizeof(reason));
-	pt_desc_set_writable(d, r > 0, r < 0 ? strerror(-r) : reason);
+	if (r < 0)
+		snprintf(reason, sizeof(reason), "%s", strerror(-r));
+	pt_desc_set_writable(d, r > 0, reason);
 	return 0;
 }
 

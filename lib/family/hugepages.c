@@ -71,11 +71,12 @@ static int emit_hp(struct perftune_ctx *ctx, int kind, unsigned long kb, int nod
 				    "hugepages.nr");
 		break;
 	case HP_NR:
+		snprintf(path, sizeof(path), HP_DIR "/hugepages-%lukB/nr_hugepages", kb);
+		r = pt_tunable_init(&t, &pt_hugepages_family, path, "hugepages.%s.nr", sz);
+		break;
 	case HP_OVERCOMMIT:
-		snprintf(path, sizeof(path), HP_DIR "/hugepages-%lukB/%s", kb,
-			 kind == HP_NR ? "nr_hugepages" : "nr_overcommit_hugepages");
-		r = pt_tunable_init(&t, &pt_hugepages_family, path, "hugepages.%s.%s", sz,
-				    kind == HP_NR ? "nr" : "overcommit");
+		snprintf(path, sizeof(path), HP_DIR "/hugepages-%lukB/nr_overcommit_hugepages", kb);
+		r = pt_tunable_init(&t, &pt_hugepages_family, path, "hugepages.%s.overcommit", sz);
 		break;
 	default:
 		snprintf(path, sizeof(path),
@@ -129,8 +130,9 @@ static int hp_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt
 
 	if (kp->n == 2 && !strcmp(last, "nr")) {
 		r = emit_hp(ctx, HP_DEFAULT, 0, 0, emit, ud);
-		return r == -ENOENT ? pt_err(ctx, -EOPNOTSUPP, "%s: no huge page support", kp->text)
-				    : r;
+		if (r == -ENOENT)
+			return pt_err(ctx, -EOPNOTSUPP, "%s: no huge page support", kp->text);
+		return r;
 	}
 	if (kp->n < 3 || kp->n > 4 || kp->c[1].bracketed)
 		return pt_err(ctx, -EINVAL,
@@ -161,7 +163,9 @@ static int hp_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt
 		if (*end || end == kp->c[2].s + 4 || n < 0 || n > 65535)
 			return pt_err(ctx, -EINVAL, "%s: '%s' is not node<N>", kp->text, kp->c[2].s);
 		r = emit_hp(ctx, HP_NODE, kb, (int)n, emit, ud);
-		return r == -ENOENT ? pt_err(ctx, -ENODEV, "%s: no NUMA node %ld", kp->text, n) : r;
+		if (r == -ENOENT)
+			return pt_err(ctx, -ENODEV, "%s: no NUMA node %ld", kp->text, n);
+		return r;
 	}
 	r = for_nodes(ctx, kp->c[2].s, kb, emit, ud, &found);
 	return r;
@@ -185,7 +189,9 @@ static int hp_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 		if (r >= 0 || r == -ENOENT)
 			r = for_nodes(ctx, NULL, kb, emit, ud, &found);
 	}
-	return r == -ENOENT ? 0 : r;
+	if (r == -ENOENT)
+		return 0;
+	return r;
 }
 
 static int hp_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,
@@ -194,7 +200,9 @@ static int hp_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, con
 	int r = pt_validate_range(ctx, t, in, 0, HP_MAX, out, size);
 	char tmp[PT_VAL];
 
-	return r < 0 ? r : pt_file_validate(ctx, t, out, tmp, sizeof(tmp));
+	if (r < 0)
+		return r;
+	return pt_file_validate(ctx, t, out, tmp, sizeof(tmp));
 }
 
 static int hp_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *want,
@@ -204,9 +212,11 @@ static int hp_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 
 	if (pt_parse_ll(want, &w) < 0 || pt_parse_ll(got, &g) < 0)
 		return pt_err(ctx, -EIO, "%s: read back '%s'", t->key, got);
-	if (g == w || t->kind == HP_OVERCOMMIT)
-		return g == w ? 0
-			      : pt_err(ctx, -EIO, "%s: wrote %s, read back %s", t->key, want, got);
+	if (g == w || t->kind == HP_OVERCOMMIT) {
+		if (g == w)
+			return 0;
+		return pt_err(ctx, -EIO, "%s: wrote %s, read back %s", t->key, want, got);
+	}
 	if (g < w)
 		return pt_err(ctx, -EAGAIN,
 			      "%s: asked for %lld huge pages, the kernel allocated %lld", t->key, w,
@@ -252,10 +262,13 @@ void pt_hugepages_boot(struct perftune_ctx *ctx, unsigned long kb, const char *v
 static void hp_export_names(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
 			    struct pt_xnames *x)
 {
-	pt_file_export_names(ctx, t, value, x);	       /* hugepages.nr: vm.nr_hugepages */
+	unsigned long kb = 0; /* 0: the default size's pool */
+
+	pt_file_export_names(ctx, t, value, x); /* hugepages.nr: vm.nr_hugepages */
+	if (t->kind == HP_NR)
+		kb = strtoul(t->aux, NULL, 10);
 	if (t->kind == HP_DEFAULT || t->kind == HP_NR) /* the kernel sets no node's pool at boot */
-		pt_hugepages_boot(ctx, t->kind == HP_NR ? strtoul(t->aux, NULL, 10) : 0, value,
-				  x->boot, sizeof(x->boot));
+		pt_hugepages_boot(ctx, kb, value, x->boot, sizeof(x->boot));
 }
 
 const struct pt_family pt_hugepages_family = {

@@ -98,7 +98,9 @@ static bool irq_selected(const struct irq_sel *s, const char *actions)
 
 	if (!s->pat)
 		return true;
-	for (char *a = copy ? strtok_r(copy, ",", &save) : NULL; a; a = strtok_r(NULL, ",", &save))
+	if (!copy)
+		return false;
+	for (char *a = strtok_r(copy, ",", &save); a; a = strtok_r(NULL, ",", &save))
 		if (name_matches(s->pat, a) || (s->dev[0][0] && name_matches(s->dev[0], a)) ||
 		    (s->dev[1][0] && name_matches(s->dev[1], a)))
 			return true;
@@ -178,7 +180,9 @@ static int irq_scan(struct perftune_ctx *ctx, struct irq_sel *s, unsigned kind, 
 		(*found)++;
 		r = emit_irq(ctx, v[i], kind | (modes ? IRQ_MODES : 0), emit, ud);
 	}
-	return n < 0 ? n : r;
+	if (n < 0)
+		return n;
+	return r;
 }
 
 /* irq.default.cpus: a hex mask in the file, id -1 */
@@ -202,7 +206,9 @@ static int irq_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 
 	if (r == -EOPNOTSUPP) /* the IRQs may be there without it */
 		pt_err_clear(ctx);
-	return r < 0 && r != -EOPNOTSUPP ? r : irq_scan(ctx, &all, 0, emit, ud, &found);
+	if (r < 0 && r != -EOPNOTSUPP)
+		return r;
+	return irq_scan(ctx, &all, 0, emit, ud, &found);
 }
 
 static int irq_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,
@@ -324,7 +330,9 @@ static int irq_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 	int r;
 
 	r = pt_cpumask_write(ctx, t, value, hold_fd);
-	return r == -EIO && t->id >= 0 ? unmovable(ctx, t, r) : r;
+	if (r == -EIO && t->id >= 0)
+		return unmovable(ctx, t, r);
+	return r;
 }
 
 /* the effective affinity (x86, GICv3: one CPU of the mask) follows at the IRQ's next interrupt */
@@ -397,7 +405,9 @@ static int irq_identity(struct perftune_ctx *ctx, const struct pt_tunable *t, co
 		r = pt_snprintf(buf, size, "chip=%s hwirq=%s", chip, hw);
 	}
 	pt_err_clear(ctx); /* a kernel without them: none to keep */
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	return 0;
 }
 
 const struct pt_family pt_irq_family = {

@@ -38,7 +38,9 @@ static int mod_state(struct perftune_ctx *ctx, const char *name)
 	if (pt_attr_read(ctx, p, st, sizeof(st)) >= 0)
 		return MOD_LOADED; /* live, coming or going: there */
 	snprintf(p, sizeof(p), "sys/module/%s", name);
-	return pt_attr_is_dir(ctx, p) ? MOD_BUILTIN : MOD_ABSENT;
+	if (pt_attr_is_dir(ctx, p))
+		return MOD_BUILTIN;
+	return MOD_ABSENT;
 }
 
 /* 0 unused; -EBUSY with its users in @why (refcnt, holders) */
@@ -56,12 +58,19 @@ static int in_use(struct perftune_ctx *ctx, const char *name, char *why, size_t 
 	pt_buf_printf(&b, "refcnt %s", rc);
 	snprintf(p, sizeof(p), "sys/module/%s/holders", name);
 	d = pt_attr_opendir(ctx, p);
-	while (d && (de = readdir(d)))
-		if (de->d_name[0] != '.')
-			pt_buf_printf(&b, "%s%s", holders++ ? " " : ", used by ", de->d_name);
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (holders++)
+			pt_buf_printf(&b, " %s", de->d_name);
+		else
+			pt_buf_printf(&b, ", used by %s", de->d_name);
+	}
 	s = pt_buf_steal(&b);
 	snprintf(why, size, "%s", s ? s : "");
-	return strcmp(rc, "0") || holders ? -EBUSY : 0;
+	if (strcmp(rc, "0") || holders)
+		return -EBUSY;
+	return 0;
 }
 
 static int mod_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,
@@ -205,7 +214,9 @@ static int unload_all(struct perftune_ctx *ctx, const struct pt_tunable *t, cons
 			       pt_errmsg(ctx));
 			pt_err_clear(ctx);
 		}
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	return 0;
 }
 
 static int mod_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *value,
@@ -252,7 +263,9 @@ static int mod_verify(struct perftune_ctx *ctx, const struct pt_tunable *t, cons
 	if (want[0] != got[0])
 		return pt_err(ctx, -EIO, "%s: %s is %s", t->key, t->aux,
 			      got[0] == '1' ? "still loaded" : "not loaded");
-	return strcmp(want, got) ? 1 : 0;
+	if (strcmp(want, got))
+		return 1;
+	return 0;
 }
 
 static int mod_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,

@@ -82,7 +82,9 @@ static const char *attr_sel(const struct pt_comp *sel)
 		return NULL;
 	if (!strncmp(sel->s, "driver=", 7))
 		return sel->s + 7;
-	return strncmp(sel->s, "pci=", 4) ? NULL : sel->s + 4;
+	if (strncmp(sel->s, "pci=", 4))
+		return NULL;
+	return sel->s + 4;
 }
 
 static bool sel_match(struct perftune_ctx *ctx, const struct pt_comp *sel, const char *dev)
@@ -146,7 +148,9 @@ static int net_key(char *out, size_t size, const char *dev, const char *rest)
 
 	if (r < 0)
 		return r;
-	return pt_snprintf(out, size, "%s.%s", name, rest) < 0 ? -ENAMETOOLONG : 0;
+	if (pt_snprintf(out, size, "%s.%s", name, rest) < 0)
+		return -ENAMETOOLONG;
+	return 0;
 }
 
 /* emit net.<dev>.<rest>: the file @file of the device, or (NULL) an ethtool setting */
@@ -157,8 +161,12 @@ static int emit_key(struct perftune_ctx *ctx, const char *dev, int kind, const c
 	char path[PATH_MAX], key[PERFTUNE_KEY_MAX];
 	int r = net_key(key, sizeof(key), dev, rest);
 
-	if (r < 0)
-		return r == -EINVAL ? 0 : r; /* no key can name it */
+	if (r < 0) {
+		/* no key can name it */
+		if (r == -EINVAL)
+			return 0;
+		return r;
+	}
 	/* an ethtool setting has no file: no path (describe, the [sysfs] of an export) */
 	path[0] = '\0';
 	if ((file && pt_snprintf(path, sizeof(path), NET_DIR "/%s/%s", dev, file) < 0) ||
@@ -169,7 +177,7 @@ static int emit_key(struct perftune_ctx *ctx, const char *dev, int kind, const c
 	t.kind = kind;
 	if (kind == PT_ETH_CHANNELS)
 		t.order = PT_ORDER_SCHED;
-	else if (!strncmp(file ? file : "", "queues/", 7))
+	else if (file && !strncmp(file, "queues/", 7))
 		t.order = PT_ORDER_RESET;
 	return emit(ctx, &t, ud);
 }
@@ -177,19 +185,22 @@ static int emit_key(struct perftune_ctx *ctx, const char *dev, int kind, const c
 static int eth_err(struct perftune_ctx *ctx, const char *key, const char *dev, int sec, int r,
 		   const char *ext)
 {
+	const char *sep = ""; /* before the kernel's extended ack, when it sent one */
 	char drv[64];
 
+	if (ext[0])
+		sep = ": ";
 	if (r == -ENODEV)
-		return pt_err(ctx, -ENODEV, "%s: network device %s is gone%s%s", key, dev,
-			      ext[0] ? ": " : "", ext);
+		return pt_err(ctx, -ENODEV, "%s: network device %s is gone%s%s", key, dev, sep, ext);
 	if (r == -EOPNOTSUPP) {
+		const char *why = ext;
+		if (!ext[0])
+			why = strerror(EOPNOTSUPP);
 		dev_link(ctx, dev, "/driver", drv, sizeof(drv));
 		return pt_err(ctx, -EOPNOTSUPP, "%s: not here: the driver%s%s of %s has no %s (%s)",
-			      key, drv[0] ? " " : "", drv, dev, pt_eth_sec_what(sec),
-			      ext[0] ? ext : strerror(EOPNOTSUPP));
+			      key, drv[0] ? " " : "", drv, dev, pt_eth_sec_what(sec), why);
 	}
-	return pt_err(ctx, r, "%s: ethtool netlink: %s%s%s", key, strerror(-r), ext[0] ? ": " : "",
-		      ext);
+	return pt_err(ctx, r, "%s: ethtool netlink: %s%s%s", key, strerror(-r), sep, ext);
 }
 
 static int sect_get(struct perftune_ctx *ctx, const char *key, const char *dev, int sec,
@@ -204,7 +215,9 @@ static int sect_get(struct perftune_ctx *ctx, const char *key, const char *dev, 
 	r = pt_eth_get(ctx, dev, sec, s, ext, sizeof(ext));
 	if (r < 0) {
 		free(s);
-		return key ? eth_err(ctx, key, dev, sec, r, ext) : r;
+		if (key)
+			return eth_err(ctx, key, dev, sec, r, ext);
+		return r;
 	}
 	*out = s;
 	return 0;
@@ -220,7 +233,9 @@ static int emit_sect(struct perftune_ctx *ctx, const char *key, const char *dev,
 
 	for (size_t i = 0; r >= 0 && i < s->n; i++) {
 		const struct pt_eth_param *p = &s->p[i];
-		if (pat ? fnmatch(pat, p->name, 0) != 0 : p->fixed)
+		if (!pat && p->fixed)
+			continue; /* no pattern: the features one may change */
+		if (pat && fnmatch(pat, p->name, 0) != 0)
 			continue;
 		if (pat && !pt_glob(pat) && p->fixed)
 			return pt_err(ctx, -EOPNOTSUPP,
@@ -245,7 +260,9 @@ static int emit_sect(struct perftune_ctx *ctx, const char *key, const char *dev,
 			      "%s: not here: %s reports no %s '%s' (its driver does not support "
 			      "it)",
 			      key, dev, pt_eth_sec_what(sec), pat);
-	return key || r == -ENOMEM ? r : 0;
+	if (key || r == -ENOMEM)
+		return r;
+	return 0;
 }
 
 /*
@@ -439,7 +456,9 @@ static int net_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char *
 		r = pt_snprintf(buf, size, "%s", p.val ? "on" : "off");
 	else
 		r = pt_snprintf(buf, size, "%llu", p.val);
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	return 0;
 }
 
 /* a CPU mask as the kernel prints it: @cur's hex digits, its commas where they are */
@@ -490,7 +509,9 @@ static int net_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable *t
 		r = pt_file_read(ctx, t, cur, cur_size);
 		if (r >= 0 && pt_attr_writable(ctx, t->path, why, sizeof(why)) == 0)
 			r = pt_err(ctx, -EACCES, "%s: %s", t->key, why);
-		return r < 0 ? r : mask_validate(ctx, t, in, cur, out, size);
+		if (r < 0)
+			return r;
+		return mask_validate(ctx, t, in, cur, out, size);
 	}
 	r = eth_param(ctx, t, &p);
 	if (r < 0)
@@ -498,12 +519,19 @@ static int net_validate_cur(struct perftune_ctx *ctx, const struct pt_tunable *t
 	if (p.fixed)
 		return pt_err(ctx, -EOPNOTSUPP, "%s: not here: %s's feature %s is fixed", t->key,
 			      dev_of(t), t->aux);
-	snprintf(cur, cur_size, p.flag ? (p.val ? "on" : "off") : "%llu", p.val);
+	if (!p.flag)
+		snprintf(cur, cur_size, "%llu", p.val);
+	else if (p.val)
+		snprintf(cur, cur_size, "on");
+	else
+		snprintf(cur, cur_size, "off");
 	if (p.flag) {
 		bool on = !strcmp(in, "on") || !strcmp(in, "1") || !strcmp(in, "true");
 		if (!on && strcmp(in, "off") && strcmp(in, "0") && strcmp(in, "false"))
 			return pt_err(ctx, -EINVAL, "%s: '%s' is not one of: on off", t->key, in);
-		return pt_snprintf(out, size, "%s", on ? "on" : "off") < 0 ? -ENAMETOOLONG : 0;
+		if (pt_snprintf(out, size, "%s", on ? "on" : "off") < 0)
+			return -ENAMETOOLONG;
+		return 0;
 	}
 	if (pt_parse_ll(in, &v) < 0)
 		return pt_err(ctx, -EINVAL, "%s: '%s' is not a number", t->key, in);
@@ -550,7 +578,9 @@ static int net_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,
 	int r;
 
 	if (t->kind == NET_SYSFS) {
-		r = refused_read(ctx, t->path) ? net_read(ctx, t, v, sizeof(v)) : 0;
+		r = 0;
+		if (refused_read(ctx, t->path))
+			r = net_read(ctx, t, v, sizeof(v));
 		if (r >= 0)
 			r = pt_file_describe(ctx, t, d);
 		if (r >= 0 && strstr(t->aux, "_cpus"))

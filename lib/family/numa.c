@@ -308,8 +308,13 @@ static int set_affinity(struct perftune_ctx *ctx, const struct pt_tunable *t, in
 		return 0;
 	if (errno == ESRCH && (restoring || tid != t->id))
 		return 0; /* a thread that ended meanwhile */
-	return pt_err(ctx, -errno, "%s: %s %d: %s", t->key, tid == t->id ? "process" : "thread",
-		      tid, errno == ESRCH ? "exited" : strerror(errno));
+	int err = errno;
+	const char *who = "thread";
+
+	if (tid == t->id)
+		who = "process";
+	return pt_err(ctx, -err, "%s: %s %d: %s", t->key, who, tid,
+		      err == ESRCH ? "exited" : strerror(err));
 }
 
 /* move the pages the process has to @nodes; what cannot move stays (logged) */
@@ -338,7 +343,9 @@ static int restore_snapshot(struct perftune_ctx *ctx, const struct pt_tunable *t
 	if (!copy)
 		return -ENOMEM;
 	tok = strtok_r(copy, " ", &save);
-	struct bitmask *nodes = tok ? pt_libnuma.numa_parse_nodestring(tok) : NULL;
+	struct bitmask *nodes = NULL;
+	if (tok)
+		nodes = pt_libnuma.numa_parse_nodestring(tok);
 	while ((tok = strtok_r(NULL, " ", &save)) && r >= 0) {
 		char *eq = strchr(tok, '=');
 		struct bitmask *cpus;
@@ -414,7 +421,9 @@ static int *snapshot_tids(const char *orig, size_t *n)
 	int *v = NULL;
 
 	*n = 0;
-	for (const char *p = orig[0] == '@' ? strchr(orig, ' ') : NULL; p; p = strchr(p + 1, ' ')) {
+	if (orig[0] != '@')
+		return calloc(1, sizeof(int));
+	for (const char *p = strchr(orig, ' '); p; p = strchr(p + 1, ' ')) {
 		char *end;
 		long tid = strtol(p + 1, &end, 10);
 		if (*end != '=' || tid <= 0)
@@ -425,7 +434,9 @@ static int *snapshot_tids(const char *orig, size_t *n)
 		}
 		v[(*n)++] = (int)tid;
 	}
-	return v ? v : calloc(1, sizeof(int));
+	if (v)
+		return v;
+	return calloc(1, sizeof(int));
 }
 
 static int proc_identity(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *orig,
@@ -434,7 +445,9 @@ static int proc_identity(struct perftune_ctx *ctx, const struct pt_tunable *t, c
 	size_t n;
 	_cleanup_free_ int *tids = snapshot_tids(orig, &n);
 
-	return tids ? pt_proc_identity(ctx, t->id, tids, n, buf, size) : -ENOMEM;
+	if (tids)
+		return pt_proc_identity(ctx, t->id, tids, n, buf, size);
+	return -ENOMEM;
 }
 
 /* the same process: its snapshot without the threads that are not the ones journaled */
@@ -447,11 +460,10 @@ static int proc_reclaim(struct perftune_ctx *ctx, struct pt_found *f)
 
 	if (r != PT_FOUND_SAME || !n || f->orig[0] != '@')
 		return r;
-	o = (size_t)snprintf(f->value, sizeof(f->value), "%.*s",
-			     (int)(p ? p - f->orig : (long)strlen(f->orig)), f->orig);
+	o = (size_t)snprintf(f->value, sizeof(f->value), "%.*s", (int)strcspn(f->orig, " "),
+			     f->orig);
 	for (; p; p = strchr(p + 1, ' ')) {
-		const char *next = strchr(p + 1, ' ');
-		int len = (int)(next ? next - p : (long)strlen(p));
+		int len = (int)(1 + strcspn(p + 1, " "));
 		if (!pt_tids_has(stale, n, atoi(p + 1)) && o < sizeof(f->value))
 			o += (size_t)snprintf(f->value + o, sizeof(f->value) - o, "%.*s", len, p);
 	}
@@ -493,7 +505,8 @@ static int numa_place_self_impl(struct perftune_ctx *ctx, const char *nodes, int
 	}
 	r = proc_validate(ctx, &t, nodes, list, sizeof(list)); /* node list, nodes with CPUs */
 	if (r < 0 || !(mask = pt_libnuma.numa_parse_nodestring(list))) {
-		r = r < 0 ? r : -ENOMEM;
+		if (r >= 0)
+			r = -ENOMEM;
 		goto out;
 	}
 	if (pt_libnuma.numa_run_on_node_mask(mask) < 0) {

@@ -50,7 +50,9 @@ static int pmqos_read(struct perftune_ctx *ctx, const struct pt_tunable *t, char
 		return pt_err(ctx, fd, "%s: cannot open /%s: %s", t->key, t->path, strerror(-fd));
 	if (read(fd, &v, sizeof(v)) != sizeof(v))
 		return pt_err(ctx, -EIO, "%s: short read from /%s", t->key, t->path);
-	return pt_snprintf(buf, size, "%d", v) < 0 ? -ENAMETOOLONG : 0;
+	if (pt_snprintf(buf, size, "%d", v) < 0)
+		return -ENAMETOOLONG;
+	return 0;
 }
 
 static int pmqos_validate(struct perftune_ctx *ctx, const struct pt_tunable *t, const char *in,

@@ -97,10 +97,17 @@ int pt_proc_identity(struct perftune_ctx *ctx, int pid, int *tids, size_t n, cha
 	size_t len;
 
 	buf[0] = '\0';
-	if (r == -ESRCH) /* exited before the write: its pid can only be another's later */
-		return pt_snprintf(buf, size, "exited") < 0 ? -ENAMETOOLONG : 0;
-	if (r < 0 || !st.has_start)
-		return r < 0 ? r : 0; /* a stat without a start time (a fake tree): none to keep */
+	if (r == -ESRCH) { /* exited before the write: its pid can only be another's later */
+		if (pt_snprintf(buf, size, "exited") < 0)
+			return -ENAMETOOLONG;
+		return 0;
+	}
+	if (r < 0 || !st.has_start) {
+		/* a stat without a start time (a fake tree): none to keep */
+		if (r < 0)
+			return r;
+		return 0;
+	}
 	threads_add(ctx, pid, tids, n, &b);
 	s = pt_buf_steal(&b);
 	if (!s)
@@ -225,9 +232,14 @@ struct sel {
 static int comm_matches(struct perftune_ctx *ctx, const struct sel *s, const char *comm)
 {
 	_cleanup_free_ char *err = NULL;
-	int r = s->re ? pt_regex_match(s->re, comm, &err) : 1;
+	int r = 1;
 
-	return r == -EINVAL ? pt_err(ctx, r, "%s: %s", s->key, err) : r;
+	if (s->re)
+		r = pt_regex_match(s->re, comm, &err);
+
+	if (r == -EINVAL)
+		return pt_err(ctx, r, "%s: %s", s->key, err);
+	return r;
 }
 
 static int emit_pid(struct perftune_ctx *ctx, const struct sel *s, int pid, pt_emit_fn emit,
@@ -333,10 +345,12 @@ int pt_proc_select(struct perftune_ctx *ctx, const struct pt_keyparts *kp,
 			      "%s: expected proc.<pid>.%s, proc.all|user|kernel[<regex>].%s or "
 			      "proc[<regex>].%s",
 			      kp->text, s.attr, s.attr, s.attr);
-	if (re && (r = pt_regex_new(re->s, &s.re, &err)) < 0)
-		return r == -EINVAL ? pt_err(ctx, r, "%s: not an extended regular expression: %s",
-					     kp->text, err)
-				    : r;
+	if (re && (r = pt_regex_new(re->s, &s.re, &err)) < 0) {
+		if (r == -EINVAL)
+			return pt_err(ctx, r, "%s: not an extended regular expression: %s",
+				      kp->text, err);
+		return r;
+	}
 	r = select_each(ctx, &s, emit, ud);
 	pt_regex_free(s.re);
 	return r;

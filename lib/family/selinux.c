@@ -69,7 +69,9 @@ static int selinux_validate(struct perftune_ctx *ctx, const struct pt_tunable *t
 {
 	int r = pt_file_validate(ctx, t, in, out, size);
 	/* the kernel takes any unsigned int; more than 1M entries only wastes memory */
-	return r < 0 ? r : pt_validate_range(ctx, t, in, 1, 1 << 20, out, size);
+	if (r < 0)
+		return r;
+	return pt_validate_range(ctx, t, in, 1, 1 << 20, out, size);
 }
 
 static int selinux_describe(struct perftune_ctx *ctx, const struct pt_tunable *t,

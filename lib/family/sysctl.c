@@ -217,7 +217,9 @@ static int sysctl_identity(struct perftune_ctx *ctx, const struct pt_tunable *t,
 
 	(void)orig;
 	buf[0] = '\0';
-	return netdev_of(t, dev, sizeof(dev)) ? pt_netdev_identity(ctx, dev, buf, size) : 0;
+	if (netdev_of(t, dev, sizeof(dev)))
+		return pt_netdev_identity(ctx, dev, buf, size);
+	return 0;
 }
 
 /* sysctl.<each component of @kp>: a renamed device's key */
@@ -276,11 +278,15 @@ static int sysfs_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp,
 	if (fd < 0)
 		return pt_err(ctx, fd, "%s: %s", kp->text, strerror(-fd));
 	struct stat st;
-	int r = fstat(fd, &st) < 0 ? -errno : 0;
+	int r = 0;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
 	close(fd);
 	if (r == 0 && !S_ISREG(st.st_mode))
 		return pt_err(ctx, -EISDIR, "%s: not an attribute file", kp->text);
-	return r < 0 ? r : emit(ctx, &t, ud);
+	if (r < 0)
+		return r;
+	return emit(ctx, &t, ud);
 }
 
 static int sysfs_list(struct perftune_ctx *ctx _unused_, pt_emit_fn emit _unused_, void *ud _unused_)

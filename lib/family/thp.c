@@ -19,10 +19,14 @@ static int thp_emit(struct perftune_ctx *ctx, const char *sub, const char *file,
 {
 	struct pt_tunable t;
 	char path[PATH_MAX];
+	const char *slash = "", *dot = ""; /* after @sub, when there is one */
 
-	if (pt_snprintf(path, sizeof(path), THP_DIR "%s%s/%s", sub[0] ? "/" : "", sub, file) < 0 ||
-	    pt_tunable_init(&t, &pt_thp_family, path, "thp.%s%s%s", sub, sub[0] ? "." : "", file) <
-		    0)
+	if (sub[0]) {
+		slash = "/";
+		dot = ".";
+	}
+	if (pt_snprintf(path, sizeof(path), THP_DIR "%s%s/%s", slash, sub, file) < 0 ||
+	    pt_tunable_init(&t, &pt_thp_family, path, "thp.%s%s%s", sub, dot, file) < 0)
 		return -ENAMETOOLONG;
 	return emit(ctx, &t, ud);
 }
@@ -73,7 +77,9 @@ static int thp_list_dir(struct perftune_ctx *ctx, const char *sub, pt_emit_fn em
 static int thp_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 {
 	int r = thp_list_dir(ctx, "", emit, ud);
-	return r < 0 ? r : thp_list_dir(ctx, "khugepaged", emit, ud);
+	if (r < 0)
+		return r;
+	return thp_list_dir(ctx, "khugepaged", emit, ud);
 }
 
 static void thp_export_names(struct perftune_ctx *ctx _unused_, const struct pt_tunable *t,

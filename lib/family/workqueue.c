@@ -27,12 +27,21 @@ static int wq_emit(struct perftune_ctx *ctx, const char *name, pt_emit_fn emit, 
 {
 	struct pt_tunable t;
 	char path[PATH_MAX], comp[128];
+	int r;
 
-	if (pt_snprintf(path, sizeof(path), WQ_DIR "%s%s/cpumask", name ? "/" : "",
-			name ? name : "") < 0 ||
-	    (name && pt_key_comp(comp, sizeof(comp), name, PT_KEYFORM_BRACKET) < 0) ||
-	    pt_tunable_init(&t, &pt_workqueue_family, path, "workqueue%s%s.cpus", name ? "." : "",
-			    name ? comp : "") < 0)
+	if (name) {
+		r = pt_snprintf(path, sizeof(path), WQ_DIR "/%s/cpumask", name);
+		if (r >= 0)
+			r = pt_key_comp(comp, sizeof(comp), name, PT_KEYFORM_BRACKET);
+		if (r >= 0)
+			r = pt_tunable_init(&t, &pt_workqueue_family, path, "workqueue.%s.cpus",
+					    comp);
+	} else {
+		r = pt_snprintf(path, sizeof(path), WQ_DIR "/cpumask");
+		if (r >= 0)
+			r = pt_tunable_init(&t, &pt_workqueue_family, path, "workqueue.cpus");
+	}
+	if (r < 0)
 		return 0; /* no key can name it */
 	if (!pt_attr_tunable(ctx, path))
 		return 0;
@@ -64,7 +73,9 @@ static int wq_list(struct perftune_ctx *ctx, pt_emit_fn emit, void *ud)
 {
 	int found = 0, r = wq_emit(ctx, NULL, emit, ud);
 
-	return r < 0 ? r : wq_scan(ctx, NULL, emit, ud, &found);
+	if (r < 0)
+		return r;
+	return wq_scan(ctx, NULL, emit, ud, &found);
 }
 
 static int wq_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,

@@ -185,9 +185,10 @@ static int param_attr(const struct nlattr *a, void *data)
 		if (!e)
 			return MNL_CB_ERROR;
 		e->flag = p->flag;
-		if (type == p->attr)
-			e->val = p->flag ? pt_libmnl.mnl_attr_get_u8(a)
-					 : pt_libmnl.mnl_attr_get_u32(a);
+		if (type == p->attr && p->flag)
+			e->val = pt_libmnl.mnl_attr_get_u8(a);
+		else if (type == p->attr)
+			e->val = pt_libmnl.mnl_attr_get_u32(a);
 		else
 			e->max = pt_libmnl.mnl_attr_get_u32(a);
 	}

@@ -75,7 +75,9 @@ int pt_netdev_identity(struct perftune_ctx *ctx, const char *dev, char *buf, siz
 	if (r >= 0 && ns && netns_cookie(ctx))
 		r = pt_snprintf(buf + strlen(buf), size - strlen(buf), " cookie=%llu",
 				netns_cookie(ctx));
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	return 0;
 }
 
 /* " net:[<ns>] " in /proc/self/mountinfo, read whole: 1, 0 not there, -errno cannot tell */
@@ -91,8 +93,11 @@ static int mounted(struct perftune_ctx *ctx, unsigned long long ns)
 		ssize_t n = read(fd, buf + keep, sizeof(buf) - 1 - keep);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : 0;
+		if (n <= 0) {
+			if (n < 0)
+				return -errno;
+			return 0;
+		}
 		buf[keep + (size_t)n] = '\0';
 		if (strstr(buf, want))
 			return 1;

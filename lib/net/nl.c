@@ -61,14 +61,18 @@ static int on_error(const struct nlmsghdr *nlh, void *data)
 		    pt_libmnl.mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
 			snprintf(rp->ext, rp->extsize, "%s", pt_libmnl.mnl_attr_get_str(attr));
 	}
-	return rp->err ? MNL_CB_ERROR : MNL_CB_STOP;
+	if (rp->err)
+		return MNL_CB_ERROR;
+	return MNL_CB_STOP;
 }
 
 static int on_msg(const struct nlmsghdr *nlh, void *data)
 {
 	struct reply *rp = data;
 
-	return rp->cb ? rp->cb(nlh, rp->data) : MNL_CB_OK;
+	if (rp->cb)
+		return rp->cb(nlh, rp->data);
+	return MNL_CB_OK;
 }
 
 static int real_talk(void *data _unused_, const struct nlmsghdr *req, pt_nl_cb cb, void *cbdata,
@@ -83,7 +87,9 @@ static int real_talk(void *data _unused_, const struct nlmsghdr *req, pt_nl_cb c
 	int r = 0;
 
 	if (!nl || !buf) {
-		r = nl ? -ENOMEM : -errno;
+		r = -errno; /* the socket's */
+		if (nl)
+			r = -ENOMEM;
 		goto out;
 	}
 	/* without these a kernel still answers; the message is just shorter */
@@ -104,7 +110,12 @@ static int real_talk(void *data _unused_, const struct nlmsghdr *req, pt_nl_cb c
 		r = pt_libmnl.mnl_cb_run2(buf, (size_t)n, req->nlmsg_seq, portid, on_msg, &rp, ctl,
 					  NLMSG_MIN_TYPE);
 		if (r <= MNL_CB_STOP) {
-			r = r == MNL_CB_ERROR ? (rp.err ? rp.err : -errno) : 0;
+			if (r != MNL_CB_ERROR)
+				r = 0;
+			else if (rp.err)
+				r = rp.err; /* the kernel's answer */
+			else
+				r = -errno;
 			break;
 		}
 	}
@@ -139,7 +150,9 @@ static int family_id(const struct pt_nl_transport *tp, void *data, const char *n
 	r = tp->talk(data, nlh, family_reply, &id, ext, extsize);
 	if (r < 0)
 		return r;
-	return id > 0 ? id : -ENOENT;
+	if (id > 0)
+		return id;
+	return -ENOENT;
 }
 
 static const struct pt_nl_transport real_transport = { .talk = real_talk };
@@ -187,7 +200,9 @@ int pt_nl_talk(struct perftune_ctx *ctx, const char *family, struct nlmsghdr *re
 		if (id == -ENOENT && !ext[0])
 			snprintf(ext, extsize, "this kernel has no generic netlink family '%s'",
 				 family);
-		return id == -ENOENT ? -EOPNOTSUPP : id;
+		if (id == -ENOENT)
+			return -EOPNOTSUPP;
+		return id;
 	}
 	req->nlmsg_type = (uint16_t)id;
 	return tp->talk(data, req, cb, cbdata, ext, extsize);

@@ -24,7 +24,9 @@ static int by_pkg_cpu(const void *a, const void *b)
 	const struct cpu_pkg *x = a, *y = b;
 	int c = strcmp(x->pkg, y->pkg);
 
-	return c ? c : (x->cpu > y->cpu) - (x->cpu < y->cpu);
+	if (c)
+		return c;
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
 }
 
 /* "cpuN" with N all digits and below PT_CPUS_MAX; -1 if not */
@@ -37,7 +39,9 @@ static long cpu_number(const char *name)
 		return -1;
 	for (const char *c = name + 3; *c && n < PT_CPUS_MAX; c++)
 		n = n * 10 + (*c - '0');
-	return n < PT_CPUS_MAX ? n : -1;
+	if (n < PT_CPUS_MAX)
+		return n;
+	return -1;
 }
 
 /*
@@ -74,7 +78,10 @@ char *pt_cpus_isolated(struct perftune_ctx *ctx, long reserve)
 	if (n)
 		qsort(v, n, sizeof(*v), by_pkg_cpu);
 	for (size_t i = 0; i < n; i++) {
-		rank = i && !strcmp(v[i].pkg, v[i - 1].pkg) ? rank + 1 : 0;
+		if (i && !strcmp(v[i].pkg, v[i - 1].pkg))
+			rank++;
+		else
+			rank = 0;
 		if ((long)rank >= reserve)
 			pt_cpus_set(m, v[i].cpu, true);
 	}

@@ -62,7 +62,9 @@ static bool devices_match(const char *rules, const char *name)
 		pos = true;
 		match |= !fnmatch(r, name, 0);
 	}
-	return pos ? match : true;
+	if (pos)
+		return match;
+	return true;
 }
 
 bool pt_explicit_rules(const char *rules)
@@ -70,8 +72,9 @@ bool pt_explicit_rules(const char *rules)
 	_cleanup_free_ char *dup = strdup(rules);
 	char *save = NULL;
 
-	for (char *r = dup ? strtok_r(dup, " \t\n,", &save) : NULL; r;
-	     r = strtok_r(NULL, " \t\n,", &save))
+	if (!dup)
+		return false;
+	for (char *r = strtok_r(dup, " \t\n,", &save); r; r = strtok_r(NULL, " \t\n,", &save))
 		if (r[0] != '!' && strcmp(r, "*"))
 			return true;
 	return false;
@@ -145,7 +148,7 @@ static const char *type_dir(const char *type)
 static int udev_matches(struct perftune_profile *p, struct pt_punit *u, const char *name)
 {
 	const char *type = u->type, *re = u->udev_regex;
-	const char *subsys = !strcmp(type, "disk") ? "block" : !strcmp(type, "net") ? "net" : type;
+	const char *subsys = type;
 	struct udev_device *d;
 	struct udev_list_entry *e;
 	struct pt_buf b = { 0 };
@@ -154,10 +157,14 @@ static int udev_matches(struct perftune_profile *p, struct pt_punit *u, const ch
 
 	if (!pt_root_is_host(p->ctx))
 		return 0;
+	if (!strcmp(type, "disk"))
+		subsys = "block"; /* the disk plugin's devices; net's are in "net" */
 	if (!pt_udev(p->ctx)) {
 		snprintf(what, sizeof(what), "%s:%d: [%s] devices_udev_regex", u->file, u->line,
 			 u->name);
-		return pt_dl_load(PT_DL_UDEV) < 0 ? pt_dl_need(p->ctx, PT_DL_UDEV, what) : -ENOMEM;
+		if (pt_dl_load(PT_DL_UDEV) < 0)
+			return pt_dl_need(p->ctx, PT_DL_UDEV, what);
+		return -ENOMEM;
 	}
 	d = pt_libudev.udev_device_new_from_subsystem_sysname(pt_udev(p->ctx), subsys, name);
 	if (!d)
@@ -198,7 +205,9 @@ static const char *device_file(const char *type, const char *n)
 {
 	if (strcmp(type, "irq"))
 		return n;
-	return !strcmp(n, "DEFAULT") ? "default_smp_affinity" : n + 3 * !strncmp(n, "irq", 3);
+	if (!strcmp(n, "DEFAULT"))
+		return "default_smp_affinity";
+	return n + 3 * !strncmp(n, "irq", 3);
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -258,7 +267,9 @@ int pt_unit_devices(struct perftune_profile *p, struct pt_punit *u, struct pt_de
 	r = select_devices(p, u, *rules, taken, out);
 	if (r < 0 || !(dup = strdup(*rules))) {
 		pt_devset_free(out);
-		return r < 0 ? r : -ENOMEM;
+		if (r < 0)
+			return r;
+		return -ENOMEM;
 	}
 	for (char *n = strtok_r(dup, " \t\n,", &save); n; n = strtok_r(NULL, " \t\n,", &save)) {
 		char path[PATH_MAX];

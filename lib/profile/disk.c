@@ -22,9 +22,12 @@
 /* "4096", ">4096", "8192 s" (sectors) -> "[op]kB"; NULL if not a number */
 static char *readahead_kb(const char *v)
 {
-	char op = *v == '>' || *v == '<' ? *v++ : 0, *end;
+	const char *op = v;
+	int oplen = *v == '>' || *v == '<';
+	char *end;
 	long long n;
 
+	v += oplen;
 	while (isspace((unsigned char)*v))
 		v++;
 	n = strtoll(v, &end, 10);
@@ -37,7 +40,9 @@ static char *readahead_kb(const char *v)
 	else if (*end)
 		return NULL;
 	char *out = NULL;
-	return asprintf(&out, "%s%lld", op ? (char[]){ op, 0 } : "", n) < 0 ? NULL : out;
+	if (asprintf(&out, "%.*s%lld", oplen, op, n) < 0)
+		return NULL;
+	return out;
 }
 
 /* readahead_multiply scales the original: the one journaled by this transaction, if any */
@@ -60,7 +65,9 @@ static int readahead_base(struct perftune_profile *p, const char *key, long long
 		perftune_status_iter_free(it);
 	}
 	r = perftune_get(p->ctx, key, &cur);
-	return r < 0 ? r : pt_parse_ll(cur, base);
+	if (r < 0)
+		return r;
+	return pt_parse_ll(cur, base);
 }
 
 static int disk_option(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o,
@@ -82,11 +89,12 @@ static int disk_option(struct perftune_profile *p, struct pt_punit *u, struct pt
 		snprintf(path, sizeof(path), "sys/block/%s/queue/iosched/quantum", dev);
 		/* CFQ's parameter: no blk-mq scheduler has it, so a scheduler switch
 		 * in the same profile will not bring it (and a commit would fail) */
-		if (!pt_attr_exists(p->ctx, path))
-			return pt_pitem_add(p, u, o, key, v, PT_ITEM_SKIPPED,
-					    "%s's scheduler has no quantum (a CFQ parameter)", dev)
-				       ? 0
-				       : -ENOMEM;
+		if (!pt_attr_exists(p->ctx, path)) {
+			if (pt_pitem_add(p, u, o, key, v, PT_ITEM_SKIPPED,
+					 "%s's scheduler has no quantum (a CFQ parameter)", dev))
+				return 0;
+			return -ENOMEM;
+		}
 		r = pt_pmap_key(p, u, o, key, v, false, NULL);
 	} else if (!strcmp(o->name, "readahead")) {
 		_cleanup_free_ char *kb = readahead_kb(v);
@@ -124,7 +132,9 @@ static int disk_option(struct perftune_profile *p, struct pt_punit *u, struct pt
 	}
 	if (r >= 0 && it && hint && !(it->udev_match = strdup(hint)))
 		return -ENOMEM;
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	return 0;
 }
 
 /* udev match for a value that holds for every disk the unit selects */
@@ -201,11 +211,12 @@ int pt_map_disk(struct perftune_profile *p, struct pt_punit *u, struct pt_devset
 				      "no kernel file");
 			continue;
 		}
+		if (!ok && !strcmp(o->name, "dynamic")) {
+			pt_pitem_skip(p, u, o, "dynamic tuning needs TuneD's daemon");
+			continue;
+		}
 		if (!ok) {
-			pt_pitem_skip(p, u, o, "%s",
-				      !strcmp(o->name, "dynamic")
-					      ? "dynamic tuning needs TuneD's daemon"
-					      : "unknown option of the disk plugin");
+			pt_pitem_skip(p, u, o, "unknown option of the disk plugin");
 			continue;
 		}
 		if ((r = pt_vars_expand(p, o->value, o, &v, &why)) < 0)
@@ -214,11 +225,11 @@ int pt_map_disk(struct perftune_profile *p, struct pt_punit *u, struct pt_devset
 			pt_pitem_skip(p, u, o, "%s", why);
 			continue;
 		}
+		const char *h = hint;
+		if (strchr("<>", v[0]) || !strcmp(o->name, "readahead_multiply"))
+			h = NULL;
 		for (size_t k = 0; k < devs.n && r >= 0; k++)
-			r = disk_option(p, u, o, devs.name[k], v,
-					strchr("<>", v[0]) || !strcmp(o->name, "readahead_multiply")
-						? NULL
-						: hint);
+			r = disk_option(p, u, o, devs.name[k], v, h);
 	}
 	pt_devset_free(&devs);
 	return r;

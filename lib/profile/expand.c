@@ -131,7 +131,7 @@ static int call(struct perftune_profile *p, const struct pt_popt *o, const char 
 static void unescape(char *s)
 {
 	for (char *line = s; line && *line;) {
-		char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
+		char *nl = strchr(line, '\n'), *end = line + strcspn(line, "\n");
 		for (char *c = line; c < end; c++) {
 			char *close;
 			if (c[0] != '\\' || strncmp(c + 1, "${f:", 4))
@@ -139,11 +139,14 @@ static void unescape(char *s)
 			close = memchr(c + 5, '}', (size_t)(end - c - 5));
 			if (close) {
 				memmove(c, c + 1, strlen(c + 1) + 1);
-				nl = nl ? nl - 1 : NULL;
+				if (nl)
+					nl--;
 			}
 			break;
 		}
-		line = nl ? nl + 1 : NULL;
+		if (!nl)
+			break;
+		line = nl + 1;
 	}
 }
 
@@ -172,7 +175,9 @@ static int expand_functions(struct perftune_profile *p, const char *in, const st
 		if (*c == '}') {
 			size_t from = stack[--depth];
 			_cleanup_free_ char *res = NULL;
-			int r = escs[depth] ? 0 : call(p, o, b.s + from, b.len - from, &res, why);
+			int r = 0;
+			if (!escs[depth])
+				r = call(p, o, b.s + from, b.len - from, &res, why);
 			if (r < 0) {
 				free(b.s);
 				return r;
@@ -213,7 +218,9 @@ int pt_expand_rest(struct perftune_profile *p, const char *in, const struct pt_p
 	*unresolved = NULL;
 	if (r >= 0 && (why->len || why->oom)) {
 		*unresolved = pt_buf_steal(why);
-		r = *unresolved ? 0 : -ENOMEM;
+		r = 0;
+		if (!*unresolved)
+			r = -ENOMEM;
 	}
 	if (r < 0) {
 		free(why->s);

@@ -102,7 +102,9 @@ static int not_evaluated(struct call *c, const char *fmt, ...)
 static int result(struct call *c, char *s)
 {
 	*c->out = s;
-	return s ? 1 : -ENOMEM;
+	if (s)
+		return 1;
+	return -ENOMEM;
 }
 
 /* the CPU list TuneD's cpulist_unpack makes of the arguments joined by @sep */
@@ -127,15 +129,22 @@ static int f_cpulist(struct call *c, const char *sep, int op)
 
 	if (op == 'h') { /* hex2cpulist */
 		memset(m, 0, sizeof(m));
-		if ((r = pt_cpus_hex(c->argv[0], m, why, sizeof(why))) < 0)
-			return r == -ENOMEM ? r : not_evaluated(c, "%s", why);
+		if ((r = pt_cpus_hex(c->argv[0], m, why, sizeof(why))) < 0) {
+			if (r == -ENOMEM)
+				return r;
+			return not_evaluated(c, "%s", why);
+		}
 	} else if ((r = args_cpus(c, sep, m)) <= 0) {
 		return r;
 	}
 	if (op == 'i' || op == 'H' || op == 'o' || op == 'P')
 		cpus_file(c->p->ctx, op == 'P' ? "present" : "online", other);
-	for (int i = 0; i < PT_CPUS_BYTES && strchr("iHoP", op); i++)
-		m[i] = op == 'i' || op == 'H' ? other[i] & (unsigned char)~m[i] : m[i] & other[i];
+	for (int i = 0; i < PT_CPUS_BYTES && strchr("iHoP", op); i++) {
+		if (op == 'i' || op == 'H')
+			m[i] = other[i] & (unsigned char)~m[i];
+		else
+			m[i] &= other[i];
+	}
 	if (op == 'x' || op == 'H')
 		return result(c, pt_cpus_hexstr(m));
 	return result(c, pt_cpus_list(m, op == 'd' ? "cpu" : "", op == 'p'));
@@ -236,7 +245,9 @@ static int f_sectors(struct call *c)
 		v /= 2;
 	else /* v / 2 is n + 0.5: the even one of n, n + 1 */
 		v = ((v - 1) / 2) % 2 == 0 ? (v - 1) / 2 : (v + 1) / 2;
-	return asprintf(c->out, "%lld", v) < 0 ? -ENOMEM : 1;
+	if (asprintf(c->out, "%lld", v) < 0)
+		return -ENOMEM;
+	return 1;
 }
 
 static int regex_err(struct call *c, int r, char *err)
@@ -319,7 +330,9 @@ static int f_isolated(struct call *c)
 				     c->argv[0]);
 	if (c->argc && pt_parse_ll(c->argv[0], &reserve) < 0)
 		reserve = LLONG_MAX; /* more than any package has */
-	return result(c, pt_cpus_isolated(c->p->ctx, reserve > LONG_MAX ? LONG_MAX : (long)reserve));
+	if (reserve > LONG_MAX)
+		reserve = LONG_MAX;
+	return result(c, pt_cpus_isolated(c->p->ctx, (long)reserve));
 }
 
 static int f_queues(struct call *c)
@@ -334,7 +347,11 @@ static int f_queues(struct call *c)
 	cpus_file(c->p->ctx, "online", m);
 	for (int i = 0; i < PT_CPUS_MAX; i++)
 		n += pt_cpus_has(m, i);
-	return asprintf(c->out, "%d", n ? n : 1) < 0 ? -ENOMEM : 1;
+	if (!n)
+		n = 1;
+	if (asprintf(c->out, "%d", n) < 0)
+		return -ENOMEM;
+	return 1;
 }
 
 /* TuneD's functions and their argument counts (max 0: any number) */

@@ -163,7 +163,9 @@ static int section(struct parse *ps, const char *s, size_t n, int line)
 	u->line = line;
 	ps->cur = &u->opt;
 	ps->curn = &u->n;
-	return u->name ? 0 : -ENOMEM;
+	if (u->name)
+		return 0;
+	return -ENOMEM;
 }
 
 static int option(struct parse *ps, char *s, int line)
@@ -229,7 +231,9 @@ static int parse_line(struct parse *ps, char *raw, int line)
 	if (*s == '#' || *s == ';')
 		return 0;
 	if (!*s) { /* a blank line belongs to a multi-line value, a comment line does not */
-		return ps->last && !comment ? add_line(ps, "") : 0;
+		if (ps->last && !comment)
+			return add_line(ps, "");
+		return 0;
 	}
 	if (ps->last && indent > ps->indent)
 		return add_line(ps, s);
@@ -260,8 +264,12 @@ static int finish(struct parse *ps)
 	for (size_t k = 0; k < ps->ndefaults && r >= 0; k++)
 		r = end_value(ps, &ps->defaults[k]);
 	for (size_t i = 0; i <= c->n && r >= 0; i++) {
-		struct pt_popt **o = i < c->n ? &c->u[i].opt : &c->main;
-		size_t *n = i < c->n ? &c->u[i].n : &c->nmain;
+		struct pt_popt **o = &c->main;
+		size_t *n = &c->nmain;
+		if (i < c->n) {
+			o = &c->u[i].opt;
+			n = &c->u[i].n;
+		}
 		for (size_t k = 0; k < *n && r >= 0; k++)
 			r = end_value(ps, &(*o)[k]);
 		if (i == c->n && !ps->has_main)

@@ -145,8 +145,13 @@ static int default_irq(struct perftune_profile *p, struct pt_punit *u, struct pt
 	unsigned char m[PT_CPUS_BYTES];
 	char why[160] = "";
 
-	if (!v || !strcmp(v, "ignore"))
-		return v ? 0 : d ? 0 : -ENOMEM;
+	if (!v || !strcmp(v, "ignore")) {
+		if (v)
+			return 0;
+		if (d)
+			return 0;
+		return -ENOMEM;
+	}
 	if (!strcmp(v, "calc")) {
 		if (asprintf(&value, "intersect:%s", keep) < 0)
 			return -ENOMEM;
@@ -186,14 +191,19 @@ static int isolated_cores(struct perftune_profile *p, struct pt_punit *u, struct
 	r = pt_pmap_key(p, u, o, "workqueue.cpus", keep, false, NULL);
 	if (r >= 0) /* and the threads, as ps_whitelist/ps_blacklist select them */
 		r = pt_map_isolated_threads(p, u, o, keep);
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	return 0;
 }
 
 int pt_map_isolate(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o, char *v)
 {
-	if (!strcmp(o->name, "isolated_cores"))
-		return v[strspn(v, " \t")] ? isolated_cores(p, u, o, v)
-					   : 0; /* empty: TuneD's none */
+	if (!strcmp(o->name, "isolated_cores")) {
+		/* empty: TuneD's none */
+		if (v[strspn(v, " \t")])
+			return isolated_cores(p, u, o, v);
+		return 0;
+	}
 	if (!pt_popt_find(u->opt, u->n, "isolated_cores"))
 		pt_pitem_skip(p, u, o, "%s takes effect with isolated_cores, which this unit lacks",
 			      o->name);
@@ -232,7 +242,9 @@ static int irq_affinity(struct perftune_profile *p, struct pt_punit *u, struct p
 	for (size_t i = 0; i < devs->n && r >= 0; i++)
 		if (irq_key(devs->name[i], key, sizeof(key)))
 			r = pt_pmap_key(p, u, o, key, value, false, NULL);
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	return 0;
 }
 
 int pt_map_irq(struct perftune_profile *p, struct pt_punit *u, struct pt_devset *taken)

@@ -38,7 +38,7 @@ static _printf_(7, 0) struct pt_pitem *vadd(struct perftune_profile *p, const st
 					    va_list ap)
 {
 	struct pt_pitem *v = realloc(p->items, (p->nitems + 1) * sizeof(*v)), *it;
-	bool fail = false;
+	bool fail = false, oom = false;
 
 	if (!v)
 		return NULL;
@@ -51,14 +51,14 @@ static _printf_(7, 0) struct pt_pitem *vadd(struct perftune_profile *p, const st
 		it->origin = NULL;
 	else if (!o && u && asprintf(&it->origin, "%s:%d", u->file, u->line) < 0)
 		it->origin = NULL;
-	it->raw = o ? strdup(o->value) : NULL;
-	it->key = key ? strdup(key) : NULL;
-	it->value = value ? strdup(value) : NULL;
+	if (o)
+		it->raw = strdup(o->value);
+	it->key = pt_strdup_or_null(key, &oom);
+	it->value = pt_strdup_or_null(value, &oom);
 	if (fmt && vasprintf(&it->note, fmt, ap) < 0)
 		it->note = NULL;
 	it->flags = flags;
-	fail = !it->option || !it->origin || (o && !it->raw) || (key && !it->key) ||
-	       (value && !it->value) || (fmt && !it->note);
+	fail = !it->option || !it->origin || (o && !it->raw) || oom || (fmt && !it->note);
 	if (fail) {
 		pitem_free(it);
 		return NULL;
@@ -154,7 +154,11 @@ int pt_pmap_key(struct perftune_profile *p, const struct pt_punit *u, const stru
 		return -ENOMEM;
 	if (out)
 		*out = it;
-	return r < 0 ? 0 : it->flags & PT_ITEM_SKIPPED ? 0 : 1;
+	if (r < 0)
+		return 0;
+	if (it->flags & PT_ITEM_SKIPPED)
+		return 0;
+	return 1;
 }
 
 int pt_pmap_cond(struct perftune_profile *p, const struct pt_punit *u, const struct pt_popt *o,
@@ -171,25 +175,28 @@ int pt_pmap_cond(struct perftune_profile *p, const struct pt_punit *u, const str
 		if (!absent(r) && r != -EACCES && r != -ENOTUNIQ)
 			return pt_err_prefix(p->ctx, r, "%s:%d: [%s] %s", o->file, o->line, u->name,
 					     o->name);
-		return pt_pitem_add(p, u, o, key, value + 1, PT_ITEM_SKIPPED, "%s",
-				    perftune_ctx_last_error(p->ctx))
-			       ? 1
-			       : -ENOMEM;
+		if (pt_pitem_add(p, u, o, key, value + 1, PT_ITEM_SKIPPED, "%s",
+				 perftune_ctx_last_error(p->ctx)))
+			return 1;
+		return -ENOMEM;
 	}
-	if (pt_parse_ll(value + 1, &want) < 0 || pt_parse_ll(cur, &now) < 0)
-		return pt_pitem_add(p, u, o, key, value + 1, PT_ITEM_SKIPPED,
-				    "cannot compare '%s' with the current value '%s'", value, cur)
-			       ? 1
-			       : -ENOMEM;
-	if (value[0] == '>' ? want > now : want < now) {
+	if (pt_parse_ll(value + 1, &want) < 0 || pt_parse_ll(cur, &now) < 0) {
+		if (pt_pitem_add(p, u, o, key, value + 1, PT_ITEM_SKIPPED,
+				 "cannot compare '%s' with the current value '%s'", value, cur))
+			return 1;
+		return -ENOMEM;
+	}
+	if ((value[0] == '>' && want > now) || (value[0] != '>' && want < now)) {
 		r = pt_pmap_key(p, u, o, key, value + 1, false, NULL);
-		return r < 0 ? r : 1;
+		if (r < 0)
+			return r;
+		return 1;
 	}
-	return pt_pitem_add(p, u, o, key, cur, PT_ITEM_UNCHANGED,
-			    "the current value %lld is already %s %lld", now,
-			    value[0] == '>' ? ">=" : "<=", want)
-		       ? 1
-		       : -ENOMEM;
+	if (pt_pitem_add(p, u, o, key, cur, PT_ITEM_UNCHANGED,
+			 "the current value %lld is already %s %lld", now,
+			 value[0] == '>' ? ">=" : "<=", want))
+		return 1;
+	return -ENOMEM;
 }
 
 /* @path is relative to the root ("sys/..."): the sysfs[] key confines it */
@@ -211,7 +218,9 @@ int pt_pmap_sysfs(struct perftune_profile *p, const struct pt_punit *u, const st
 		return 0;
 	}
 	r = pt_pmap_cond(p, u, o, key, value);
-	return r ? r : pt_pmap_key(p, u, o, key, value, false, NULL);
+	if (r)
+		return r;
+	return pt_pmap_key(p, u, o, key, value, false, NULL);
 }
 
 struct pt_popt pt_unit_attr(const struct pt_punit *u, const char *attr, const char *value,

@@ -164,10 +164,10 @@ int pt_profile_read(struct perftune_profile *p, const char *name_or_path)
 		if (stat(name_or_path, &st) < 0)
 			return pt_err(p->ctx, -errno, "profile %s: %s", name_or_path,
 				      strerror(errno));
-		if (S_ISDIR(st.st_mode))
-			r = asprintf(&path, "%s/tuned.conf", name_or_path) < 0 ? -ENOMEM : 0;
-		else
+		if (!S_ISDIR(st.st_mode))
 			path = strdup(name_or_path);
+		else if (asprintf(&path, "%s/tuned.conf", name_or_path) < 0)
+			r = -ENOMEM;
 		if (path)
 			pt_profile_warn_unsafe(p->ctx, path);
 	} else {
@@ -175,8 +175,11 @@ int pt_profile_read(struct perftune_profile *p, const char *name_or_path)
 		if (r == -ENOENT)
 			return pt_profile_not_found(p->ctx, name_or_path, NULL, 0);
 	}
-	if (r < 0 || !path)
-		return r < 0 ? r : -ENOMEM;
+	if (r < 0 || !path) {
+		if (r < 0)
+			return r;
+		return -ENOMEM;
+	}
 	p->path = strdup(path);
 	p->name = profile_name(path);
 	if (!p->path || !p->name)

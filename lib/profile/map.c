@@ -65,9 +65,14 @@ static int prio_cmp(const void *a, const void *b)
 {
 	const struct pt_punit *const *x = a, *const *y = b;
 
-	if ((*x)->priority != (*y)->priority)
-		return (*x)->priority < (*y)->priority ? -1 : 1;
-	return *x < *y ? -1 : *x > *y;
+	if ((*x)->priority != (*y)->priority) {
+		if ((*x)->priority < (*y)->priority)
+			return -1;
+		return 1;
+	}
+	if (*x < *y)
+		return -1;
+	return *x > *y;
 }
 
 static int priorities(struct perftune_profile *p)
@@ -99,7 +104,9 @@ int pt_profile_map(struct perftune_profile *p, unsigned flags, const char *txnam
 	perftune_tx_unref(p->check);
 	p->check = NULL;
 	free(p->txname);
-	p->txname = txname ? strdup(txname) : NULL;
+	p->txname = NULL;
+	if (txname)
+		p->txname = strdup(txname);
 	p->map_flags = flags;
 	r = perftune_tx_new(p->ctx, "profile-check",
 			    PERFTUNE_TX_DRY_RUN |

@@ -83,7 +83,9 @@ static int one_pair(struct perftune_profile *p, struct pt_punit *u, struct pt_po
 		 * ethtool call fails there and the profile goes on */
 		r = pt_pmap_key(p, u, o, key, value, sized, NULL);
 	}
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	return 0;
 }
 
 int pt_map_net_option(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o,
@@ -110,5 +112,7 @@ int pt_map_net_option(struct perftune_profile *p, struct pt_punit *u, struct pt_
 		}
 		r = one_pair(p, u, o, section, name, value, devs);
 	}
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	return 0;
 }

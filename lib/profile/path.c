@@ -167,7 +167,9 @@ static bool tuned_dir(const char *dir)
 /* below another root (--root), TuneD's directories are those of that tree */
 static const char *tuned_root(struct perftune_ctx *ctx)
 {
-	return pt_root_is_host(ctx) ? "" : perftune_ctx_get_root(ctx);
+	if (pt_root_is_host(ctx))
+		return "";
+	return perftune_ctx_get_root(ctx);
 }
 
 bool pt_profile_in_tuned_dir(struct perftune_ctx *ctx, const char *file)
@@ -207,8 +209,12 @@ int pt_profile_locate(struct perftune_ctx *ctx, const char *name, char **const s
 			skipped = true;
 			continue;
 		}
-		if (is_file(p) && pt_profile_trusted(ctx, p, dir))
-			return (*path = strdup(p)) ? 0 : -ENOMEM;
+		if (is_file(p) && pt_profile_trusted(ctx, p, dir)) {
+			*path = strdup(p);
+			if (!*path)
+				return -ENOMEM;
+			return 0;
+		}
 	}
 	if (skipped)
 		return 0;

@@ -129,7 +129,9 @@ static int sysctl_option(struct perftune_profile *p, struct pt_punit *u, struct 
 	else if (!strcmp(key, "sysctl.kernel.numa_balancing"))
 		snprintf(key, sizeof(key), "numa.balancing");
 	r = pt_pmap_cond(p, u, o, key, v);
-	return r == 0 ? pt_pmap_key(p, u, o, key, v, false, NULL) : r;
+	if (r == 0)
+		return pt_pmap_key(p, u, o, key, v, false, NULL);
+	return r;
 }
 
 static int map_sysctl(struct perftune_profile *p, struct pt_punit *u)
@@ -245,7 +247,9 @@ static int simple_option(struct perftune_profile *p, struct pt_punit *u, struct 
 	const char *key = simple_key(u, o);
 	int r = pt_pmap_cond(p, u, o, key, v);
 
-	return r == 0 ? pt_pmap_key(p, u, o, key, v, false, NULL) : r;
+	if (r == 0)
+		return pt_pmap_key(p, u, o, key, v, false, NULL);
+	return r;
 }
 
 static int map_simple(struct perftune_profile *p, struct pt_punit *u)
@@ -290,9 +294,10 @@ static int sched_option(struct perftune_profile *p, struct pt_punit *u, struct p
 		return 0;
 	}
 	snprintf(path, sizeof(path), "proc/sys/kernel/%s", n);
-	snprintf(dbg, sizeof(dbg),
-		 numa ? "sys/kernel/debug/sched/numa_balancing/%s" : "sys/kernel/debug/sched/%s",
-		 n + (numa ? 15 : 6));
+	if (numa)
+		snprintf(dbg, sizeof(dbg), "sys/kernel/debug/sched/numa_balancing/%s", n + 15);
+	else
+		snprintf(dbg, sizeof(dbg), "sys/kernel/debug/sched/%s", n + 6);
 	if (pt_attr_exists(p->ctx, path)) {
 		snprintf(key, sizeof(key), "sysctl.kernel.%s", n);
 		return pt_pmap_key(p, u, o, key, v, false, NULL);

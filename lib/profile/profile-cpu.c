@@ -55,7 +55,9 @@ static const char *epb_number(const char *name)
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (!strcmp(name, names[i][0]))
 			return names[i][1];
-	return pt_parse_ll(name, &v) == 0 && v >= 0 && v <= 15 ? name : NULL;
+	if (pt_parse_ll(name, &v) == 0 && v >= 0 && v <= 15)
+		return name;
+	return NULL;
 }
 
 static int map_epb(struct perftune_profile *p, struct pt_punit *u, struct pt_popt *o,
@@ -106,7 +108,9 @@ static long long parse_latency(struct perftune_ctx *ctx, const char *value, bool
 	char *save = NULL;
 
 	*none = false;
-	for (char *a = dup ? strtok_r(dup, "|", &save) : NULL; a; a = strtok_r(NULL, "|", &save)) {
+	if (!dup)
+		return -1;
+	for (char *a = strtok_r(dup, "|", &save); a; a = strtok_r(NULL, "|", &save)) {
 		char buf[64], state[32];
 		long long v = -1, n;
 		bool nz = strstr(a, "_no_zero:") != NULL;

@@ -75,8 +75,10 @@ static int profile_load_impl(struct perftune_ctx *ctx, const char *name_or_path,
 	pt_err_clear(ctx);
 	snprintf(what, sizeof(what), "profile %s", name_or_path);
 	r = pt_dl_need(ctx, PT_DL_PCRE2, what); /* include= lists are split with a regex too */
+	if (r >= 0 && !p->overrides)
+		r = -ENOMEM;
 	if (r >= 0)
-		r = p->overrides ? pt_profile_read(p, name_or_path) : -ENOMEM;
+		r = pt_profile_read(p, name_or_path);
 	if (r >= 0)
 		r = pt_profile_map(p, 0, NULL);
 	if (r < 0 && !perftune_ctx_last_error(ctx)[0])
@@ -98,17 +100,23 @@ PERFTUNE_EXPORT int perftune_profile_load(struct perftune_ctx *ctx, const char *
 
 PERFTUNE_EXPORT const char *perftune_profile_name(struct perftune_profile *p)
 {
-	return p ? p->name : NULL;
+	if (p)
+		return p->name;
+	return NULL;
 }
 
 PERFTUNE_EXPORT const char *perftune_profile_path(struct perftune_profile *p)
 {
-	return p ? p->path : NULL;
+	if (p)
+		return p->path;
+	return NULL;
 }
 
 PERFTUNE_EXPORT const char *perftune_profile_summary(struct perftune_profile *p)
 {
-	return p ? p->summary : NULL;
+	if (p)
+		return p->summary;
+	return NULL;
 }
 
 /* @x as its public object: the note of a skipped item is why it is skipped */
@@ -204,7 +212,9 @@ static int profile_stage_impl(struct perftune_profile *p, struct perftune_tx *tx
 			n += r;
 	}
 	pt_unlock(p->ctx);
-	return r < 0 ? r : n;
+	if (r < 0)
+		return r;
+	return n;
 }
 
 PERFTUNE_EXPORT int perftune_profile_stage(struct perftune_profile *p, struct perftune_tx *tx,
@@ -268,7 +278,8 @@ static int profile_list_impl(struct perftune_ctx *ctx, struct perftune_profile_e
 				continue;
 			char **v = realloc(names, (n + 1) * sizeof(*v));
 			if (!v || asprintf(&v[n], "%s\n%s", de->d_name, p) < 0) {
-				names = v ? v : names;
+				if (v)
+					names = v;
 				r = -ENOMEM;
 				break;
 			}

@@ -73,9 +73,11 @@ static pcre2_code *bounded_compile(const char *x, uint32_t opts, struct budget *
 {
 	pcre2_general_context *gc =
 		pt_libpcre2.pcre2_general_context_create(budget_malloc, budget_free, b);
-	pcre2_compile_context *cc = gc ? pt_libpcre2.pcre2_compile_context_create(gc) : NULL;
+	pcre2_compile_context *cc = NULL;
 	pcre2_code *code = NULL;
 
+	if (gc)
+		cc = pt_libpcre2.pcre2_compile_context_create(gc);
 	*e = PCRE2_ERROR_NOMEMORY;
 	*off = 0;
 	if (cc) {
@@ -131,7 +133,9 @@ static size_t global_flags(const char *c)
 		return 0;
 	while (c[n] && strchr("aiLmsux", c[n]))
 		n++;
-	return n > 2 && c[n] == ')' ? n + 1 : 0;
+	if (n > 2 && c[n] == ')')
+		return n + 1;
+	return 0;
 }
 
 struct groups {
@@ -173,7 +177,9 @@ static const char *reference(const struct groups *g, const char *c)
 	if (c[0] == '\\' && c[1] >= '1' && c[1] <= '9' &&
 	    !(isdigit((unsigned char)c[2]) && isdigit((unsigned char)c[3]))) {
 		int n = isdigit((unsigned char)c[2]) ? (c[1] - '0') * 10 + c[2] - '0' : c[1] - '0';
-		return n > g->closed ? "invalid group reference (or a group not closed yet)" : NULL;
+		if (n > g->closed)
+			return "invalid group reference (or a group not closed yet)";
+		return NULL;
 	}
 	return NULL;
 }
@@ -194,7 +200,9 @@ static char *translate(const char *re, char **err)
 	const char *why = NULL;
 
 	for (const char *c = re; *c && !why; c++) {
-		size_t f = cls ? 0 : global_flags(c);
+		size_t f = 0;
+		if (!cls)
+			f = global_flags(c);
 		if (!cls && !strncmp(c, "(?#", 3) && strchr(c, ')')) { /* a comment, even first */
 			pt_buf_add(&b, c, (size_t)(strchr(c, ')') - c + 1));
 			c = strchr(c, ')');
@@ -297,12 +305,17 @@ static int compile(const char *re, bool multiline, struct budget *b, pcre2_code 
 #ifdef PCRE2_MATCH_INVALID_UTF
 	opts |= PCRE2_MATCH_INVALID_UTF;
 #endif
-	if (!x)
-		return *err ? -EINVAL : -ENOMEM;
+	if (!x) {
+		if (*err)
+			return -EINVAL;
+		return -ENOMEM;
+	}
 	if (pt_dl_load(PT_DL_PCRE2) < 0) /* perftune_profile_load() said so first */
 		return not_installed(re, err);
 	*code = bounded_compile(x, opts, b, &e, &off);
-	return *code ? 0 : compile_error(re, e, off, err);
+	if (*code)
+		return 0;
+	return compile_error(re, e, off, err);
 }
 
 /* the first match of @code in @text at or after @start within @limit steps: 1 (its bounds
@@ -347,7 +360,9 @@ int pt_regex_search(const char *re, const char *text, bool multiline, char **err
 	if (r < 0)
 		return r;
 	md = pt_libpcre2.pcre2_match_data_create_from_pattern(code, NULL);
-	r = md ? match(code, re, text, 0, MATCH_LIMIT, md, err) : -ENOMEM;
+	r = -ENOMEM;
+	if (md)
+		r = match(code, re, text, 0, MATCH_LIMIT, md, err);
 	pt_libpcre2.pcre2_match_data_free(md);
 	pt_libpcre2.pcre2_code_free(code);
 	return r;
@@ -433,7 +448,10 @@ int pt_regex_new(const char *re, struct pt_regex **out, char **err)
 		r = not_installed(re, err);
 		goto fail;
 	}
-	e = strlen(re) > MAX_PATTERN ? PCRE2_ERROR_PATTERN_TOO_LARGE : ere_convert(re, &x);
+	if (strlen(re) > MAX_PATTERN)
+		e = PCRE2_ERROR_PATTERN_TOO_LARGE;
+	else
+		e = ere_convert(re, &x);
 	if (e == 0)
 		rx->code = bounded_compile(x, 0, &rx->b, &e, &off);
 	free(x);

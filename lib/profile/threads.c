@@ -49,17 +49,25 @@ static int joined(struct perftune_profile *p, const struct pt_punit *u, const ch
 		pt_buf_printf(&b, "%s(%s)", s == parts ? "" : "|", *s);
 	pt_strv_free(parts);
 	*out = pt_buf_steal(&b);
-	return *out ? 1 : -ENOMEM;
+	if (*out)
+		return 1;
+	return -ENOMEM;
 }
 
 /* 1: @comm is taken (whitelisted, not blacklisted), 0: not, -EINVAL: a bad regex */
 static int taken(struct filter *f, const char *comm)
 {
-	int r = f->white ? pt_regex_search(f->white, comm, false, &f->err) : 1;
+	int r = 1;
 
-	if (r == 1 && f->black)
-		r = pt_regex_search(f->black, comm, false, &f->err) == 1 ? 0 : f->err ? -EINVAL : 1;
-	return r;
+	if (f->white)
+		r = pt_regex_search(f->white, comm, false, &f->err);
+	if (r != 1 || !f->black)
+		return r;
+	if (pt_regex_search(f->black, comm, false, &f->err) == 1)
+		return 0;
+	if (f->err)
+		return -EINVAL;
+	return 1;
 }
 
 /* "@101-103,107=&0-2", or "&0-2" when every thread of @pid is taken; "" when none is */
@@ -114,13 +122,18 @@ static int map_process(struct perftune_profile *p, const struct pt_punit *u,
 		return r;
 	r = process_value(p->ctx, f, pid, aff, &b);
 	v = pt_buf_steal(&b);
-	if (r < 0 || !v)
-		return r < 0 ? r : -ENOMEM;
+	if (r < 0 || !v) {
+		if (r < 0)
+			return r;
+		return -ENOMEM;
+	}
 	if (!v[0])
 		return 0;
 	snprintf(key, sizeof(key), "proc.%d.cpus", pid);
 	r = pt_pmap_key(p, u, o, key, v, false, NULL);
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	return 0;
 }
 
 int pt_map_isolated_threads(struct perftune_profile *p, const struct pt_punit *u,

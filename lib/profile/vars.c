@@ -72,9 +72,13 @@ static size_t *find_slot(struct pt_vars *vs, const char *name, size_t n)
 
 static struct pt_var *lookup(struct pt_vars *vs, const char *name, size_t n)
 {
-	size_t *sl = vs->nslot ? find_slot(vs, name, n) : NULL;
+	size_t *sl = NULL;
 
-	return sl && *sl ? &vs->v[*sl - 1] : NULL;
+	if (vs->nslot)
+		sl = find_slot(vs, name, n);
+	if (sl && *sl)
+		return &vs->v[*sl - 1];
+	return NULL;
 }
 
 /* room for one more variable, in the array and in the index */
@@ -152,7 +156,9 @@ static size_t reference(const char *s)
 		return 0;
 	while (pt_is_word(s + 2 + n, 1))
 		n++;
-	return n && s[2 + n] == '}' ? n + 3 : 0;
+	if (n && s[2 + n] == '}')
+		return n + 3;
+	return 0;
 }
 
 /*
@@ -182,11 +188,12 @@ static int expand_static(struct perftune_profile *p, const char *in, struct pt_b
 	*out = NULL;
 	for (const char *s = in; *s && b.len <= PT_PROFILE_VALUE_MAX;) {
 		size_t n = reference(s);
-		struct pt_var *v = n ? lookup(p->vars, s + 2, n - 3) : NULL;
+		struct pt_var *v;
 		if (!n) {
 			pt_buf_add(&b, s++, 1);
 			continue;
 		}
+		v = lookup(p->vars, s + 2, n - 3);
 		if (s > in && s[-1] == '\\') {
 			b.len--; /* drop the backslash: an escaped literal */
 			pt_buf_add(&b, s, n);
@@ -207,7 +214,9 @@ static int expand_static(struct perftune_profile *p, const char *in, struct pt_b
 		return -E2BIG;
 	}
 	*out = pt_buf_steal(&b);
-	return *out ? 0 : -ENOMEM;
+	if (*out)
+		return 0;
+	return -ENOMEM;
 }
 
 static int expand(struct perftune_profile *p, const char *in, const struct pt_popt *o, char **out,
@@ -295,9 +304,12 @@ int pt_vars_define(struct perftune_profile *p, const struct pt_punit *u)
 {
 	int r = 0;
 
-	for (size_t i = 0; i < u->n && r >= 0; i++)
-		r = !strcmp(u->opt[i].name, "include") ? include_file(p, u, &u->opt[i])
-						       : define(p, u, &u->opt[i]);
+	for (size_t i = 0; i < u->n && r >= 0; i++) {
+		if (!strcmp(u->opt[i].name, "include"))
+			r = include_file(p, u, &u->opt[i]);
+		else
+			r = define(p, u, &u->opt[i]);
+	}
 	return r;
 }
 

@@ -268,7 +268,9 @@ int pt_dl_load(enum pt_dl_lib lib)
 		}
 		pthread_mutex_unlock(&load_lock);
 	}
-	return st > 0 ? 0 : st;
+	if (st > 0)
+		return 0;
+	return st;
 }
 
 int pt_dl_need(struct perftune_ctx *ctx, enum pt_dl_lib lib, const char *key)

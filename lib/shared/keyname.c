@@ -68,12 +68,21 @@ int pt_key_comp(char *out, size_t size, const char *name, enum pt_keyform form)
 {
 	size_t n = strlen(name), i;
 
-	if (pt_key_plain(name))
-		return pt_snprintf(out, size, "%s", name) < 0 ? -ENAMETOOLONG : 0;
-	if (form == PT_KEYFORM_BRACKET)
-		return n ? bracket(out, size, name) : -EINVAL;
-	if (n + 1 > size || !n)
-		return n ? -ENAMETOOLONG : -EINVAL;
+	if (pt_key_plain(name)) {
+		if (pt_snprintf(out, size, "%s", name) < 0)
+			return -ENAMETOOLONG;
+		return 0;
+	}
+	if (form == PT_KEYFORM_BRACKET) {
+		if (n)
+			return bracket(out, size, name);
+		return -EINVAL;
+	}
+	if (n + 1 > size || !n) {
+		if (n)
+			return -ENAMETOOLONG;
+		return -EINVAL;
+	}
 	for (i = 0; i < n; i++)
 		out[i] = pt_key_char(name[i]) ? name[i] : '_';
 	out[n] = '\0';
@@ -87,5 +96,7 @@ int pt_key_dev(char *out, size_t size, const char *family, const char *name)
 
 	if (r < 0)
 		return r;
-	return pt_snprintf(out, size, "%s%s%s", family, r ? "" : ".", c) < 0 ? -ENAMETOOLONG : 0;
+	if (pt_snprintf(out, size, "%s%s%s", family, r ? "" : ".", c) < 0)
+		return -ENAMETOOLONG;
+	return 0;
 }

@@ -35,8 +35,10 @@ static int deps(struct kmod_module *mod, char *out, size_t size)
 		if (st < 0 && r >= 0) { /* not loaded, not built in */
 			int n = snprintf(out + o, size - o, "%s%s", o ? " " : "",
 					 pt_libkmod.kmod_module_get_name(d));
-			r = n < 0 || (size_t)n >= size - o ? -E2BIG : 0;
-			o += r < 0 ? 0 : (size_t)n;
+			if (n < 0 || (size_t)n >= size - o)
+				r = -E2BIG;
+			else
+				o += (size_t)n;
 		}
 		pt_libkmod.kmod_module_unref(d);
 	}
@@ -74,7 +76,8 @@ static int run(struct kmod_ctx *k, int op, const char *name, const char *options
 		}
 		r = pt_libkmod.kmod_module_probe_insert_module(mod, KMOD_PROBE_IGNORE_COMMAND,
 							       options, NULL, NULL, NULL);
-		r = r > 0 ? -EPERM : r; /* a blacklist */
+		if (r > 0)
+			r = -EPERM; /* a blacklist */
 		break;
 	default:
 		r = pt_libkmod.kmod_module_remove_module(mod, 0);

@@ -37,7 +37,9 @@ int pt_conf_stat(struct perftune_ctx *ctx, const char *rel, struct stat *st)
 	if (pt_root_is_host(ctx)) {
 		if (pt_snprintf(path, sizeof(path), "/%s", rel) < 0)
 			return -ENAMETOOLONG;
-		return stat(path, st) < 0 ? -errno : 0;
+		if (stat(path, st) < 0)
+			return -errno;
+		return 0;
 	}
 	fd = pt_inroot_locate(ctx, rel, NULL, 0);
 	if (fd < 0)
@@ -63,8 +65,11 @@ static int read_fd(int fd, char **text, size_t *len, struct stat *stp, struct pt
 		return fd;
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	if (!S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		return -EINVAL;
+	}
 	if (st.st_size > PT_CONF_MAX)
 		return -EFBIG;
 	buf = malloc((size_t)st.st_size + 1);
@@ -229,7 +234,9 @@ static int base_cmp(const void *a, const void *b)
 
 	if (c)
 		return c;
-	return x->dir < y->dir ? -1 : x->dir > y->dir;
+	if (x->dir < y->dir)
+		return -1;
+	return x->dir > y->dir;
 }
 
 void pt_conf_list_free(struct pt_conf_list *l)
@@ -303,7 +310,9 @@ int pt_conf_list_read(struct perftune_ctx *ctx, const struct pt_conf_list *l, si
 		    O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0 && errno == ELOOP)
 		return pt_conf_read(ctx, f->name, text, len, st, work);
-	return read_fd(fd < 0 ? -errno : fd, text, len, st, work);
+	if (fd < 0)
+		fd = -errno;
+	return read_fd(fd, text, len, st, work);
 }
 
 /* ---- lines as systemd's read_line() ends them ---- */
@@ -316,7 +325,9 @@ static unsigned eol(char c)
 		return EOL_LF;
 	if (c == '\r')
 		return EOL_CR;
-	return c == '\0' ? EOL_NUL : 0;
+	if (c == '\0')
+		return EOL_NUL;
+	return 0;
 }
 
 void pt_lines_init(struct pt_lines *l, char *text, size_t len)

@@ -128,7 +128,9 @@ static int step(struct walk *w, const char *name, const char *p, int flags)
 	if (S_ISLNK(st.st_mode)) {
 		int r = splice_link(w, fd, p);
 		close(fd);
-		return r < 0 ? r : 1;
+		if (r < 0)
+			return r;
+		return 1;
 	}
 	if ((flags & O_DIRECTORY || *p) && !S_ISDIR(st.st_mode)) {
 		close(fd); /* a file where a directory must be */
@@ -246,7 +248,9 @@ int pt_inroot_open_dir(struct perftune_ctx *ctx, const char *rel)
 	if (pt_snprintf(path, sizeof(path), "/%s", rel) < 0)
 		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		return -errno;
+	return fd;
 }
 
 /* where @rel is, resolved as pt_conf_read() resolves it: relative to the root */
@@ -282,7 +286,9 @@ static int open_host(const char *rel)
 	if (pt_snprintf(path, sizeof(path), "/%s", rel) < 0)
 		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		return -errno;
+	return fd;
 }
 
 /* the file inside another root: the walk's O_PATH fd opened for reading, as it is */
@@ -310,5 +316,7 @@ static int open_below(struct perftune_ctx *ctx, const char *rel)
 
 int pt_inroot_open(struct perftune_ctx *ctx, const char *rel)
 {
-	return pt_root_is_host(ctx) ? open_host(rel) : open_below(ctx, rel);
+	if (pt_root_is_host(ctx))
+		return open_host(rel);
+	return open_below(ctx, rel);
 }

@@ -17,7 +17,9 @@ static const char *const kind_names[PT_SRC_KINDS] = {
 
 const char *pt_src_kind_name(enum pt_src_kind kind)
 {
-	return kind < PT_SRC_KINDS ? kind_names[kind] : "?";
+	if (kind < PT_SRC_KINDS)
+		return kind_names[kind];
+	return "?";
 }
 
 static void src_clear(struct pt_src *s)
@@ -79,7 +81,10 @@ static int ref_cmp(const void *a, const void *b)
 
 	if (c)
 		return c;
-	return x->i < y->i ? -1 : x->i > y->i; /* then in the order they take effect */
+	/* then in the order they take effect */
+	if (x->i < y->i)
+		return -1;
+	return x->i > y->i;
 }
 
 void pt_refs_sort(struct pt_ref *r, size_t n)
@@ -116,7 +121,9 @@ static int idx_cmp(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 
-	return x < y ? -1 : x > y;
+	if (x < y)
+		return -1;
+	return x > y;
 }
 
 void pt_hits_sort(struct pt_hits *h)

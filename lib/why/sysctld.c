@@ -178,7 +178,9 @@ static int read_file(struct pt_sysctld *s, const struct pt_conf_list *l, size_t 
 		return 0;
 	if (r == -ENOMEM)
 		return r;
-	return add_file(s, rel, text, len, r < 0 ? r : 0, work);
+	if (r > 0)
+		r = 0;
+	return add_file(s, rel, text, len, r, work);
 }
 
 /* the sorted indexes: plain names, globs and where each distinct one starts, errors */
@@ -234,9 +236,11 @@ int pt_sysctld_new(struct perftune_ctx *ctx, struct pt_sysctld **out, struct pt_
 	struct pt_conf_list *files = NULL;
 	struct stat conf, st;
 	bool has_conf = false;
-	int r = s ? pt_conf_files(ctx, sysctl_dirs, ".conf", &files) : -ENOMEM, conf_here = -1;
+	int r = -ENOMEM, conf_here = -1;
 
 	*out = s;
+	if (s)
+		r = pt_conf_files(ctx, sysctl_dirs, ".conf", &files);
 	for (size_t i = 0; r >= 0 && i < pt_conf_list_n(files); i++) {
 		st.st_ino = 0;
 		r = read_file(s, files, i, NULL, &st, work);

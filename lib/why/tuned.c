@@ -191,7 +191,9 @@ static int active_names(struct perftune_ctx *ctx, char ***names, size_t *n, stru
 	}
 	pt_refs_sort(refs, nv);
 	/* a name given again is loaded once (TuneD skips a file it processed) */
-	v = r < 0 ? NULL : calloc(nv + 1, sizeof(*v));
+	v = NULL;
+	if (r >= 0)
+		v = calloc(nv + 1, sizeof(*v));
 	for (size_t k = 0; v && k < nv; k++)
 		if (k == 0 || strcmp(refs[k - 1].name, refs[k].name))
 			v[refs[k].i] = (char *)refs[k].name;
@@ -210,12 +212,13 @@ int pt_tuned_new(struct perftune_ctx *ctx, struct pt_tuned **out, struct pt_why_
 	struct pt_tuned *tu = calloc(1, sizeof(*tu));
 	char **dirs[ARRAY_SIZE(tuned_dirs)] = { 0 }, **names = NULL;
 	size_t ndirs[ARRAY_SIZE(tuned_dirs)] = { 0 }, n = 0;
-	int r = tu ? active_names(ctx, &names, &n, work) : -ENOMEM;
+	int r = -ENOMEM;
 
 	*out = tu;
 	if (tu) {
 		tu->ctx = ctx;
 		tu->reapply = -1;
+		r = active_names(ctx, &names, &n, work);
 	}
 	if (r >= 0 && n)
 		tu->a = calloc(n, sizeof(*tu->a));
@@ -238,8 +241,10 @@ int pt_tuned_new(struct perftune_ctx *ctx, struct pt_tuned **out, struct pt_why_
 		if (r >= 0)
 			r = load_active(tu, a, path);
 		if (r < 0 && r != -ENOMEM) { /* named, and never fatal for the other sources */
-			a->error = strdup(r == -ENOENT && !*pt_errmsg(ctx) ? "not found"
-									   : pt_errmsg(ctx));
+			if (r == -ENOENT && !*pt_errmsg(ctx))
+				a->error = strdup("not found");
+			else
+				a->error = strdup(pt_errmsg(ctx));
 			r = a->error ? 0 : -ENOMEM;
 			pt_err_clear(ctx);
 		}
@@ -320,11 +325,14 @@ static int active_why(struct pt_tuned *tu, const struct active *a, const struct 
 			continue; /* loaded for an earlier name of the list: not again */
 		r = add_items(tu, t, a->name, a->inc[k].p ? &a->inc[k] : &a->main, p->files[k], v,
 			      work);
-		found += r > 0 ? r : 0;
+		if (r > 0)
+			found += r;
 	}
 	if (r >= 0)
 		r = add_items(tu, t, a->name, &a->main, p->files[0], v, work);
-	return r < 0 ? r : found + r;
+	if (r < 0)
+		return r;
+	return found + r;
 }
 
 int pt_tuned_why(struct pt_tuned *tu, const struct pt_tunable *t, struct pt_srcs *v,
@@ -334,9 +342,12 @@ int pt_tuned_why(struct pt_tuned *tu, const struct pt_tunable *t, struct pt_srcs
 
 	for (size_t i = 0; i < tu->na && r >= 0; i++) {
 		r = active_why(tu, &tu->a[i], t, v, work);
-		found += r > 0 ? r : 0;
+		if (r > 0)
+			found += r;
 	}
-	return r < 0 ? r : found;
+	if (r < 0)
+		return r;
+	return found;
 }
 
 bool pt_tuned_reapplies_sysctl(struct pt_tuned *tu)

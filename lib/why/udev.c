@@ -58,9 +58,13 @@ static bool dev_prop(struct dev *d, const char *name, char *out, size_t size)
 	}
 	for (size_t i = 0; i < 2; i++)
 		for (const char *l = files[i]; l && *l;
-		     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
-			const char *p = i ? (strncmp(l, "E:", 2) ? NULL : l + 2) : l;
-			if (p && !strncmp(p, name, n) && p[n] == '=') {
+		     l += strcspn(l, "\n") + (strchr(l, '\n') != NULL)) {
+			const char *p = l;
+			if (i && strncmp(l, "E:", 2))
+				continue; /* the database: only its E: lines are properties */
+			if (i)
+				p = l + 2;
+			if (!strncmp(p, name, n) && p[n] == '=') {
 				snprintf(out, size, "%.*s", (int)strcspn(p + n + 1, "\n"),
 					 p + n + 1);
 				return true;
@@ -353,9 +357,11 @@ int pt_udev_rules_new(struct perftune_ctx *ctx, struct pt_udev_rules **out, stru
 {
 	struct pt_udev_rules *u = rules_alloc(ctx);
 	struct pt_conf_list *files = NULL;
-	int r = u ? pt_conf_files(ctx, rules_dirs, ".rules", &files) : -ENOMEM;
+	int r = -ENOMEM;
 
 	*out = u;
+	if (u)
+		r = pt_conf_files(ctx, rules_dirs, ".rules", &files);
 	for (size_t i = 0; r >= 0 && i < pt_conf_list_n(files); i++) {
 		char *text = NULL;
 		size_t len = 0;

@@ -32,8 +32,9 @@ static const char *const status_names[] = {
 
 PERFTUNE_EXPORT const char *perftune_check_status_name(int status)
 {
-	return status >= 0 && (size_t)status < ARRAY_SIZE(status_names) ? status_names[status]
-									: NULL;
+	if (status >= 0 && (size_t)status < ARRAY_SIZE(status_names))
+		return status_names[status];
+	return NULL;
 }
 
 struct checks {
@@ -85,7 +86,9 @@ static int attribute(struct checks *c, const struct pt_tunable *t, const char *c
 			 pt_src_kind_name(by->kind), by->where);
 	pt_srcs_free(&v);
 	pt_err_clear(c->ctx);
-	return r == -ENOMEM ? r : 0;
+	if (r == -ENOMEM)
+		return r;
+	return 0;
 }
 
 /* a transaction of ours wrote @t and the kernel read back @cur: it accepted less */
@@ -122,7 +125,9 @@ static int check_tunable(struct checks *c, const struct pt_tunable *t, const cha
 		pt_normalize(want);
 	}
 	pt_err_clear(ctx);
-	r = t->fam->verify ? t->fam->verify(ctx, t, want, cur) : -EIO;
+	r = -EIO;
+	if (t->fam->verify)
+		r = t->fam->verify(ctx, t, want, cur);
 	snprintf(reason, sizeof(reason), "%s", pt_errmsg(ctx));
 	if (r == 0 || r == 1 || pt_value_same(cur, want)) {
 		status = PERFTUNE_CHECK_IN_FORCE;
@@ -163,9 +168,13 @@ static int stage_fn(struct perftune_ctx *ctx _unused_, const struct pt_tunable *
 static int emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void *ud)
 {
 	struct expanded *e = ud;
-	int r = t->fam->expand ? t->fam->expand(ctx, t, e->input, stage_fn, ud) : 1;
+	int r = 1;
 
-	return r == 1 ? stage_fn(ctx, t, e->input, ud) : r;
+	if (t->fam->expand)
+		r = t->fam->expand(ctx, t, e->input, stage_fn, ud);
+	if (r == 1)
+		return stage_fn(ctx, t, e->input, ud);
+	return r;
 }
 
 static bool absent(int r)
@@ -220,8 +229,10 @@ static int verify_impl(struct perftune_ctx *ctx, const char *const *settings,
 		       struct perftune_check_iter **iterp)
 {
 	struct checks c = { .origin = NULL };
-	int r = settings ? begin(&c, ctx, iterp) : -EINVAL;
+	int r = -EINVAL;
 
+	if (settings)
+		r = begin(&c, ctx, iterp);
 	for (size_t i = 0; r >= 0 && settings[i]; i++) {
 		char key[PERFTUNE_KEY_MAX];
 		const char *eq = pt_setting_eq(settings[i]);
@@ -232,7 +243,9 @@ static int verify_impl(struct perftune_ctx *ctx, const char *const *settings,
 		snprintf(key, sizeof(key), "%.*s", (int)(eq - settings[i]), settings[i]);
 		r = check_key(&c, key, eq + 1);
 	}
-	return r < 0 && !c.it ? r : end(&c, r, iterp);
+	if (r < 0 && !c.it)
+		return r;
+	return end(&c, r, iterp);
 }
 
 PERFTUNE_EXPORT int perftune_verify(struct perftune_ctx *ctx, const char *const *settings,
@@ -323,7 +336,9 @@ static int verify_profile_impl(struct perftune_profile *p, struct perftune_check
 	while (r >= 0 && (i = perftune_profile_item_iter_next(items)))
 		r = check_item(&c, i);
 	perftune_profile_item_iter_free(items);
-	return r < 0 && !c.it ? r : end(&c, r, iterp);
+	if (r < 0 && !c.it)
+		return r;
+	return end(&c, r, iterp);
 }
 
 PERFTUNE_EXPORT int perftune_verify_profile(struct perftune_profile *p,
@@ -340,8 +355,10 @@ static int verify_tx_impl(struct perftune_ctx *ctx, const char *name,
 	struct pt_jinfo ji = { 0 };
 	char origin[PT_TX_NAME_MAX + 16];
 	struct checks c = { .origin = origin };
-	int r = name ? begin(&c, ctx, iterp) : -EINVAL;
+	int r = -EINVAL;
 
+	if (name)
+		r = begin(&c, ctx, iterp);
 	if (r >= 0)
 		r = pt_journal_load(ctx, name, &ji);
 	if (r == -ENOENT)
@@ -351,7 +368,9 @@ static int verify_tx_impl(struct perftune_ctx *ctx, const char *name,
 		if (ji.e[i].written && !ji.e[i].restored)
 			r = check_key(&c, ji.e[i].key, ji.e[i].written);
 	pt_jinfo_free(&ji);
-	return r < 0 && !c.it ? r : end(&c, r, iterp);
+	if (r < 0 && !c.it)
+		return r;
+	return end(&c, r, iterp);
 }
 
 PERFTUNE_EXPORT int perftune_verify_transaction(struct perftune_ctx *ctx, const char *name,

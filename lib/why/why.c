@@ -72,27 +72,37 @@ const struct pt_why_work *pt_why_work(const struct pt_why *w)
 
 static int cmdline(struct pt_why *w)
 {
-	return w->cmdline ? 0 : pt_cmdline_new(w->ctx, &w->cmdline);
+	if (w->cmdline)
+		return 0;
+	return pt_cmdline_new(w->ctx, &w->cmdline);
 }
 
 static int sysctld(struct pt_why *w)
 {
-	return w->sysctld ? 0 : pt_sysctld_new(w->ctx, &w->sysctld, &w->work);
+	if (w->sysctld)
+		return 0;
+	return pt_sysctld_new(w->ctx, &w->sysctld, &w->work);
 }
 
 static int udev(struct pt_why *w)
 {
-	return w->udev ? 0 : pt_udev_rules_new(w->ctx, &w->udev, &w->work);
+	if (w->udev)
+		return 0;
+	return pt_udev_rules_new(w->ctx, &w->udev, &w->work);
 }
 
 static int tuned(struct pt_why *w)
 {
-	return w->tuned ? 0 : pt_tuned_new(w->ctx, &w->tuned, &w->work);
+	if (w->tuned)
+		return 0;
+	return pt_tuned_new(w->ctx, &w->tuned, &w->work);
 }
 
 static int daemons(struct pt_why *w)
 {
-	return w->daemons ? 0 : pt_daemons_new(w->ctx, &w->daemons);
+	if (w->daemons)
+		return 0;
+	return pt_daemons_new(w->ctx, &w->daemons);
 }
 
 /* our own transactions: every journal, loaded once */
@@ -108,7 +118,9 @@ static int journals(struct pt_why *w)
 	r = pt_journal_names(w->ctx, &names);
 	if (r < 0) { /* no journal directory: no transactions */
 		pt_err_clear(w->ctx);
-		return r == -ENOMEM ? r : 0;
+		if (r == -ENOMEM)
+			return r;
+		return 0;
 	}
 	while (names && names[n])
 		n++;
@@ -121,7 +133,9 @@ static int journals(struct pt_why *w)
 		w->ntx++;
 	}
 	pt_strv_free(names);
-	return w->tx ? 0 : -ENOMEM;
+	if (w->tx)
+		return 0;
+	return -ENOMEM;
 }
 
 /* the transactions that wrote @t (the journal's last word on it) */
