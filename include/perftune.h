@@ -1073,6 +1073,28 @@ int perftune_experiment_plot(struct perftune_experiment *exp, const char *title,
  */
 const char *perftune_profile_default_path(void);
 
+/* ---- Conflicts of a transaction (LIBPERFTUNE_5) ---------------------------- */
+
+/** Flags of perftune_tx_conflicts(). */
+enum {
+	/* every staged key (a dry run), not only those written */
+	PERFTUNE_CONFLICTS_STAGED = 1 << 0,
+};
+
+/**
+ * perftune_tx_conflicts() - what will undo @tx: for each key it wrote (each
+ * change flagged PERFTUNE_CHANGE_WRITTEN; with PERFTUNE_CONFLICTS_STAGED,
+ * each key staged, as a dry run reports them), the last persistent source in
+ * effect that sets another value -- a sysctl.d line, a udev rule, TuneD's
+ * profile -- as perftune_why_keys() finds it, in the order of
+ * perftune_tx_changes().  perftune_source_key() is the change's key.  A key
+ * whose sources cannot be found (gone since the commit) has none.  @ctx is
+ * the context of @tx.
+ * Return: number of sources, -EINVAL (NULL argument, unknown @flags), -ENOMEM.
+ */
+int perftune_tx_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, unsigned flags,
+			  struct perftune_source_iter **iterp);
+
 #ifdef __cplusplus
 }
 #endif

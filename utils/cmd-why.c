@@ -7,34 +7,13 @@
 
 /* ---- warnings: a persistent source that will put a key back ---- */
 
-/* a source that will put its key back: persistent, in effect, another value */
-static bool puts_back(const struct perftune_source *s)
-{
-	const unsigned want = PERFTUNE_SOURCE_PERSISTENT | PERFTUNE_SOURCE_DIFFERS;
-	unsigned fl = perftune_source_flags(s);
-
-	return (fl & want) == want && !(fl & (PERFTUNE_SOURCE_OVERRIDDEN | PERFTUNE_SOURCE_ERROR));
-}
-
-/* the index of @key among @keys[0..n), looked for from @from on first (sources come in order) */
-static size_t key_at(const char *const *keys, size_t n, size_t from, const char *key)
-{
-	for (size_t j = from; j < n; j++)
-		if (!strcmp(keys[j], key))
-			return j;
-	for (size_t j = 0; j < from && j < n; j++)
-		if (!strcmp(keys[j], key))
-			return j;
-	return n;
-}
-
-static void print_conflict(struct json *j, const char *key, const struct perftune_source *s)
+static void print_conflict(struct json *j, const struct perftune_source *s)
 {
 	const char *v = perftune_source_value(s);
 
 	if (j) {
 		json_open(j, '{', 0);
-		json_kv(j, "key", key);
+		json_kv(j, "key", perftune_source_key(s));
 		json_kv(j, "kind", perftune_source_kind(s));
 		json_kv(j, "location", perftune_source_location(s));
 		json_kv(j, "value", v);
@@ -42,8 +21,8 @@ static void print_conflict(struct json *j, const char *key, const struct perftun
 		json_close(j);
 		return;
 	}
-	fprintf(stderr, "%s: warning: %s: %s %s ", program, key, perftune_source_kind(s),
-		perftune_source_location(s));
+	fprintf(stderr, "%s: warning: %s: %s %s ", program, perftune_source_key(s),
+		perftune_source_kind(s), perftune_source_location(s));
 	if (v)
 		fprintf(stderr, "puts back %s", v);
 	else
@@ -51,96 +30,27 @@ static void print_conflict(struct json *j, const char *key, const struct perftun
 	fprintf(stderr, " (%s)\n", perftune_source_note(s));
 }
 
-/* the warning of @key alone, if it has one (nothing to warn about that we can find: 0) */
-static int print_one(struct perftune_ctx *ctx, struct json *j, const char *key, const char *value)
+/* one line per key written (each change of a dry run) that a persistent source will put back */
+void print_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, struct json *j)
 {
-	struct perftune_source_iter *it;
-	const struct perftune_source *s, *last = NULL;
-
-	if (perftune_why(ctx, key, value, &it) < 0)
-		return 0;
-	while ((s = perftune_source_iter_next(it)))
-		if (puts_back(s))
-			last = s;
-	if (last)
-		print_conflict(j, key, last);
-	perftune_source_iter_free(it);
-	return last != NULL;
-}
-
-/* room for twice as many keys and values (and their NULL) */
-static bool grow(const char ***keys, const char ***values, size_t *cap)
-{
-	size_t c = *cap ? 2 * *cap : 16;
-	const char **k = realloc(*keys, c * sizeof(*k)), **v;
-
-	if (k)
-		*keys = k;
-	v = k ? realloc(*values, c * sizeof(*v)) : NULL;
-	if (v)
-		*values = v;
-	if (v)
-		*cap = c;
-	return v != NULL;
-}
-
-/*
- * One line per key written (each change of a dry run) that a persistent
- * source will put back: the last such source of the key.  One call of
- * perftune_why_keys() for them all, so that each configuration file is read
- * once, and only those that can name the keys.
- */
-int print_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, struct json *j)
-{
-	struct perftune_change_iter *ch = NULL;
 	struct perftune_source_iter *it = NULL;
-	const struct perftune_source *s, **last = NULL;
-	const struct perftune_change *c;
-	const char **keys = NULL, **values = NULL;
-	size_t n = 0, cap = 0, at = 0;
-	int count = 0;
+	const struct perftune_source *s;
+	unsigned flags = 0;
 
 	if (j) {
 		json_break(j, 2);
 		json_key(j, "warnings");
 		json_open(j, '[', 4);
 	}
-	if (perftune_tx_changes(tx, &ch) < 0)
-		ch = NULL;
-	while ((c = perftune_change_iter_next(ch))) {
-		if (!dry && !(perftune_change_flags(c) & PERFTUNE_CHANGE_WRITTEN))
-			continue;
-		if (n + 1 >= cap && !grow(&keys, &values, &cap))
-			break; /* out of memory: no warnings */
-		keys[n] = perftune_change_key(c);
-		values[n++] = perftune_change_new_value(c);
-		keys[n] = values[n] = NULL;
-	}
-	if (n)
-		last = calloc(n + 1, sizeof(*last));
-	if (last && perftune_why_keys(ctx, keys, values, &it) >= 0) {
-		while ((s = perftune_source_iter_next(it))) {
-			at = key_at(keys, n, at, perftune_source_key(s));
-			if (at < n && puts_back(s))
-				last[at] = s;
-		}
-		for (size_t i = 0; i < n; i++) {
-			if (last[i])
-				print_conflict(j, keys[i], last[i]);
-			count += last[i] != NULL;
-		}
-	} else if (last) { /* a key gone since (a process, a device): the others one by one */
-		for (size_t i = 0; i < n; i++)
-			count += print_one(ctx, j, keys[i], values[i]);
-	}
+	if (dry)
+		flags = PERFTUNE_CONFLICTS_STAGED;
+	if (perftune_tx_conflicts(ctx, tx, flags, &it) < 0)
+		it = NULL; /* out of memory: no warnings */
+	while ((s = perftune_source_iter_next(it)))
+		print_conflict(j, s);
 	perftune_source_iter_free(it);
-	perftune_change_iter_free(ch);
-	free(keys);
-	free(values);
-	free(last);
 	if (j)
 		json_close(j);
-	return count;
 }
 
 /* ---- why ---- */

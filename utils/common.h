@@ -86,9 +86,9 @@ int write_output(const char *output, const char *text);
 /*
  * One warning per key of @tx (written, or staged with @dry) that a persistent
  * source (sysctl.d, udev, TuneD, the command line) will put back: on stderr,
- * or with @j as its member "warnings": [...] on a line of its own.  Returns how many.
+ * or with @j as its member "warnings": [...] on a line of its own (perftune_tx_conflicts()).
  */
-int print_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, struct json *j);
+void print_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, struct json *j);
 
 /*
  * JSON output: one emitter owns the commas, the nesting and the layout.  A

@@ -231,3 +231,25 @@ func (t *Tx) Changes() ([]Change, error) {
 	})
 	return out, err
 }
+
+// Conflicts returns what will undo the transaction: for each key it wrote (a
+// DryRun: each key it would write), the last persistent source in effect that
+// sets another value -- a sysctl.d line, a udev rule, TuneD's profile -- in
+// the order of [Tx.Changes]; Source.Key is the change's key. `perftune set`
+// and `apply` warn with them. After Close or Rollback it returns ErrClosed.
+func (t *Tx) Conflicts() ([]Source, error) {
+	var out []Source
+	var flags C.uint
+	if t.dryRun {
+		flags = C.PERFTUNE_CONFLICTS_STAGED
+	}
+	_, err := t.call("conflicts", t.name, func(p *C.struct_perftune_tx) C.int {
+		var it *C.struct_perftune_source_iter
+		if rc := C.perftune_tx_conflicts(t.cctx, p, flags, &it); rc < 0 {
+			return rc
+		}
+		out = sources(it)
+		return 0
+	})
+	return out, err
+}

@@ -75,3 +75,47 @@ func TestWhyAndVerify(t *testing.T) {
 		t.Fatalf("VerifyTransaction of nothing: %v", err)
 	}
 }
+
+// committedTx is a Tx of opts that set each key to its value (kv: key, value, ...), committed.
+func committedTx(t *testing.T, ctx *perftune.Context, name string, opts perftune.TxOptions, kv ...string) *perftune.Tx {
+	t.Helper()
+	tx, err := ctx.Begin(name, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if _, err := tx.Set(kv[i], kv[i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
+func TestTxConflicts(t *testing.T) {
+	ft := newFakeTree(t)
+	ft.write(t, "etc/sysctl.d/90-app.conf", "# app\nvm.swappiness = 10\n")
+	ctx := ft.open(t)
+
+	dry := committedTx(t, ctx, "dry", perftune.TxOptions{DryRun: true},
+		"sysctl.vm.swappiness", "5", "block.fake0.scheduler", "noop")
+	defer dry.Close()
+	got, err := dry.Conflicts()
+	if err != nil || len(got) != 1 || got[0].Key != "sysctl.vm.swappiness" || got[0].Kind != "sysctl.d" ||
+		got[0].Location != "/etc/sysctl.d/90-app.conf:2" || got[0].Value != "10" {
+		t.Fatalf("Conflicts of a dry run: %v, %+v", err, got)
+	}
+
+	tx := committedTx(t, ctx, "real", perftune.TxOptions{}, "sysctl.vm.swappiness", "10")
+	if got, err := tx.Conflicts(); err != nil || len(got) != 0 {
+		t.Fatalf("Conflicts of sysctl.d's own value: %v, %+v", err, got)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Conflicts(); !errors.Is(err, perftune.ErrClosed) {
+		t.Fatalf("Conflicts after Rollback: %v", err)
+	}
+}

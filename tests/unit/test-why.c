@@ -865,6 +865,78 @@ START_TEST(active_profile_names_load_once)
 }
 END_TEST
 
+/* the sources perftune_tx_conflicts() gives for @tx, as "key kind location value" lines */
+static char *conflicts(struct perftune_tx *tx, unsigned flags, int want)
+{
+	struct perftune_source_iter *it;
+	const struct perftune_source *s;
+	struct pt_buf b = { 0 };
+	int r = perftune_tx_conflicts(f.ctx, tx, flags, &it);
+
+	ck_assert_msg(r == want, "%d: %s", r, perftune_ctx_last_error(f.ctx));
+	while ((s = perftune_source_iter_next(it)))
+		pt_buf_printf(&b, "%s %s %s %s\n", perftune_source_key(s), perftune_source_kind(s),
+			      perftune_source_location(s), perftune_source_value(s));
+	perftune_source_iter_free(it);
+	if (!b.len)
+		return strdup("");
+	return pt_buf_steal(&b);
+}
+
+/* swappiness=5: sysctl.d's 10 comes back at boot; dirty_ratio=15 is what sysctl.d sets */
+static struct perftune_tx *two_keys(const char *name, unsigned flags)
+{
+	struct perftune_tx *tx;
+
+	ck_assert_int_eq(perftune_tx_new(f.ctx, name, flags, &tx), 0);
+	ck_assert_int_ge(perftune_tx_set(tx, "sysctl.vm.dirty_ratio", "15"), 1);
+	ck_assert_int_ge(perftune_tx_set(tx, "sysctl.vm.swappiness", "5"), 1);
+	return tx;
+}
+
+START_TEST(conflicts_name_the_source_that_puts_a_key_back)
+{
+	struct perftune_tx *tx = two_keys("dry", PERFTUNE_TX_DRY_RUN);
+	const char *want = "sysctl.vm.swappiness sysctl.d /run/sysctl.d/70-run.conf:3 10\n";
+	char *got;
+
+	ck_assert_int_ge(perftune_tx_commit(tx), 0);
+	got = conflicts(tx, PERFTUNE_CONFLICTS_STAGED, 1);
+	ck_assert_str_eq(got, want);
+	free(got);
+	/* a dry run writes nothing: without STAGED nothing is undone */
+	got = conflicts(tx, 0, 0);
+	ck_assert_str_eq(got, "");
+	free(got);
+	perftune_tx_unref(tx);
+
+	tx = two_keys("real", 0);
+	got = conflicts(tx, 0, 0); /* not committed yet: nothing written */
+	ck_assert_str_eq(got, "");
+	free(got);
+	ck_assert_msg(perftune_tx_commit(tx) >= 0, "%s", perftune_ctx_last_error(f.ctx));
+	got = conflicts(tx, 0, 1);
+	ck_assert_str_eq(got, want);
+	free(got);
+	perftune_tx_unref(tx);
+}
+END_TEST
+
+START_TEST(conflicts_bad_input)
+{
+	struct perftune_tx *tx = two_keys("bad", PERFTUNE_TX_DRY_RUN);
+	struct perftune_source_iter *it = (void *)1;
+
+	ck_assert_int_eq(perftune_tx_conflicts(NULL, tx, 0, &it), -EINVAL);
+	ck_assert_ptr_null(it);
+	ck_assert_int_eq(perftune_tx_conflicts(f.ctx, NULL, 0, &it), -EINVAL);
+	ck_assert_int_eq(perftune_tx_conflicts(f.ctx, tx, 0, NULL), -EINVAL);
+	ck_assert_int_eq(perftune_tx_conflicts(f.ctx, tx, 1u << 5, &it), -EINVAL);
+	ck_assert_ptr_null(it);
+	perftune_tx_unref(tx);
+}
+END_TEST
+
 static Suite *why_suite(void)
 {
 	Suite *s = suite_create("why");
@@ -881,6 +953,8 @@ static Suite *why_suite(void)
 	tcase_add_test(tc, daemons_from_proc);
 	tcase_add_test(tc, our_transactions_are_sources);
 	tcase_add_test(tc, bad_keys);
+	tcase_add_test(tc, conflicts_name_the_source_that_puts_a_key_back);
+	tcase_add_test(tc, conflicts_bad_input);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("scan");
 	tcase_add_checked_fixture(tc, setup, teardown);

@@ -913,6 +913,21 @@ class Transaction:
             ),
         )
 
+    def conflicts(self) -> List[Source]:
+        """What will undo this transaction: for each key it wrote (a dry
+        run: each key it would write), the last persistent source in effect
+        that sets another value -- a sysctl.d line, a udev rule, TuneD's
+        profile -- in the order of :meth:`changes`; :attr:`Source.key` is
+        the change's key.  ``perftune set`` and ``apply`` warn with them."""
+        flags = _lib.PERFTUNE_CONFLICTS_STAGED if self._dry_run else 0
+        with self._lock:
+            if not self._finalizer.alive:
+                raise ValueError(f"operation on a closed perftune Transaction '{self.name}'")
+            rc, it = _lib.perftune_tx_conflicts(self._ctx_ptr, self._ptr, flags)
+            if rc < 0:
+                raise error_from_errno(rc, _lib.perftune_ctx_last_error(self._ctx_ptr))
+        return _drain("source", it, source_from_c)
+
     def close(self) -> None:
         """Release the transaction.  Staged values are dropped; committed
         values stay in force, except those of a HOLD transaction, which are

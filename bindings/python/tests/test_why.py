@@ -47,6 +47,32 @@ def test_why_keys_of_many_keys(ctx: perftune.Context, tree: FakeTree, sysctl_d: 
         ctx.why_keys({"sysctl.vm.swappiness": 10})  # type: ignore[dict-item]
 
 
+def test_transaction_conflicts(ctx: perftune.Context, sysctl_d: Path) -> None:
+    with ctx.transaction("dry", dry_run=True) as tx:
+        tx.set("sysctl.vm.swappiness", 5)
+        tx.set("block.fake0.scheduler", "noop")
+    (src,) = tx.conflicts()
+    assert isinstance(src, perftune.Source)
+    assert (src.key, src.kind, src.location, src.value) == (
+        "sysctl.vm.swappiness",
+        "sysctl.d",
+        "/etc/sysctl.d/90-app.conf:2",
+        "10",
+    )
+    with ctx.transaction("same", dry_run=True) as same:
+        same.set("sysctl.vm.swappiness", 10)
+    assert same.conflicts() == []
+    real = ctx.transaction("real")
+    real.set("sysctl.vm.swappiness", 5)
+    assert real.conflicts() == []  # nothing written yet
+    real.commit()
+    assert [s.location for s in real.conflicts()] == ["/etc/sysctl.d/90-app.conf:2"]
+    real.rollback()
+    real.close()
+    with pytest.raises(ValueError):
+        real.conflicts()
+
+
 def test_why_nothing_and_bad_key(ctx: perftune.Context) -> None:
     assert ctx.why("sysctl.vm.swappiness") == []
     with pytest.raises(perftune.PerftuneValueError):
