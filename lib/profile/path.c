@@ -18,9 +18,16 @@
 #include <unistd.h>
 #include "profile-internal.h"
 
+/*
+ * The admin's first, then the profiles other packages ship (a database's own,
+ * perftune-packaging(7)) before ours: a package that ships a profile of a name
+ * we ship means its own, and TuneD's last, as TuneD itself puts /usr/lib/tuned
+ * under /etc/tuned.
+ */
 static const char *const default_path[] = {
-	"/etc/perftune/profiles",
-	PERFTUNE_PROFILES_DIR,
+	"/etc/perftune/profiles",     /* the admin's */
+	"/usr/lib/perftune/profiles", /* other packages' */
+	PERFTUNE_PROFILES_DIR,	      /* ours */
 	"/etc/tuned",
 	"/usr/lib/tuned",
 };
