@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# check-man.sh perftune.8 perftune-profile.5 libperftune.3
+# check-man.sh perftune.8 perftune-profile.5 libperftune.3 [MORE PAGES...]
 # The built man pages render without a groff warning; perftune(8) documents
 # every command of perftune --help and every key of keys.txt; libperftune(3)
 # names every exported symbol.

@@ -14,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "perftune.h"
 #include "macro.h"
 #include "internal.h"
@@ -73,6 +76,21 @@ static int in_use(struct perftune_ctx *ctx, const char *name, char *why, size_t 
 	return 0;
 }
 
+/*
+ * false when this process may not load modules: no CAP_SYS_MODULE.  A unit's
+ * ProtectKernelModules=yes drops it and hides /lib/modules too, which made a
+ * missing module look like one this kernel does not have (a silent skip).
+ */
+static bool may_load_modules(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { 0 };
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return true; /* cannot tell: a load says why it fails */
+	return d[CAP_TO_INDEX(CAP_SYS_MODULE)].effective & CAP_TO_MASK(CAP_SYS_MODULE);
+}
+
 static int mod_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt_emit_fn emit,
 		       void *ud)
 {
@@ -80,6 +98,7 @@ static int mod_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, p
 	char name[NAME_MAX_MOD], out[256];
 	const char *n = kp->n == 3 ? kp->c[1].s : "";
 	size_t len = strlen(n);
+	int r;
 
 	if (kp->n != 3 || strcmp(kp->c[2].s, "loaded"))
 		return pt_err(ctx, -EINVAL, "%s: expected module.<name>.loaded", kp->text);
@@ -91,7 +110,15 @@ static int mod_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, p
 	if (mod_state(ctx, name) == MOD_ABSENT) {
 		if (pt_attr_kmod_need(ctx, kp->text) < 0)
 			return -EOPNOTSUPP;
-		if (pt_attr_kmod(ctx, PT_KMOD_FIND, name, NULL, out, sizeof(out)) < 0)
+		r = pt_attr_kmod(ctx, PT_KMOD_FIND, name, NULL, out, sizeof(out));
+		if (r < 0 && pt_root_is_host(ctx) && !may_load_modules())
+			return pt_err(ctx, -EPERM,
+				      "%s: no module %s found, and this process may not load modules "
+				      "(no CAP_SYS_MODULE; systemd's ProtectKernelModules=yes also "
+				      "hides /lib/modules: perftune@.service sets it to no, see "
+				      "perftune(8))",
+				      kp->text, name);
+		if (r < 0)
 			return pt_err(ctx, -ENOENT,
 				      "%s: no module %s for this kernel (not loaded, not in "
 				      "/lib/modules/<release>/modules.dep)",

@@ -24,9 +24,17 @@
 #include "core/log.h"
 #include "profile-internal.h"
 
-/* the one copy of the default search path: the CLI asks for it
- * (perftune_profile_default_path()) to put its build tree's profiles first */
-#define DEFAULT_PATH "/etc/perftune/profiles:" PERFTUNE_PROFILES_DIR ":/etc/tuned:/usr/lib/tuned"
+/*
+ * The one copy of the default search path (the CLI asks for it,
+ * perftune_profile_default_path(), to put its build tree's profiles first).
+ * The admin's first, then the profiles other packages ship (a database's own,
+ * perftune-packaging(7)) before ours: a package that ships a profile of a name
+ * we ship means its own; TuneD's last, as TuneD itself puts /usr/lib/tuned
+ * under /etc/tuned.
+ */
+#define DEFAULT_PATH                                                                               \
+	"/etc/perftune/profiles:/usr/lib/perftune/profiles:" PERFTUNE_PROFILES_DIR                 \
+	":/etc/tuned:/usr/lib/tuned"
 
 PERFTUNE_EXPORT const char *perftune_profile_default_path(void)
 {

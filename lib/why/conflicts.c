@@ -11,7 +11,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "perftune.h"
+#include "macro.h"
+#include "core/ctx.h"
+#include "core/log.h"
 #include "object/source.h"
 
 /* a source that will put its key back: persistent, in effect, another value */

@@ -26,7 +26,7 @@ set -uo pipefail
 
 SRC=$(cd "${1:?usage: test-packaging.sh SRCDIR [BUILDDIR]}" && pwd)
 BUILD=${2:-}
-PKGS=(libperftune1 libperftune-dev perftune python3-perftune)
+PKGS=(libperftune1 libperftune-dev perftune python3-perftune dh-perftune)
 RPMS=(libperftune libperftune-devel perftune python3-perftune)
 SAFE_PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin   # no pyenv & co: the system python3
 START=$SECONDS
@@ -97,6 +97,8 @@ cleanup() {
 		say "cleanup: purging ${PKGS[*]}"
 		dpkg --purge "${PKGS[@]}" >/dev/null 2>&1
 	fi
+	# the instance enabled before the purge, should the prerm have left it
+	rm -f /etc/systemd/system/*.wants/perftune@pkgtest.service
 	[ -n "$WORK" ] && rm -rf "$WORK"
 	exit $rc
 }
@@ -202,6 +204,14 @@ deb_has perftune usr/sbin/perftune "the CLI"
 deb_has perftune 'lib/systemd/system/perftune@\.service' "the systemd unit"
 deb_has perftune 'lib/systemd/system/perftune-metrics\.timer' "the Prometheus metrics timer"
 deb_has perftune 'lib/systemd/system/perftune-metrics\.service' "the Prometheus metrics service"
+deb_has perftune 'usr/lib/rpm/macros\.d/macros\.perftune' "the RPM macros for other packages (as systemd ships its own)"
+deb_has perftune 'usr/lib/perftune/profiles/' "the vendor profile directory"
+deb_has dh-perftune usr/bin/dh_perftune "dh_perftune"
+deb_has dh-perftune 'usr/share/man/man1/dh_perftune\.1\.gz' "dh_perftune(1)"
+deb_has dh-perftune usr/share/perl5/Debian/Debhelper/Sequence/perftune.pm "the dh-sequence-perftune add-on"
+for s in postinst prerm postrm; do
+	deb_has dh-perftune "usr/share/debhelper/autoscripts/$s-perftune" "the $s snippet"
+done
 deb_has python3-perftune "usr/lib/python3/dist-packages/perftune/__init__\.py" "the Python package"
 deb_has python3-perftune "usr/lib/python3/dist-packages/perftune/_perftune\..*so" "the SWIG extension"
 deb_has python3-perftune "usr/lib/python3/dist-packages/perftune-$VERSION\.dist-info/METADATA" "the package metadata (dist-info)"
@@ -218,6 +228,7 @@ if [ -e "$SRC/doc/meson.build" ]; then
 	deb_has libperftune-dev 'usr/share/man/man3/libperftune\.3\.gz' "libperftune(3)"
 	deb_has perftune 'usr/share/man/man8/perftune\.8\.gz' "perftune(8)"
 	deb_has perftune 'usr/share/man/man5/perftune-profile\.5\.gz' "perftune-profile(5)"
+	deb_has perftune 'usr/share/man/man7/perftune-packaging\.7\.gz' "perftune-packaging(7)"
 else
 	say "NOTE: no doc/meson.build yet: man pages not checked"
 fi
@@ -454,7 +465,58 @@ else
 	say "NOTE: 'perftune apply' does not exist yet: the unit's ExecStart was not run"
 fi
 
+# the installed debhelper add-on: a package that build-depends on
+# dh-sequence-perftune gets dh_perftune in its sequence, its profile in
+# /usr/lib/perftune/profiles and the snippets in its maintainer scripts (built,
+# not installed: its postinst would apply the profile to this machine)
+step "a package built with dh-sequence-perftune"
+E=$WORK/example
+mkdir -p "$E/debian/source"
+printf '%s\n' 'Source: perftune-example-db' 'Section: admin' 'Priority: optional' \
+	'Maintainer: nobody <nobody@example.org>' \
+	'Build-Depends: debhelper-compat (= 13), dh-sequence-perftune' 'Rules-Requires-Root: no' '' \
+	'Package: perftune-example-db' 'Architecture: all' 'Depends: ${misc:Depends}' \
+	'Description: example of a package with a perftune profile' ' never shipped' > "$E/debian/control"
+printf '%s\n' 'perftune-example-db (1.0-1) unstable; urgency=medium' '' '  * Example.' '' \
+	' -- nobody <nobody@example.org>  Sat, 28 Nov 2026 00:00:00 +0000' > "$E/debian/changelog"
+printf '#!/usr/bin/make -f\n%%:\n\tdh $@\n' > "$E/debian/rules"
+chmod 755 "$E/debian/rules"
+echo '3.0 (native)' > "$E/debian/source/format"
+printf '[main]\nsummary=example\n\n[sysctl]\nvm.stat_interval=2\n' > "$E/debian/perftune-example-db.perftune"
+if (cd "$E" && clean_env dh binary --no-act) 2>&1 | grep -qx '   dh_perftune'; then
+	ok "dh binary --no-act runs dh_perftune"
+else
+	fail "dh binary --no-act: no dh_perftune: $(cd "$E" && clean_env dh binary --no-act 2>&1 | tr '\n' ' ')"
+fi
+if (cd "$E" && clean_env dpkg-buildpackage -us -uc -b) > "$WORK/example-build.log" 2>&1; then
+	f=$WORK/perftune-example-db_1.0-1_all.deb
+	mkdir -p "$WORK/example-ctl"
+	dpkg-deb -e "$f" "$WORK/example-ctl"
+	dpkg -c "$f" | grep -q '\./usr/lib/perftune/profiles/perftune-example-db/tuned\.conf$' &&
+		ok "perftune-example-db.deb: its profile in /usr/lib/perftune/profiles" ||
+		fail "perftune-example-db.deb lacks usr/lib/perftune/profiles/perftune-example-db/tuned.conf"
+	[[ "$(dpkg-deb -f "$f" Depends)" == *perftune* ]] &&
+		ok "perftune-example-db.deb depends on perftune" || fail "perftune-example-db.deb Depends: $(dpkg-deb -f "$f" Depends)"
+	grep -q 'deb-systemd-invoke start perftune@perftune-example-db.service' "$WORK/example-ctl/postinst" &&
+		grep -q 'perftune restore --if-exists perftune-example-db' "$WORK/example-ctl/prerm" &&
+		grep -q 'disable perftune@perftune-example-db.service' "$WORK/example-ctl/postrm" &&
+		ok "perftune-example-db.deb: postinst starts, prerm restores, postrm disables perftune@perftune-example-db" ||
+		fail "perftune-example-db.deb: maintainer scripts lack the dh_perftune snippets"
+else
+	tail -n 30 "$WORK/example-build.log"
+	fail "dpkg-buildpackage of perftune-example-db (log above)"
+fi
+
 # ---------------------------------------------------------------- purge
+# an instance enabled the way an admin does it (systemctl works on the links
+# without systemd as PID 1): the prerm must disable it by name, as systemctl
+# refuses a glob there
+if clean_env systemctl enable perftune@pkgtest.service > "$WORK/enable.log" 2>&1 &&
+	ls /etc/systemd/system/*.wants/perftune@pkgtest.service > /dev/null 2>&1; then
+	ok "systemctl enable perftune@pkgtest.service: $(ls /etc/systemd/system/*.wants/perftune@pkgtest.service)"
+else
+	fail "systemctl enable perftune@pkgtest.service: $(cat "$WORK/enable.log")"
+fi
 step "dpkg --purge ${PKGS[*]}"
 for d in "${debs[@]}"; do dpkg -c "$d"; done | awk '{print substr($6, 2)}' | grep -v '/$' > "$WORK/files"
 dpkg --purge "${PKGS[@]}" > "$WORK/purge.log" 2>&1 || { cat "$WORK/purge.log"; fail "dpkg --purge failed"; }
@@ -512,6 +574,8 @@ rpm_has libperftune-devel "$libdir/libperftune\.so" "the .so link"
 rpm_has libperftune-devel "$libdir/pkgconfig/libperftune\.pc" "the pkg-config file"
 rpm_has perftune /usr/sbin/perftune "the CLI"
 rpm_has perftune '/usr/lib/systemd/system/perftune@\.service' "the systemd unit"
+rpm_has perftune "$(rpm --eval '%{_rpmmacrodir}')/macros\.perftune" "the RPM macros for other packages"
+rpm_has perftune /usr/lib/perftune/profiles "the vendor profile directory"
 rpm_has python3-perftune '/usr/lib/python3/dist-packages/perftune/__init__\.py' "the Python package"
 rpm_has python3-perftune '/usr/lib/python3/dist-packages/perftune/_perftune\..*so' "the SWIG extension"
 rpm_has python3-perftune "/usr/lib/python3/dist-packages/perftune-$VERSION\.dist-info/METADATA" "the package metadata (dist-info)"
@@ -519,6 +583,7 @@ if [ -e "$SRC/doc/meson.build" ]; then
 	rpm_has libperftune-devel '/usr/share/man/man3/libperftune\.3.*' "libperftune(3)"
 	rpm_has perftune '/usr/share/man/man8/perftune\.8.*' "perftune(8)"
 	rpm_has perftune '/usr/share/man/man5/perftune-profile\.5.*' "perftune-profile(5)"
+	rpm_has perftune '/usr/share/man/man7/perftune-packaging\.7.*' "perftune-packaging(7)"
 fi
 [ -d "$SRC/completion" ] && rpm_has perftune /usr/share/bash-completion/completions/perftune "the bash completion"
 ls "$SRC"/profiles/* >/dev/null 2>&1 && rpm_has perftune '/usr/share/perftune/profiles/.+' "the profiles"

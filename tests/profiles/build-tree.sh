@@ -6,10 +6,10 @@
 # elsewhere (as installed) keeps the default path.  On the fake machine: any user.
 . "$(dirname "$0")/lib.sh"
 unset PERFTUNE_PROFILE_PATH
-shipped="database latency ssd throughput virtual-guest"
+shipped="database latency ssd throughput throughput-guest"
 # the library's default path (lib/profile/path.c), with this build's datadir
 pdir=$(sed -n 's/^#define PERFTUNE_PROFILES_DIR "\(.*\)"$/\1/p' "${BUILDDIR:?}/config.h")
-default_path="/etc/perftune/profiles:$pdir:/etc/tuned:/usr/lib/tuned"
+default_path="/etc/perftune/profiles:/usr/lib/perftune/profiles:$pdir:/etc/tuned:/usr/lib/tuned"
 fake_root "$TMP/root"
 
 # the search path a "not found" error names

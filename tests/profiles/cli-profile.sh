@@ -77,7 +77,7 @@ expect 0 "" "${P[@]}" describe --json sysctl.vm.drop_caches
 [ "$(json "$TMP/out" '(d["value"], d["unreadable"])')" = "(None, 'write-only trigger')" ] ||
 	fail "describe --json unreadable: $(cat "$TMP/out")"
 expect 0 "" "${P[@]}" list-profiles --json
-for n in throughput latency database ssd virtual-guest; do
+for n in throughput latency database ssd throughput-guest; do
 	json "$TMP/out" "[p['summary'] for p in d if p['name'] == '$n'][0]" | grep -q . ||
 		fail "list-profiles has no summary for $n"
 done

@@ -50,7 +50,7 @@ check "--j" --journal-dir
 check "apply --s" --strict
 check "apply --d" --dry-run
 check "export --format ''" sysctl udev cmdline tuned
-check "apply ''" throughput latency database ssd virtual-guest
+check "apply ''" throughput latency database ssd throughput-guest
 check "apply la" latency
 check_not "apply la" throughput
 check "get sysctl.vm.sw" sysctl.vm.swappiness

@@ -184,6 +184,22 @@ START_TEST(missing_profile_names_the_search_path)
 }
 END_TEST
 
+/* without $PERFTUNE_PROFILE_PATH: the admin's, the packages', ours, TuneD's */
+START_TEST(default_path_puts_vendor_profiles_below_the_admins)
+{
+	struct perftune_profile *p = NULL;
+	const char *e;
+
+	unsetenv("PERFTUNE_PROFILE_PATH");
+	ck_assert_int_eq(perftune_profile_load(f.ctx, "no-package-ships-this-name", NULL, &p),
+			 -ENOENT);
+	e = perftune_ctx_last_error(f.ctx);
+	ck_assert_msg(strstr(e, " /etc/perftune/profiles:/usr/lib/perftune/profiles:" PERFTUNE_PROFILES_DIR
+				":/etc/tuned:/usr/lib/tuned"),
+		      "%s", e);
+}
+END_TEST
+
 START_TEST(comments_continuations_and_duplicates_parse_like_configparser)
 {
 	struct perftune_profile *p;
@@ -1049,6 +1065,7 @@ static Suite *profile_suite(void)
 	tcase_add_loop_test(tc, bad_input_is_an_error_naming_file_and_line, 0,
 			    (int)(sizeof(bad) / sizeof(bad[0])));
 	tcase_add_test(tc, missing_profile_names_the_search_path);
+	tcase_add_test(tc, default_path_puts_vendor_profiles_below_the_admins);
 	tcase_add_test(tc, comments_continuations_and_duplicates_parse_like_configparser);
 	tcase_add_test(tc, include_merges_later_files_win);
 	tcase_add_test(tc, include_loops_and_optional_includes_terminate);

@@ -251,6 +251,23 @@ setup_scsi_only() {
 	EOF
 }
 
+# setup_e1000e_only: the e1000e NIC for the unit's [net] test under systemd
+# (issue 36), NET_E1000E in /run/vm-devices.env.  udevd may rename it
+# (enp0s5): its name is read once udevd has settled.
+setup_e1000e_only() {
+	local i
+	load e1000e
+	for ((i = 0; i < 100; i++)); do
+		udevadm settle --timeout=30 2>/dev/null || true
+		NET_E1000E=$(net_dev e1000e)
+		[[ -n $NET_E1000E ]] && break
+		sleep 0.1
+	done
+	[[ -n $NET_E1000E ]] || die "no e1000e network interface"
+	ip link set "$NET_E1000E" up || die "cannot bring $NET_E1000E up"
+	echo "NET_E1000E=$NET_E1000E" >>/run/vm-devices.env
+}
+
 # setup_cpu: the real drivers tests/vm/cpupower.dsl gives the guest (issue 19).
 # acpi_idle's C2 is a SystemIO port read, a busy loop under TCG: it starts
 # disabled (the tests change and restore it like any state).
@@ -279,6 +296,7 @@ say "started after $(cut -d' ' -f1 /proc/uptime)s of guest uptime (PID 1: $(</pr
 setup_cpu
 if [[ ${VM_INIT:-shell} == systemd ]]; then
 	setup_scsi_only
+	setup_e1000e_only
 else
 	setup_modules
 	setup_disks

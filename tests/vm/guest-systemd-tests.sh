@@ -12,7 +12,8 @@
 # perftune@.service), with only the path of perftune in Exec*= changed to the
 # build tree's.  A test profile in /etc/perftune/profiles (the guest's tmpfs
 # overlay) changes two sysctls, the scheduler of a scsi_debug disk and the
-# PM QoS CPU latency (force_latency: only in force while held).  Tests:
+# PM QoS CPU latency (force_latency: only in force while held), the e1000e
+# NIC's gro (ethtool netlink) and loads the dummy module (libkmod).  Tests:
 # start applies and holds, stop restores, kill -9 of the holder leaves the
 # restore to ExecStopPost, and systemd-analyze security of the unit.
 #
@@ -56,7 +57,14 @@ snapshot() {
 	done
 	echo "scheduler.$DISK=$(sched "$DISK")"
 	echo "pmqos=$(pmqos_now)"
+	echo "gro.$NET_E1000E=$(gro_now)"
+	echo "module.dummy=$(dummy_now)"
 }
+
+# gro_now: generic-receive-offload of the e1000e NIC (ethtool -k), on or off
+gro_now() { ethtool -k "$NET_E1000E" | sed -n 's/^generic-receive-offload: \([a-z]*\).*/\1/p'; }
+# dummy_now: whether the dummy module (in the initramfs, not loaded at boot) is
+dummy_now() { if [[ -d /sys/module/dummy ]]; then echo loaded; else echo absent; fi; }
 
 # prop NAME: a property of the unit (systemctl show).
 prop() { systemctl show -P "$1" "$UNIT"; }
@@ -127,6 +135,8 @@ in_force() {
 	eq "vm.dirty_ratio" "$(</proc/sys/vm/dirty_ratio)" "$WANT_DIRTY"
 	eq "$DISK scheduler" "$(sched "$DISK")" "$WANT_SCHED"
 	eq "PM QoS CPU latency (held)" "$(pmqos_now)" 0
+	eq "$NET_E1000E gro (ethtool netlink: AF_NETLINK)" "$(gro_now)" "$WANT_GRO"
+	eq "dummy module (libkmod: ProtectKernelModules=no, @module)" "$(dummy_now)" loaded
 }
 
 # all_back: every value as before the test started, no journal left.
@@ -151,6 +161,8 @@ setup() {
 	WANT_SWAPPINESS=$(($(</proc/sys/vm/swappiness) + 7))
 	WANT_DIRTY=$(($(</proc/sys/vm/dirty_ratio) + 5))
 	WANT_SCHED=$(other_sched "$DISK")
+	if [[ $(gro_now) == on ]]; then WANT_GRO=off; else WANT_GRO=on; fi
+	[[ $(dummy_now) == absent ]] || fail "dummy is loaded before the test"
 	mkdir -p "/etc/perftune/profiles/$PROFILE"
 	cat >"/etc/perftune/profiles/$PROFILE/tuned.conf" <<-EOF
 		[main]
@@ -166,6 +178,15 @@ setup() {
 
 		[cpu]
 		force_latency=0
+
+		# the unit as shipped holds every family (issue 36): ethtool over
+		# generic netlink, a module through libkmod
+		[net]
+		devices=$NET_E1000E
+		features=gro $WANT_GRO
+
+		[modules]
+		dummy=+r
 	EOF
 	mkdir -p "$UNIT_DIR"
 	sed -E "s|^(Exec[A-Za-z]+=-?)[^ ]*/perftune |\\1$PT |" "$BUILT_UNIT" >"$UNIT_DIR/perftune@.service"
@@ -196,12 +217,13 @@ test_unit_loads() {
 PROBES=('' RestrictSUIDSGID=yes
 	'SystemCallFilter=@system-service
 SystemCallFilter=~@privileged
+SystemCallFilter=@module
 SystemCallErrorNumber=EPERM
 RestrictNamespaces=yes
 MemoryDenyWriteExecute=yes
 LockPersonality=yes
 RestrictRealtime=yes
-RestrictAddressFamilies=AF_UNIX
+RestrictAddressFamilies=AF_UNIX AF_NETLINK
 SystemCallArchitectures=native')
 
 test_probe_filters() {
