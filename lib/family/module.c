@@ -24,6 +24,7 @@
 #include "shared/kmod.h"
 #include "shared/util.h"
 #include "io/attr.h"
+#include "core/ctx.h"
 #include "core/key.h"
 #include "core/log.h"
 #include "object/desc.h"
