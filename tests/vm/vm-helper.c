@@ -219,11 +219,15 @@ static void nic(int fd, const char *dev)
 	struct ethtool_coalesce co = { .cmd = ETHTOOL_GCOALESCE };
 	struct ethtool_pauseparam pa = { .cmd = ETHTOOL_GPAUSEPARAM };
 	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
-	struct {
-		struct ethtool_gfeatures hdr;
-		struct ethtool_get_features_block b[8];
-	} fe = { .hdr = { .cmd = ETHTOOL_GFEATURES, .size = 8 } };
+	/* 8 blocks of 32 features: more than any kernel has */
+	struct ethtool_gfeatures *fe =
+		calloc(1, sizeof(*fe) + 8 * sizeof(struct ethtool_get_features_block));
 	int r;
+
+	if (!fe)
+		die("calloc");
+	fe->cmd = ETHTOOL_GFEATURES;
+	fe->size = 8;
 
 	printf("== %s\n", dev);
 	r = eth_ioctl(fd, dev, &ring);
@@ -234,14 +238,15 @@ static void nic(int fd, const char *dev)
 	words("pause", r, &pa.autoneg, sizeof(pa) / 4 - 1);
 	r = eth_ioctl(fd, dev, &ch);
 	words("channels", r, &ch.max_rx, sizeof(ch) / 4 - 1);
-	r = eth_ioctl(fd, dev, &fe);
+	r = eth_ioctl(fd, dev, fe);
 	/* requested and active features: what a write changes */
 	printf("features:");
 	if (r < 0)
 		printf(" %s", strerror(-r));
-	for (__u32 i = 0; r == 0 && i < fe.hdr.size && i < 8; i++)
-		printf(" %08x/%08x", fe.b[i].requested, fe.b[i].active);
+	for (__u32 i = 0; r == 0 && i < fe->size && i < 8; i++)
+		printf(" %08x/%08x", fe->features[i].requested, fe->features[i].active);
 	printf("\n");
+	free(fe);
 }
 
 static int cmd_nics(int argc, char **argv)
