@@ -304,6 +304,12 @@ else
 	setup_selinux
 	write_devices_env
 fi
+# Automatic NUMA balancing off: after the tests that move a process's pages
+# to node 1, it migrated the shared libraries' pages back page by page at
+# the next processes' faults, which under TCG made the next test's first
+# perftune runs take 30-130 s.  The numa.balancing test sets and restores
+# it from whatever it finds.
+echo 0 >/proc/sys/kernel/numa_balancing 2>/dev/null || true
 # From here on only panics reach the console: the script's output stays readable.
 dmesg -n 1 || true
 

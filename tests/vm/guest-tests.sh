@@ -512,12 +512,9 @@ run_test "block[/dev/mapper/lin] and a path on it resolve to the slave disks" te
 run_test "block[/dev/PART] means its disk" test_partition_means_disk
 run_test "errors: unknown device, bad value, usage" test_errors
 run_test "numa.balancing set and restored" test_numa_balancing
-# exec --nodes before the tests that migrate a process's pages: right after
-# them the first exec under --membind spent 30-50 s of TCG in page faults
-# (strace: the gaps fall between system calls), the next one 2 s
-run_test "exec --nodes 1 runs a command on node 1" test_exec_nodes
 run_test "proc.PID.numa_nodes moves a process to node 1 and back" test_proc_numa_nodes
 run_test "proc.PID.numa_nodes: memory allocated after the move lands on node 1" test_proc_numa_nodes_new_memory
+run_test "exec --nodes 1 runs a command on node 1" test_exec_nodes
 run_test "crash: hold killed -9 after commit, restore --orphans" test_crash_after_commit
 run_test "crash: hold killed -9 mid-commit, restore --orphans" test_crash_mid_commit
 run_test "crash: holds killed -9 at timed points, restore --orphans" test_crash_timed_kills
