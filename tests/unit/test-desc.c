@@ -58,88 +58,6 @@ static void teardown(void)
 	fx_teardown(&f);
 }
 
-START_TEST(accessors_of_null_give_null_or_zero)
-{
-	long long lo = 1, hi = 2;
-
-	ck_assert_ptr_null(perftune_desc_key(NULL));
-	ck_assert_ptr_null(perftune_desc_value(NULL));
-	ck_assert_ptr_null(perftune_desc_path(NULL));
-	ck_assert_ptr_null(perftune_desc_choices(NULL));
-	ck_assert_ptr_null(perftune_desc_unit(NULL));
-	ck_assert_ptr_null(perftune_desc_reason(NULL));
-	ck_assert_ptr_null(perftune_desc_info(NULL));
-	ck_assert_ptr_null(perftune_desc_unreadable(NULL));
-	ck_assert(!perftune_desc_writable(NULL));
-	ck_assert(!perftune_desc_range(NULL, &lo, &hi));
-	ck_assert(lo == 1 && hi == 2);
-	perftune_desc_free(NULL);
-
-	ck_assert_ptr_null(perftune_tunable_iter_next(NULL));
-	perftune_tunable_iter_free(NULL);
-	ck_assert_ptr_null(perftune_tunable_key(NULL));
-	ck_assert_ptr_null(perftune_tunable_value(NULL));
-	ck_assert_ptr_null(perftune_tunable_note(NULL));
-	ck_assert_uint_eq(perftune_tunable_flags(NULL), 0);
-
-	ck_assert_ptr_null(perftune_change_iter_next(NULL));
-	perftune_change_iter_free(NULL);
-	ck_assert_ptr_null(perftune_change_key(NULL));
-	ck_assert_ptr_null(perftune_change_old_value(NULL));
-	ck_assert_ptr_null(perftune_change_new_value(NULL));
-	ck_assert_ptr_null(perftune_change_note(NULL));
-	ck_assert_uint_eq(perftune_change_flags(NULL), 0);
-
-	ck_assert_ptr_null(perftune_status_iter_next(NULL));
-	perftune_status_iter_free(NULL);
-	ck_assert_ptr_null(perftune_status_entry_tx_name(NULL));
-	ck_assert_ptr_null(perftune_status_entry_key(NULL));
-	ck_assert_ptr_null(perftune_status_entry_original(NULL));
-	ck_assert_ptr_null(perftune_status_entry_written(NULL));
-	ck_assert_ptr_null(perftune_status_entry_current(NULL));
-	ck_assert_ptr_null(perftune_status_entry_note(NULL));
-	ck_assert_uint_eq(perftune_status_entry_flags(NULL), 0);
-	ck_assert_int_eq(perftune_status_entry_pid(NULL), 0);
-
-	ck_assert_ptr_null(perftune_profile_item_iter_next(NULL));
-	perftune_profile_item_iter_free(NULL);
-	ck_assert_ptr_null(perftune_profile_item_option(NULL));
-	ck_assert_ptr_null(perftune_profile_item_value_as_written(NULL));
-	ck_assert_ptr_null(perftune_profile_item_key(NULL));
-	ck_assert_ptr_null(perftune_profile_item_value(NULL));
-	ck_assert_ptr_null(perftune_profile_item_location(NULL));
-	ck_assert_ptr_null(perftune_profile_item_skip_reason(NULL));
-	ck_assert_ptr_null(perftune_profile_item_note(NULL));
-	ck_assert_uint_eq(perftune_profile_item_flags(NULL), 0);
-
-	ck_assert_ptr_null(perftune_profile_entry_iter_next(NULL));
-	perftune_profile_entry_iter_free(NULL);
-	ck_assert_ptr_null(perftune_profile_entry_name(NULL));
-	ck_assert_ptr_null(perftune_profile_entry_path(NULL));
-	ck_assert_ptr_null(perftune_profile_entry_summary(NULL));
-	ck_assert_ptr_null(perftune_profile_entry_error(NULL));
-
-	ck_assert_ptr_null(perftune_source_iter_next(NULL));
-	perftune_source_iter_free(NULL);
-	ck_assert_ptr_null(perftune_source_kind(NULL));
-	ck_assert_ptr_null(perftune_source_key(NULL));
-	ck_assert_ptr_null(perftune_source_location(NULL));
-	ck_assert_ptr_null(perftune_source_value(NULL));
-	ck_assert_ptr_null(perftune_source_note(NULL));
-	ck_assert_uint_eq(perftune_source_flags(NULL), 0);
-	ck_assert_int_eq(perftune_source_pid(NULL), 0);
-
-	ck_assert_ptr_null(perftune_check_iter_next(NULL));
-	perftune_check_iter_free(NULL);
-	ck_assert_ptr_null(perftune_check_key(NULL));
-	ck_assert_ptr_null(perftune_check_expected(NULL));
-	ck_assert_ptr_null(perftune_check_current(NULL));
-	ck_assert_ptr_null(perftune_check_reason(NULL));
-	ck_assert_ptr_null(perftune_check_origin(NULL));
-	ck_assert_int_eq(perftune_check_status(NULL), PERFTUNE_CHECK_NOT_HERE);
-}
-END_TEST
-
 START_TEST(description_path_is_absolute_and_info_lines_are_joined)
 {
 	struct perftune_desc *d;
@@ -366,7 +284,6 @@ static Suite *desc_suite(void)
 	TCase *tc = tcase_create("read");
 
 	tcase_add_unchecked_fixture(tc, setup, teardown); /* nothing written: one tree */
-	tcase_add_test(tc, accessors_of_null_give_null_or_zero);
 	tcase_add_test(tc, description_path_is_absolute_and_info_lines_are_joined);
 	tcase_add_test(tc, tunable_of_get_each_has_a_value_or_says_why_not);
 	tcase_add_test(tc, profile_item_has_a_skip_reason_or_a_note_never_both);
