@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,18 +34,24 @@ enum { HP_DEFAULT, HP_NR, HP_OVERCOMMIT, HP_NODE };
 static unsigned long size_kb(const char *s)
 {
 	char *end;
-	unsigned long v;
+	unsigned long v, unit = 0;
 
 	if (!isdigit((unsigned char)*s))
 		return 0;
+	errno = 0;
 	v = strtoul(s, &end, 10);
+	if (errno)
+		return 0;
 	if (!strcmp(end, "kB") || !strcmp(end, "K") || !strcmp(end, "k") || !strcmp(end, "KB"))
-		return v;
-	if (!strcmp(end, "M") || !strcmp(end, "MB"))
-		return v * 1024;
-	if (!strcmp(end, "G") || !strcmp(end, "GB"))
-		return v * 1024 * 1024;
-	return 0;
+		unit = 1;
+	else if (!strcmp(end, "M") || !strcmp(end, "MB"))
+		unit = 1024;
+	else if (!strcmp(end, "G") || !strcmp(end, "GB"))
+		unit = 1024 * 1024;
+	/* a size that wraps around would name another, real page size */
+	if (!unit || v > ULONG_MAX / unit)
+		return 0;
+	return v * unit;
 }
 
 static void size_name(unsigned long kb, char *buf, size_t size)
@@ -158,13 +165,13 @@ static int hp_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, pt
 		return pt_err(ctx, -EINVAL, "%s: per-node key is hugepages.<size>.node<N>.nr",
 			      kp->text);
 	if (!kp->c[2].glob) {
-		char *end;
-		long n = strtol(kp->c[2].s + 4, &end, 10);
-		if (*end || end == kp->c[2].s + 4 || n < 0 || n > 65535)
+		unsigned long n;
+
+		if (pt_parse_digits(kp->c[2].s + 4, 65535, &n) < 0)
 			return pt_err(ctx, -EINVAL, "%s: '%s' is not node<N>", kp->text, kp->c[2].s);
 		r = emit_hp(ctx, HP_NODE, kb, (int)n, emit, ud);
 		if (r == -ENOENT)
-			return pt_err(ctx, -ENODEV, "%s: no NUMA node %ld", kp->text, n);
+			return pt_err(ctx, -ENODEV, "%s: no NUMA node %lu", kp->text, n);
 		return r;
 	}
 	r = for_nodes(ctx, kp->c[2].s, kb, emit, ud, &found);

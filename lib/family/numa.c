@@ -12,6 +12,7 @@
 #include "shared/array.h"
 #include "shared/cpulist.h"
 #include "shared/dlopen.h"
+#include "shared/util.h"
 #include "io/attr.h"
 #include "core/ctx.h"
 #include "core/key.h"
@@ -121,18 +122,17 @@ static int proc_resolve(struct perftune_ctx *ctx, const struct pt_keyparts *kp, 
 			void *ud)
 {
 	struct pt_tunable t;
-	char *end, p[64];
-	long pid;
+	char p[64];
+	unsigned long pid;
 
 	if (kp->n != 3 || strcmp(kp->c[2].s, "numa_nodes"))
 		return pt_err(ctx, -EINVAL, "%s: expected proc.<pid>.numa_nodes", kp->text);
-	pid = strtol(kp->c[1].s, &end, 10);
-	if (*end || pid <= 0 || pid > 4194304 || kp->c[1].s[0] == '0')
+	if (pt_parse_digits(kp->c[1].s, 4194304, &pid) < 0 || kp->c[1].s[0] == '0')
 		return pt_err(ctx, -EINVAL, "%s: '%s' is not a process id", kp->text, kp->c[1].s);
-	snprintf(p, sizeof(p), "proc/%ld/status", pid);
+	snprintf(p, sizeof(p), "proc/%lu/status", pid);
 	if (!pt_attr_exists(ctx, p))
-		return pt_err(ctx, -ESRCH, "%s: no process %ld", kp->text, pid);
-	pt_tunable_init(&t, &pt_proc_numa_family, p, "proc.%ld.numa_nodes", pid);
+		return pt_err(ctx, -ESRCH, "%s: no process %lu", kp->text, pid);
+	pt_tunable_init(&t, &pt_proc_numa_family, p, "proc.%lu.numa_nodes", pid);
 	t.id = (int)pid;
 	return emit(ctx, &t, ud);
 }

@@ -303,19 +303,18 @@ static int select_pid(struct perftune_ctx *ctx, const struct pt_keyparts *kp, st
 		      pt_emit_fn emit, void *ud)
 {
 	struct pt_pstat st;
-	char *end;
-	long pid = strtol(kp->c[1].s, &end, 10);
+	unsigned long pid;
 	int r;
 
-	if (*end || pid <= 0 || pid > 4194304 || kp->c[1].s[0] == '0')
+	if (pt_parse_digits(kp->c[1].s, 4194304, &pid) < 0 || kp->c[1].s[0] == '0')
 		return pt_err(ctx, -EINVAL, "%s: '%s' is not a process id, all, user or kernel",
 			      kp->text, kp->c[1].s);
 	r = pt_proc_stat(ctx, (int)pid, 0, &st);
 	if (r < 0)
-		return pt_err(ctx, -ESRCH, "%s: no process %ld", kp->text, pid);
+		return pt_err(ctx, -ESRCH, "%s: no process %lu", kp->text, pid);
 	if (st.flags & PT_PF_NO_SETAFFINITY) /* a key well made; the kernel refuses (as an IRQ) */
 		return pt_err(ctx, -EPERM,
-			      "%s: process %ld (%s) is a kernel thread bound to its CPUs: the "
+			      "%s: process %lu (%s) is a kernel thread bound to its CPUs: the "
 			      "kernel does not let its affinity change",
 			      kp->text, pid, st.comm);
 	return emit_pid(ctx, s, (int)pid, emit, ud);

@@ -146,6 +146,24 @@ int pt_parse_ll(const char *s, long long *v)
 	return 0;
 }
 
+int pt_parse_digits(const char *s, unsigned long max, unsigned long *v)
+{
+	unsigned long n = 0;
+
+	/* strtoul would take a sign or leading spaces: "node+1", "proc.+5" */
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		n = n * 10 + (unsigned long)(*s - '0');
+		if (n > max)
+			return -ERANGE;
+	}
+	*v = n;
+	return 0;
+}
+
 bool pt_value_ok(const char *v)
 {
 	size_t n = 0;

@@ -18,6 +18,8 @@ void pt_trim(char *s);
 bool pt_choice_in(const char *raw, const char *word);	  /* word among the choices of raw */
 void pt_choices(const char *raw, char *out, size_t size); /* "a [b] c" -> "a b c" */
 int pt_parse_ll(const char *s, long long *v);
+/* pt_parse_digits() - decimal digits only, at most @max; -EINVAL or -ERANGE */
+int pt_parse_digits(const char *s, unsigned long max, unsigned long *v);
 bool pt_value_ok(const char *v); /* printable, bounded, no newline */
 int pt_snprintf(char *buf, size_t size, const char *fmt, ...)
 	_printf_(3, 4); /* -ENAMETOOLONG on truncation */

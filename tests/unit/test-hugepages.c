@@ -40,6 +40,10 @@ static const struct fx_bad_key bad_keys[] = {
 	{ "hugepages.huge.nr", -EINVAL, "'huge' is not a page size (2M, 1G, 2048kB)" },
 	{ "hugepages.2T.nr", -EINVAL, "'2T' is not a page size" },
 	{ "hugepages.0M.nr", -EINVAL, "'0M' is not a page size" },
+	/* 2^44+1 G wraps to 2^20 kB, the 1G page size, without the overflow check */
+	{ "hugepages.17592186044417G.nr", -EINVAL, "'17592186044417G' is not a page size" },
+	{ "hugepages.99999999999999999999999M.nr", -EINVAL, "is not a page size" },
+	{ "hugepages.2M.node+1.nr", -EINVAL, "'node+1' is not node<N>" },
 	{ "hugepages.4M.nr", -ENOENT, "this machine has no 4M huge pages" },
 	{ "hugepages.2M.free", -ENOENT, "'free' is not nr or overcommit" },
 	{ "hugepages.2M.node0.overcommit", -EINVAL, "per-node key is hugepages.<size>.node<N>.nr" },

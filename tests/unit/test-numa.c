@@ -21,6 +21,9 @@ static const struct fx_bad_key bad_keys[] = {
 	{ "proc.0.numa_nodes", -EINVAL, "'0' is not a process id" },
 	{ "proc.01.numa_nodes", -EINVAL, "'01' is not a process id" },
 	{ "proc.4194305.numa_nodes", -EINVAL, "'4194305' is not a process id" },
+	{ "proc.+5.numa_nodes", -EINVAL, "'+5' is not a process id" },
+	{ "proc.99999999999999999999999.numa_nodes", -EINVAL, "is not a process id" },
+	{ "proc.+5.cpus", -EINVAL, "'+5' is not a process id, all, user or kernel" },
 	{ "proc.x1.numa_nodes", -EINVAL, NULL },
 	{ "proc.4194304.numa_nodes", -ENODEV, "no process 4194304" }, /* none in the fake /proc */
 };
