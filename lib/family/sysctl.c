@@ -72,6 +72,14 @@ static int list_file(struct perftune_ctx *ctx, struct walk *w, const char *path,
 	return emit_sysctl(ctx, w, path, name, st.st_mode);
 }
 
+static bool has_glob(const struct pt_keyparts *kp)
+{
+	for (int i = 0; i < kp->n; i++)
+		if (kp->c[i].glob)
+			return true;
+	return false;
+}
+
 /* Walk proc/sys below @path matching components from @depth (all, if listing). */
 static int walk(struct perftune_ctx *ctx, struct walk *w, const char *path, const char *name,
 		int depth)
@@ -84,7 +92,12 @@ static int walk(struct perftune_ctx *ctx, struct walk *w, const char *path, cons
 
 	if (w->kp && depth == w->kp->n) { /* one look at the file: missing, a directory, mode */
 		struct stat st;
-		if (pt_attr_stat_file(ctx, path, &st) < 0 || S_ISDIR(st.st_mode))
+		if (pt_attr_stat_file(ctx, path, &st) < 0)
+			return 0;
+		if (S_ISDIR(st.st_mode) && !has_glob(w->kp))
+			return pt_err(ctx, -EINVAL, "%s: a directory of sysctls, not one (%s.*)",
+				      w->kp->text, w->kp->text);
+		if (S_ISDIR(st.st_mode))
 			return 0;
 		return emit_sysctl(ctx, w, path, name, st.st_mode);
 	}

@@ -80,7 +80,6 @@ static const struct {
 	{ "sysctl.net.ipv4.conf.eth1.rp_filter", -ENOENT, "no such sysctl" }, /* another device */
 	{ "sysctl.net.ipv6.conf.eth0.rp_filter", -ENOENT, "no such sysctl" }, /* ipv6: another */
 	{ "sysctl.vm.swappiness.x", -ENOENT, "no such sysctl" },	      /* a file, not a dir */
-	{ "sysctl.vm", -ENOENT, "sysctl.vm: no such sysctl" },		      /* a directory */
 	{ "sysctl.v*.swapiness", -ENOENT, "no such sysctl" },		      /* a glob: no typo */
 	{ "sysctl.nosuchdir.swappiness", -ENOENT, "no such sysctl" },	      /* a module's */
 	{ "nosuch.thing", -EINVAL, "unknown family 'nosuch' (block, cpu," },

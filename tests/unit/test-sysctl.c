@@ -35,6 +35,8 @@ END_TEST
 static const struct fx_bad_key bad_keys[] = {
 	{ "sysctl", -EINVAL, "sysctl needs a name (sysctl.vm.swappiness)" },
 	{ "sysctl.vm.nosuchname", -ENOENT, "no such sysctl" },
+	{ "sysctl.vm", -EINVAL, "sysctl.vm: a directory of sysctls, not one (sysctl.vm.*)" },
+	{ "sysctl.v*", -ENOENT, "no such sysctl" }, /* a glob matching directories only */
 	{ "sysctl.vm.swapiness", -EINVAL, "did you mean sysctl.vm.swappiness?" },
 	{ "sysctl.[..].vm.swappiness", -EINVAL, "'..' is not a sysctl name component" },
 	{ "sysctl.vm.[a/b]", -EINVAL, "'a/b' is not a sysctl name component" },
