@@ -23,6 +23,7 @@ extern const struct cmd cmd_apply, cmd_list_profiles, cmd_export,
 	cmd_exec;			     /* cmd-profile.c, cmd-export.c */
 extern const struct cmd cmd_verify, cmd_why; /* cmd-why.c */
 extern const struct cmd cmd_compare;	     /* cmd-compare.c */
+extern const struct cmd cmd_run;	     /* cmd-run.c */
 extern const char *program;
 struct json;
 

@@ -11,7 +11,7 @@
 static const struct cmd *const cmds[] = {
 	&cmd_list,   &cmd_get,	 &cmd_describe,	     &cmd_set,	  &cmd_restore,
 	&cmd_status, &cmd_apply, &cmd_list_profiles, &cmd_export, &cmd_exec,
-	&cmd_verify, &cmd_why,	 &cmd_compare,
+	&cmd_verify, &cmd_why,	 &cmd_compare,	     &cmd_run,
 };
 
 static void help(FILE *f)

@@ -217,7 +217,15 @@ int take_signals(struct child_run *r, pid_t pid)
 	struct signalfd_siginfo si;
 
 	while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD || r->sig)
+		if (si.ssi_signo == SIGCHLD)
+			continue;
+		/* a terminal's Ctrl-C or hangup (SI_KERNEL) went to our process
+		 * group, CMD's too: passed on, CMD would get it twice */
+		if (r->forward && pid > 0 && si.ssi_code != SI_KERNEL)
+			kill(pid, (int)si.ssi_signo);
+		if (r->forward)
+			r->sig = (int)si.ssi_signo;
+		if (r->forward || r->sig)
 			continue;
 		r->sig = (int)si.ssi_signo;
 		if (pid > 0)
@@ -244,24 +252,30 @@ static int wait_child(struct child_run *r, pid_t pid, struct rusage *ru)
 			continue;
 		}
 		had = r->sig;
-		if (take_signals(r, pid) && !had)
+		if (take_signals(r, pid) && !had && !r->forward)
 			timeout = 5000;
 	}
 }
 
 static void child(struct child_run *r, pid_t parent)
 {
-	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int null;
 
-	setpgid(0, 0); /* Ctrl-C goes to perftune, which ends CMD and restores */
+	if (!r->forward) { /* Ctrl-C goes to perftune, which ends CMD and restores */
+		setpgid(0, 0);
+		null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (null < 0 || dup2(null, 0) < 0)
+			_exit(127);
+	}
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent || null < 0 || dup2(null, 0) < 0 || dup2(r->outfd, 1) < 0 ||
-	    dup2(r->errfd, 2) < 0)
+	if (getppid() != parent || (r->outfd != 1 && dup2(r->outfd, 1) < 0) ||
+	    (r->errfd != 2 && dup2(r->errfd, 2) < 0))
 		_exit(127);
 	signal(SIGPIPE, SIG_DFL);
 	sigprocmask(SIG_SETMASK, &r->mask, NULL);
 	execv(r->exe, r->argv);
-	dprintf(2, "perftune compare: cannot run %s: %s\n", r->exe, strerror(errno));
+	dprintf(2, "perftune %s: cannot run %s: %s\n", r->forward ? "run" : "compare", r->exe,
+		strerror(errno));
 	_exit(127);
 }
 
@@ -276,7 +290,8 @@ int child_run(struct child_run *r)
 		child(r, parent);
 	if (pid < 0)
 		return -errno;
-	setpgid(pid, pid);
+	if (!r->forward)
+		setpgid(pid, pid);
 	ret = wait_child(r, pid, &ru);
 	r->wall = now_s() - t0;
 	r->user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;

@@ -5,6 +5,7 @@
 /* Programs perftune runs (compare's CMD and gnuplot): found on a path, and as
  * root only where root alone can change them; a filter run into an out_file. */
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -29,12 +30,15 @@ int run_filter(const char *prog, const char *input, const char *path, const char
  * own (Ctrl-C goes to perftune, which ends it), SIGKILL if perftune dies,
  * /dev/null on stdin.  SIGINT/SIGTERM/SIGHUP reach perftune through @sigfd
  * (signals_to_fd()): one that comes while it runs ends it (TERM, then KILL
- * after 5 s) and is kept in @sig.
+ * after 5 s) and is kept in @sig.  With @forward (run's CMD) it stays in
+ * perftune's process group with its stdin, and each signal is passed on to
+ * it as it came, never escalated: CMD decides when it ends.
  */
 struct child_run {
 	const char *exe;
 	char **argv;
 	int outfd, errfd, sigfd;
+	bool forward;
 	sigset_t mask;		/* the signal mask it gets */
 	int sig;		/* the signal that came, or 0 */
 	int status;		/* of waitpid() */
@@ -46,7 +50,7 @@ int child_run(struct child_run *r);
  * the mask before in r->mask; 0 or -errno */
 int signals_to_fd(struct child_run *r);
 /* a signal read from r->sigfd (not SIGCHLD) kept in r->sig, with @pid > 0
- * ended (SIGTERM to its group); r->sig */
+ * ended (SIGTERM to its group) or, with r->forward, sent the signal; r->sig */
 int take_signals(struct child_run *r, pid_t pid);
 /* wall time in seconds (CLOCK_MONOTONIC) */
 double now_s(void);

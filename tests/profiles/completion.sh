@@ -67,6 +67,10 @@ check "list-profiles --" --json
 check "exec --n" --nodes
 check "exec --nodes 0 -- tru" true
 check "compare --r" --rounds
+check "run --n" --name
+check "run la" latency
+check "run thp.en" thp.enabled=
+check "run latency -- tru" true
 check "compare --order ''" abba random
 check "compare --profile la" latency
 check "compare thp.en" thp.enabled=

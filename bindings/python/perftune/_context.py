@@ -9,7 +9,9 @@ so the C context and the log callback) alive.
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import itertools
 import os
 import stat
 import subprocess
@@ -52,6 +54,7 @@ __all__ = ["Context", "Transaction", "version"]
 
 StrPath = Union[str, "os.PathLike[str]"]
 LogCallback = Callable[[int, str], Any]
+_HOLDS = itertools.count(1)  # hold()'s default names, hold-PID-N
 
 
 def version() -> str:
@@ -546,6 +549,52 @@ class Context:
                 tx.close()
                 raise
         return Applied(tx, pname, ppath, written, changes, skipped)
+
+    @contextlib.contextmanager
+    def hold(
+        self,
+        change: StrPath | Profile | Mapping[str, Any] | Iterable[str],
+        *,
+        name: str | None = None,
+        variables: Mapping[str, str] | None = None,
+    ) -> Iterator[Transaction]:
+        """What ``perftune run`` does around its command, for a block of code::
+
+            with ctx.hold("latency-performance") as tx:
+                run_benchmark()
+
+        ``change`` is a profile (a name or a path, ``variables`` overriding
+        its [variables], or a loaded :class:`Profile`) or settings
+        (``{key: value}`` or ``"KEY=VALUE"`` strings).  It is committed as a
+        holding transaction named ``name`` (default ``hold-PID-N``, new for
+        each hold), PM QoS requests (a profile's force_latency too) in force
+        while the block runs, and rolled back when the block ends, by an
+        exception too.  The change is validated before anything is written
+        (PerftuneError, nothing changed).  Holds nest: an inner one journals
+        the outer one's values as its originals.  A failed rollback raises
+        PerftuneError and keeps the journal (:meth:`restore` of its name)."""
+        tx = self.transaction(name or f"hold-{os.getpid()}-{next(_HOLDS)}", hold=True)
+        try:
+            if isinstance(change, (str, os.PathLike)):
+                with self.load_profile(change, variables) as p:
+                    tx.apply_profile(p)
+            elif isinstance(change, Profile) and variables is None:
+                tx.apply_profile(change)
+            elif isinstance(change, (Profile, bytes)) or variables is not None:
+                raise TypeError("hold(): variables are for a profile name or path; change is "
+                                "a profile, {key: value} or KEY=VALUE strings")
+            else:
+                pairs = change.items() if isinstance(change, Mapping) else map(_setting, change)
+                for k, v in pairs:
+                    tx.set(_text("key", k), _value(v))
+            tx.commit()
+        except BaseException:
+            tx.close()  # a failed commit already gave back what it wrote
+            raise
+        try:
+            yield tx
+        finally:
+            tx.close()  # the end of a hold: rolled back (raises if that fails)
 
     # ---- experiments ---------------------------------------------------------
 
