@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "perftune.h"
+#include "shared/json.h"
 
 #define EXIT_FAIL 1
 #define EXIT_USAGE 2
@@ -24,7 +25,6 @@ extern const struct cmd cmd_apply, cmd_list_profiles, cmd_export,
 extern const struct cmd cmd_verify, cmd_why; /* cmd-why.c */
 extern const struct cmd cmd_compare;	     /* cmd-compare.c */
 extern const char *program;
-struct json;
 
 /* print "perftune: <msg>" to stderr and return EXIT_USAGE */
 int usage_error(const struct cmd *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -89,39 +89,6 @@ int write_output(const char *output, const char *text);
  * or with @j as its member "warnings": [...] on a line of its own (perftune_tx_conflicts()).
  */
 void print_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, struct json *j);
-
-/*
- * JSON output: one emitter owns the commas, the nesting and the layout.  A
- * value goes where the emitter is: a member after json_key(), else the next
- * element of the array open (or the document).  Members and elements go on
- * one line ("a": 1, "b": 2) unless their container was opened with @rows,
- * the indent of each element on its own line (the closing bracket 2 less),
- * or json_break() puts the next member, or the closing bracket, on a new
- * line.  The outermost value ends with a newline.
- */
-#define JSON_DEPTH 8
-struct json {
-	FILE *f;
-	int depth, pending; /* pending: json_break()'s indent, or -1 */
-	bool keyed;	    /* a key was written: its value comes next */
-	bool empty[JSON_DEPTH];
-	int rows[JSON_DEPTH];
-	char close[JSON_DEPTH];
-};
-#define JSON_INIT(file)                                                                            \
-	{                                                                                          \
-		.f = (file), .pending = -1                                                         \
-	}
-void json_open(struct json *j, char bracket, int rows); /* '{' or '[' */
-void json_close(struct json *j);
-void json_key(struct json *j, const char *key);
-void json_break(struct json *j, int indent);
-void json_str(struct json *j, const char *s); /* escaped; null for NULL */
-void json_num(struct json *j, double v);      /* %.10g; null if not finite */
-void json_kv(struct json *j, const char *key, const char *value);
-void json_kb(struct json *j, const char *key, bool value);
-void json_ki(struct json *j, const char *key, long long value);
-void json_kn(struct json *j, const char *key, double value);
 
 /*
  * Options of a command, as a table: cmd_parse() builds getopt_long()'s
