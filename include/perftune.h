@@ -1067,6 +1067,37 @@ int perftune_experiment_plot(struct perftune_experiment *exp, const char *title,
 			     unsigned flags, char **script);
 
 /**
+ * perftune_run_set_times() - in the measure callback: the wall, user and
+ * system seconds the run took, as the caller measured them (perftune compare:
+ * its command's, from wait4()).  perftune_experiment_report() shows them; a
+ * warmup run's are not kept.  Runs without them report NaN (null in JSON).
+ * Return: 0, -EINVAL (@run NULL).
+ */
+int perftune_run_set_times(struct perftune_run *run, double wall, double user, double sys);
+
+/** Flags of perftune_experiment_report(). */
+enum {
+	PERFTUNE_REPORT_JSON = 1 << 0, /* one JSON object, else the text table */
+};
+
+/**
+ * perftune_experiment_report() - @exp's results as perftune compare prints
+ * them (perftune(8)): how it ran, per state n, median, IQR, CV and the median
+ * user and system seconds, the change of the median with its 95% CI, the
+ * Mann-Whitney U test and the verdict; with PERFTUNE_REPORT_JSON one JSON
+ * object (compare --json's, ending in a newline).
+ * @metric: the regex the measure came from (perftune_metric_new()), NULL for
+ *          the wall time in seconds;
+ * @log: where the measured command's output went, named in the report (NULL: none);
+ * @plot: the picture's file, named in the JSON (NULL: none);
+ * @text: receives a malloc'd string; free() it.
+ * Return: 0, -EINVAL (@exp has no results: perftune_experiment_run() did not
+ *         complete; unknown @flags), -ENOMEM.
+ */
+int perftune_experiment_report(struct perftune_experiment *exp, unsigned flags, const char *metric,
+			       const char *log, const char *plot, char **text);
+
+/**
  * perftune_profile_default_path() - the profile search path used when
  * $PERFTUNE_PROFILE_PATH is unset or empty, as that variable writes it:
  * directories separated by ':', the first one searched first.
