@@ -91,9 +91,10 @@ static int parse_opts(struct compare *c, int argc, char **argv)
 }
 
 /* a file to write, refused before anything runs: "--log FILE: it is a FIFO: ..." */
-static int path_error(const char *opt, const char *path, const char *why)
+static int path_error(struct perftune_ctx *ctx, const char *opt)
 {
-	fprintf(stderr, "%s: %s %s: %s; nothing was changed\n", program, opt, path, why);
+	fprintf(stderr, "%s: %s %s; nothing was changed\n", program, opt,
+		perftune_ctx_last_error(ctx));
 	return EXIT_FAIL;
 }
 
@@ -122,10 +123,10 @@ static int check_outputs(struct compare *c)
 				   err);
 	if (r < 0)
 		return usage_error(&cmd_compare, "--plot: %s", err);
-	if (out_file_check(c->log, err, sizeof(err)) < 0)
-		return path_error("--log", c->log, err);
-	if (c->plot && out_file_check(c->plot, err, sizeof(err)) < 0)
-		return path_error("--plot", c->plot, err);
+	if (perftune_output_check(c->ctx, c->log) < 0)
+		return path_error(c->ctx, "--log");
+	if (c->plot && perftune_output_check(c->ctx, c->plot) < 0)
+		return path_error(c->ctx, "--plot");
 	return 0;
 }
 
@@ -367,32 +368,33 @@ static int plot(struct compare *c)
 				     &script);
 	if (r < 0)
 		return lib_error(c->ctx, r, "--plot");
-	r = run_filter(c->gnuplot, script, c->plot, "--plot");
+	r = run_filter(c->ctx, c->gnuplot, script, c->plot, "--plot");
 	free(script);
 	return r;
 }
 
-/* the log is a new file renamed over the path at once (an out_file: never a
- * link, a FIFO or another user's file followed or opened), written from then on */
+/* the log is a new file renamed over the path at once (perftune_output_open():
+ * never a link, a FIFO or another user's file followed or opened), written
+ * from then on */
 static int open_log(struct compare *c)
 {
-	struct out_file o;
-	char why[256];
-	int r = out_file_open(&o, c->log, out_file_mode(), why, sizeof(why));
+	struct perftune_output *o = NULL;
+	int r = perftune_output_open(c->ctx, c->log, output_mode(), &o);
 
 	if (r >= 0)
-		r = out_file_commit(&o, why, sizeof(why));
-	if (r >= 0 && fcntl(o.fd, F_SETFL, O_APPEND) < 0) {
-		r = -errno;
-		snprintf(why, sizeof(why), "%s", strerror(errno));
+		r = perftune_output_commit(o);
+	if (r < 0) {
+		perftune_output_free(o);
+		return path_error(c->ctx, "--log");
 	}
-	if (r >= 0) {
-		c->run.errfd = o.fd;
-		o.fd = -1;
+	/* the fd outlives the object; CMD's output and ours are appended */
+	c->run.errfd = fcntl(perftune_output_fd(o), F_DUPFD_CLOEXEC, 0);
+	perftune_output_free(o);
+	if (c->run.errfd < 0 || fcntl(c->run.errfd, F_SETFL, O_APPEND) < 0) {
+		fprintf(stderr, "%s: --log %s: %s; nothing was changed\n", program, c->log,
+			strerror(errno));
+		return EXIT_FAIL;
 	}
-	out_file_close(&o);
-	if (r < 0)
-		return path_error("--log", c->log, why);
 	return 0;
 }
 
