@@ -1067,6 +1067,86 @@ int perftune_experiment_plot(struct perftune_experiment *exp, const char *title,
 			     unsigned flags, char **script);
 
 /**
+ * perftune_run_set_times() - in the measure callback: the wall, user and
+ * system seconds the run took, as the caller measured them (perftune compare:
+ * its command's, from wait4()).  perftune_experiment_report() shows them; a
+ * warmup run's are not kept.  Runs without them report NaN (null in JSON).
+ * Return: 0, -EINVAL (@run NULL).
+ */
+int perftune_run_set_times(struct perftune_run *run, double wall, double user, double sys);
+
+/** Flags of perftune_experiment_report(). */
+enum {
+	PERFTUNE_REPORT_JSON = 1 << 0, /* one JSON object, else the text table */
+};
+
+/**
+ * perftune_experiment_report() - @exp's results as perftune compare prints
+ * them (perftune(8)): how it ran, per state n, median, IQR, CV and the median
+ * user and system seconds, the change of the median with its 95% CI, the
+ * Mann-Whitney U test and the verdict; with PERFTUNE_REPORT_JSON one JSON
+ * object (compare --json's, ending in a newline).
+ * @metric: the regex the measure came from (perftune_metric_new()), NULL for
+ *          the wall time in seconds;
+ * @log: where the measured command's output went, named in the report (NULL: none);
+ * @plot: the picture's file, named in the JSON (NULL: none);
+ * @text: receives a malloc'd string; free() it.
+ * Return: 0, -EINVAL (@exp has no results: perftune_experiment_run() did not
+ *         complete; unknown @flags), -ENOMEM.
+ */
+int perftune_experiment_report(struct perftune_experiment *exp, unsigned flags, const char *metric,
+			       const char *log, const char *plot, char **text);
+
+/* ---- Output files (LIBPERFTUNE_5) -------------------------------------------
+ * A file written on a path the caller gives (an export, a metrics file,
+ * perftune compare's log and plot), maybe as root in a directory that others
+ * write: a new file is made beside the path and renamed over it, so a link, a
+ * FIFO or a hard link planted there is replaced, never followed, opened or
+ * truncated.  Only a regular file is replaced, and not another user's in a
+ * sticky directory that others may write (as protected_regular=2); a
+ * character device (/dev/null) is written in place.  The path is taken as
+ * given (relative to the working directory), not below the context's root.
+ * The messages (perftune_ctx_last_error()) start with the path.
+ */
+
+/** A file being written (perftune_output_open()). */
+struct perftune_output;
+
+/**
+ * perftune_output_check() - would perftune_output_open() take @path?  Checks
+ * what is there, creating nothing, so that a caller refuses before it starts.
+ * Return: 0, -EPERM (a link, a FIFO, a socket, a block device, a directory,
+ *         another user's file in a sticky directory), -EINVAL (a path ending in
+ *         '/'), -ENOENT, -ENOTDIR, -EACCES (its directory), -ENOMEM.
+ */
+int perftune_output_check(struct perftune_ctx *ctx, const char *path);
+
+/**
+ * perftune_output_open() - a new file for @path, of mode @mode (the umask is
+ * not applied), renamed over the path by perftune_output_commit(); a
+ * character device is opened in place.  Write through perftune_output_fd().
+ * Return: 0, the errors of perftune_output_check(), -EIO (the new file cannot
+ *         be made).
+ */
+int perftune_output_open(struct perftune_ctx *ctx, const char *path, unsigned mode,
+			 struct perftune_output **outp);
+/** perftune_output_fd() - the file to write (it stays open after the commit); -EINVAL for NULL. */
+int perftune_output_fd(const struct perftune_output *out);
+/** perftune_output_commit() - rename the new file over the path; 0, -EINVAL, -EACCES, -EIO. */
+int perftune_output_commit(struct perftune_output *out);
+/** perftune_output_free() - close; a new file not committed is removed.  Accepts NULL. */
+void perftune_output_free(struct perftune_output *out);
+
+/**
+ * perftune_output_write_file() - @text as the whole file @path, of mode
+ * @mode, through perftune_output_open() and perftune_output_commit(): the
+ * path holds the old file or the new one, never a part.
+ * Return: 0, the errors of perftune_output_open(), -EIO (a failed write).
+ */
+int perftune_output_write_file(struct perftune_ctx *ctx, const char *path, const char *text,
+			       unsigned mode);
+
+/**
  * perftune_profile_default_path() - the profile search path used when
  * $PERFTUNE_PROFILE_PATH is unset or empty, as that variable writes it:
  * directories separated by ':', the first one searched first.

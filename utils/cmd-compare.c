@@ -29,8 +29,6 @@ struct compare {
 	struct perftune_profile *prof;
 	struct perftune_experiment *exp;
 	struct perftune_metric *m;
-	double (*s[2])[3]; /* each measured run's wall, user and sys seconds, per state */
-	size_t n[2];
 	double started;
 };
 
@@ -93,9 +91,10 @@ static int parse_opts(struct compare *c, int argc, char **argv)
 }
 
 /* a file to write, refused before anything runs: "--log FILE: it is a FIFO: ..." */
-static int path_error(const char *opt, const char *path, const char *why)
+static int path_error(struct perftune_ctx *ctx, const char *opt)
 {
-	fprintf(stderr, "%s: %s %s: %s; nothing was changed\n", program, opt, path, why);
+	fprintf(stderr, "%s: %s %s; nothing was changed\n", program, opt,
+		perftune_ctx_last_error(ctx));
 	return EXIT_FAIL;
 }
 
@@ -124,10 +123,10 @@ static int check_outputs(struct compare *c)
 				   err);
 	if (r < 0)
 		return usage_error(&cmd_compare, "--plot: %s", err);
-	if (out_file_check(c->log, err, sizeof(err)) < 0)
-		return path_error("--log", c->log, err);
-	if (c->plot && out_file_check(c->plot, err, sizeof(err)) < 0)
-		return path_error("--plot", c->plot, err);
+	if (perftune_output_check(c->ctx, c->log) < 0)
+		return path_error(c->ctx, "--log");
+	if (c->plot && perftune_output_check(c->ctx, c->plot) < 0)
+		return path_error(c->ctx, "--plot");
 	return 0;
 }
 
@@ -324,13 +323,7 @@ static int measure(struct perftune_run *run, void *ud, double *value)
 		snprintf(c->why, sizeof(c->why), "%s of %s", why, c->label);
 	if (c->why[0])
 		return -EIO;
-	if (perftune_run_round(run)) {
-		enum perftune_state s = perftune_run_state(run);
-		c->s[s][c->n[s]][0] = c->run.wall;
-		c->s[s][c->n[s]][1] = c->run.user;
-		c->s[s][c->n[s]++][2] = c->run.sys;
-	}
-	return 0;
+	return perftune_run_set_times(run, c->run.wall, c->run.user, c->run.sys);
 }
 
 /* why the experiment stopped, on stderr; EXIT_FAIL */
@@ -356,124 +349,6 @@ static int stop(struct compare *c, int r)
 	return EXIT_FAIL;
 }
 
-static void json_state(struct compare *c, struct json *j, enum perftune_state s)
-{
-	static const char *const arr[] = { "wall_s", "user_s", "sys_s" };
-	struct perftune_experiment *e = c->exp;
-	const double *v;
-
-	json_break(j, 2);
-	json_key(j, perftune_state_name(s));
-	json_open(j, '{', 0);
-	json_ki(j, "n", (long long)c->n[s]);
-	json_kn(j, "median", perftune_experiment_median(e, s));
-	json_kn(j, "q1", perftune_experiment_q1(e, s));
-	json_kn(j, "q3", perftune_experiment_q3(e, s));
-	json_kn(j, "iqr", perftune_experiment_iqr(e, s));
-	json_kn(j, "mean", perftune_experiment_mean(e, s));
-	json_kn(j, "cv", perftune_experiment_cv(e, s));
-	for (int k = -1; k < 3; k++) {
-		json_break(j, 4);
-		json_key(j, k < 0 ? "samples" : arr[k]);
-		json_open(j, '[', 0);
-		perftune_experiment_samples(e, s, &v);
-		for (size_t i = 0; i < c->n[s]; i++)
-			json_num(j, k < 0 ? v[i] : c->s[s][i][k]);
-		json_close(j);
-	}
-	json_close(j);
-}
-
-static void report_json(struct compare *c)
-{
-	struct perftune_experiment *e = c->exp;
-	struct json j = JSON_INIT(stdout);
-
-	json_open(&j, '{', 0);
-	json_kv(&j, "metric", or_str(c->metric, "wall_time"));
-	json_kv(&j, "unit", c->metric ? NULL : "s");
-	json_kb(&j, "higher_is_better", c->higher);
-	json_ki(&j, "rounds", c->rounds);
-	json_ki(&j, "warmup", c->warmup);
-	json_kv(&j, "order", c->random_order ? "random" : "ABBA");
-	json_ki(&j, "seed", c->seed);
-	json_kv(&j, "transaction", c->txname);
-	json_kv(&j, "log", c->log);
-	json_kv(&j, "plot", c->plot);
-	json_state(c, &j, PERFTUNE_BASELINE);
-	json_state(c, &j, PERFTUNE_TUNED);
-	json_break(&j, 2);
-	json_kn(&j, "change_pct", perftune_experiment_change_pct(e));
-	json_key(&j, "ci95");
-	json_open(&j, '[', 0);
-	json_num(&j, perftune_experiment_ci95_low(e));
-	json_num(&j, perftune_experiment_ci95_high(e));
-	json_close(&j);
-	json_kn(&j, "u", perftune_experiment_u(e));
-	json_kn(&j, "p_value", perftune_experiment_p_value(e));
-	json_kv(&j, "p_method", perftune_experiment_p_exact(e) ? "exact" : "asymptotic");
-	json_kn(&j, "alpha", PERFTUNE_EXPERIMENT_ALPHA);
-	json_break(&j, 2);
-	json_kv(&j, "verdict", perftune_verdict_name(perftune_experiment_verdict(e)));
-	json_close(&j);
-}
-
-/* the median of @s's user (@k 1) or system (2) seconds */
-static double cpu_median(struct compare *c, enum perftune_state s, int k)
-{
-	double *v = calloc(c->n[s] + 1, sizeof(double)), m = 0;
-
-	for (size_t i = 0; v && i < c->n[s]; i++)
-		v[i] = c->s[s][i][k];
-	if (v)
-		perftune_median(v, c->n[s], &m);
-	free(v);
-	return m;
-}
-
-static void report_text(struct compare *c)
-{
-	struct perftune_experiment *e = c->exp;
-	const char *unit = " s", *order = "ABBA", *better = "lower";
-	enum perftune_verdict verdict = perftune_experiment_verdict(e);
-	double change = perftune_experiment_change_pct(e), p = perftune_experiment_p_value(e);
-
-	if (c->metric)
-		unit = "";
-	if (c->random_order)
-		order = "random";
-	printf("%u rounds, %s order, %u warmup run%s of each; CMD's output in %s\n", c->rounds,
-	       order, c->warmup, c->warmup == 1 ? "" : "s", c->log);
-	if (c->higher)
-		better = "higher";
-	if (c->metric)
-		printf("metric: last match of '%s' in CMD's stdout, %s is better\n\n", c->metric,
-		       better);
-	else
-		printf("metric: wall time in seconds, lower is better\n\n");
-	printf("%-9s %4s %12s %12s %7s %10s %10s\n", "state", "n", "median", "IQR", "CV", "user s",
-	       "sys s");
-	for (int s = 0; s < 2; s++)
-		printf("%-9s %4zu %10.6g%-2s %10.6g%-2s %6.1f%% %10.4g %10.4g\n",
-		       perftune_state_name(s), c->n[s], perftune_experiment_median(e, s), unit,
-		       perftune_experiment_iqr(e, s), unit, 100 * perftune_experiment_cv(e, s),
-		       cpu_median(c, s, 1), cpu_median(c, s, 2));
-	printf("\nchange of the median: %+.1f%% (95%% CI %+.1f%% .. %+.1f%%; bootstrap, %d "
-	       "resamples, seed %u)\n",
-	       change, perftune_experiment_ci95_low(e), perftune_experiment_ci95_high(e),
-	       PERFTUNE_EXPERIMENT_RESAMPLES, c->seed);
-	printf("Mann-Whitney U = %g, two-sided p = %.2g (%s)\n", perftune_experiment_u(e), p,
-	       perftune_experiment_p_exact(e) ? "exact" : "normal approximation, tie-corrected");
-	if (verdict == PERFTUNE_NO_DIFFERENCE)
-		printf("verdict: no difference: at p < %.2g with a CI excluding 0, this experiment "
-		       "shows no change\n",
-		       PERFTUNE_EXPERIMENT_ALPHA);
-	else
-		printf("verdict: %s: the tuned median is %.1f%% %s (p = %.2g, the CI excludes 0)\n",
-		       perftune_verdict_name(verdict), fabs(change),
-		       change > 0 ? "higher" : "lower", p);
-}
-
 /* the library's script, drawn by gnuplot into c->plot: 0 or EXIT_FAIL */
 static int plot(struct compare *c)
 {
@@ -493,45 +368,41 @@ static int plot(struct compare *c)
 				     &script);
 	if (r < 0)
 		return lib_error(c->ctx, r, "--plot");
-	r = run_filter(c->gnuplot, script, c->plot, "--plot");
+	r = run_filter(c->ctx, c->gnuplot, script, c->plot, "--plot");
 	free(script);
 	return r;
 }
 
-/* the log is a new file renamed over the path at once (an out_file: never a
- * link, a FIFO or another user's file followed or opened), written from then on */
+/* the log is a new file renamed over the path at once (perftune_output_open():
+ * never a link, a FIFO or another user's file followed or opened), written
+ * from then on */
 static int open_log(struct compare *c)
 {
-	struct out_file o;
-	char why[256];
-	int r = out_file_open(&o, c->log, out_file_mode(), why, sizeof(why));
+	struct perftune_output *o = NULL;
+	int r = perftune_output_open(c->ctx, c->log, output_mode(), &o);
 
 	if (r >= 0)
-		r = out_file_commit(&o, why, sizeof(why));
-	if (r >= 0 && fcntl(o.fd, F_SETFL, O_APPEND) < 0) {
-		r = -errno;
-		snprintf(why, sizeof(why), "%s", strerror(errno));
+		r = perftune_output_commit(o);
+	if (r < 0) {
+		perftune_output_free(o);
+		return path_error(c->ctx, "--log");
 	}
-	if (r >= 0) {
-		c->run.errfd = o.fd;
-		o.fd = -1;
+	/* the fd outlives the object; CMD's output and ours are appended */
+	c->run.errfd = fcntl(perftune_output_fd(o), F_DUPFD_CLOEXEC, 0);
+	perftune_output_free(o);
+	if (c->run.errfd < 0 || fcntl(c->run.errfd, F_SETFL, O_APPEND) < 0) {
+		fprintf(stderr, "%s: --log %s: %s; nothing was changed\n", program, c->log,
+			strerror(errno));
+		return EXIT_FAIL;
 	}
-	out_file_close(&o);
-	if (r < 0)
-		return path_error("--log", c->log, why);
 	return 0;
 }
 
 static int experiment(struct compare *c)
 {
-	int r;
-
-	for (int s = 0; s < 2; s++) {
-		c->s[s] = calloc(c->rounds, sizeof(*c->s[s]));
-		if (!c->s[s])
-			return lib_error(NULL, -ENOMEM, "compare");
-	}
-	r = signals_to_fd(&c->run);
+	char *report = NULL;
+	unsigned flags = 0;
+	int r = signals_to_fd(&c->run);
 	if (r < 0)
 		return lib_error(NULL, r, "signalfd");
 	c->started = now_s();
@@ -542,9 +413,12 @@ static int experiment(struct compare *c)
 		fputs("\r\033[K", stderr);
 	sigprocmask(SIG_SETMASK, &c->run.mask, NULL);
 	if (c->json)
-		report_json(c);
-	else
-		report_text(c);
+		flags = PERFTUNE_REPORT_JSON;
+	r = perftune_experiment_report(c->exp, flags, c->metric, c->log, c->plot, &report);
+	if (r < 0)
+		return lib_error(c->ctx, r, "compare");
+	fputs(report, stdout);
+	free(report);
 	fflush(stdout);
 	if (c->plot && plot(c))
 		return EXIT_FAIL;
@@ -589,8 +463,6 @@ static int run_compare(struct perftune_ctx *ctx, int argc, char **argv)
 	fflush(stdout);
 	if (!ret)
 		ret = experiment(&c);
-	free(c.s[PERFTUNE_BASELINE]);
-	free(c.s[PERFTUNE_TUNED]);
 	perftune_experiment_free(c.exp);
 	perftune_metric_free(c.m);
 	if (c.run.errfd >= 0)

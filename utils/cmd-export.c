@@ -54,7 +54,7 @@ static int run_export(struct perftune_ctx *ctx, int argc, char **argv)
 	}
 	if (r < 0)
 		return lib_error(ctx, r, what);
-	r = write_output(output, text);
+	r = write_output(ctx, output, text);
 	free(text);
 	return r;
 }

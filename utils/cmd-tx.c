@@ -209,7 +209,7 @@ static int status_prometheus(struct perftune_ctx *ctx, const char *output)
 
 	if (r < 0)
 		return lib_error(ctx, r, "status");
-	r = write_output(output, text);
+	r = write_output(ctx, output, text);
 	free(text);
 	return r;
 }

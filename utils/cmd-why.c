@@ -245,7 +245,7 @@ static int verify_prometheus(struct perftune_ctx *ctx, struct perftune_check_ite
 
 	if (r < 0)
 		return -lib_error(ctx, r, what);
-	if (write_output(output, text))
+	if (write_output(ctx, output, text))
 		r = -EXIT_FAIL;
 	free(text);
 	return r;

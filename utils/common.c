@@ -1,18 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Helpers shared by the perftune subcommands: errors, usage, JSON output, files. */
+/* Helpers shared by the perftune subcommands: errors, usage, option tables,
+ * changes, files.  The JSON emitter is the library's lib/shared/json.c. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
-#include <math.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
-#include <time.h>
 #include "common.h"
 
 const char *program = "perftune";
@@ -60,173 +55,6 @@ int key_error(const struct cmd *c, struct perftune_ctx *ctx, int r, const char *
 	if (msg && *msg)
 		return usage_error(c, "%s", msg);
 	return usage_error(c, "%s: %s", key, strerror(-r));
-}
-
-/* bytes of the valid UTF-8 sequence that starts at @p (Unicode's table 3-7: no
- * overlong form, no surrogate, nothing past U+10FFFF), 0 if none does */
-static size_t utf8_seq(const unsigned char *p)
-{
-	static const struct {
-		unsigned char first_lo, first_hi, second_lo, second_hi, len;
-	} forms[] = {
-		{ 0xc2, 0xdf, 0x80, 0xbf, 2 }, { 0xe0, 0xe0, 0xa0, 0xbf, 3 },
-		{ 0xe1, 0xec, 0x80, 0xbf, 3 }, { 0xed, 0xed, 0x80, 0x9f, 3 },
-		{ 0xee, 0xef, 0x80, 0xbf, 3 }, { 0xf0, 0xf0, 0x90, 0xbf, 4 },
-		{ 0xf1, 0xf3, 0x80, 0xbf, 4 }, { 0xf4, 0xf4, 0x80, 0x8f, 4 },
-	};
-
-	if (*p < 0x80)
-		return 1;
-	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
-		if (*p < forms[i].first_lo || *p > forms[i].first_hi)
-			continue;
-		if (p[1] < forms[i].second_lo || p[1] > forms[i].second_hi)
-			return 0;
-		for (size_t k = 2; k < forms[i].len; k++) /* the NUL that ends @p stops it */
-			if ((p[k] & 0xc0) != 0x80)
-				return 0;
-		return forms[i].len;
-	}
-	return 0;
-}
-
-/*
- * JSON wants UTF-8 (RFC 8259), and a path, a kernel name or a value may hold
- * any byte: a byte of no valid sequence is the four characters \xHH, as
- * Python's "backslashreplace" (and the Prometheus output) writes it
- */
-static void json_quote(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = utf8_seq(p);
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else if (!n)
-			fprintf(f, "\\\\x%02x", *p);
-		else
-			fwrite(p, 1, n, f);
-		if (!n)
-			n = 1;
-		p += n;
-	}
-	fputc('"', f);
-}
-
-/* what comes before a member's key or an element: a comma, a line break */
-static void json_sep(struct json *j)
-{
-	int d = j->depth;
-
-	if (j->keyed) { /* the value of the key just written */
-		j->keyed = false;
-		return;
-	}
-	if (!d)
-		return;
-	if (!j->empty[d])
-		fputc(',', j->f);
-	if (j->pending >= 0)
-		fprintf(j->f, "\n%*s", j->pending, "");
-	else if (j->rows[d])
-		fprintf(j->f, "\n%*s", j->rows[d], "");
-	else if (!j->empty[d])
-		fputc(' ', j->f);
-	j->pending = -1;
-	j->empty[d] = false;
-}
-
-void json_open(struct json *j, char bracket, int rows)
-{
-	json_sep(j);
-	fputc(bracket, j->f);
-	j->depth++;
-	j->empty[j->depth] = true;
-	j->rows[j->depth] = rows;
-	j->close[j->depth] = bracket == '{' ? '}' : ']';
-}
-
-void json_close(struct json *j)
-{
-	int d = j->depth;
-
-	if (j->pending >= 0)
-		fprintf(j->f, "\n%*s", j->pending, "");
-	else if (j->rows[d] && !j->empty[d])
-		fprintf(j->f, "\n%*s", j->rows[d] - 2, "");
-	fputc(j->close[d], j->f);
-	j->pending = -1;
-	if (--j->depth == 0)
-		fputc('\n', j->f);
-}
-
-void json_break(struct json *j, int indent)
-{
-	j->pending = indent;
-}
-
-void json_key(struct json *j, const char *key)
-{
-	json_sep(j);
-	json_quote(j->f, key);
-	fputs(": ", j->f);
-	j->keyed = true;
-}
-
-void json_str(struct json *j, const char *s)
-{
-	json_sep(j);
-	if (s)
-		json_quote(j->f, s);
-	else
-		fputs("null", j->f);
-}
-
-static void json_bool(struct json *j, bool v)
-{
-	json_sep(j);
-	fputs(v ? "true" : "false", j->f);
-}
-
-static void json_int(struct json *j, long long v)
-{
-	json_sep(j);
-	fprintf(j->f, "%lld", v);
-}
-
-void json_num(struct json *j, double v)
-{
-	json_sep(j);
-	if (isfinite(v))
-		fprintf(j->f, "%.10g", v);
-	else
-		fputs("null", j->f);
-}
-
-void json_kv(struct json *j, const char *key, const char *value)
-{
-	json_key(j, key);
-	json_str(j, value);
-}
-
-void json_kb(struct json *j, const char *key, bool value)
-{
-	json_key(j, key);
-	json_bool(j, value);
-}
-
-void json_ki(struct json *j, const char *key, long long value)
-{
-	json_key(j, key);
-	json_int(j, value);
-}
-
-void json_kn(struct json *j, const char *key, double value)
-{
-	json_key(j, key);
-	json_num(j, value);
 }
 
 /* The usage error for getopt_long()'s '?' (an unknown option, or one without
@@ -441,184 +269,7 @@ int hold_until_signal(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t
 	return 0;
 }
 
-/* ---- files written on a path the caller gave ---- */
-
-static const char *file_kind(mode_t m)
-{
-	if (S_ISLNK(m))
-		return "a symbolic link";
-	if (S_ISDIR(m))
-		return "a directory";
-	if (S_ISFIFO(m))
-		return "a FIFO";
-	if (S_ISSOCK(m))
-		return "a socket";
-	if (S_ISBLK(m))
-		return "a block device";
-	return "not a regular file";
-}
-
-/* the directory of @path (O_PATH) in o->dfd, its last component in o->name */
-static int out_dir(struct out_file *o, const char *path, char *why, size_t size)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir;
-	int r;
-
-	*o = (struct out_file){ .fd = -1, .dfd = -1, .name = slash ? slash + 1 : path };
-	if (!*o->name) {
-		snprintf(why, size, "it names a directory, not a file");
-		return -EISDIR;
-	}
-	if (!slash)
-		dir = strdup(".");
-	else if (slash == path)
-		dir = strdup("/");
-	else
-		dir = strndup(path, (size_t)(slash - path));
-	if (!dir) {
-		snprintf(why, size, "%s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	o->dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	r = o->dfd < 0 ? -errno : 0;
-	if (r < 0)
-		snprintf(why, size, "directory %s: %s", dir, strerror(-r));
-	free(dir);
-	return r;
-}
-
-/* what is at o->name now (st_mode 0: nothing) may be replaced, or written in
- * place (a character device) */
-static int out_target(struct out_file *o, struct stat *st, char *why, size_t size)
-{
-	struct stat d;
-
-	if (fstatat(o->dfd, o->name, st, AT_SYMLINK_NOFOLLOW) < 0) {
-		int r = -errno;
-		st->st_mode = 0;
-		if (r == -ENOENT)
-			return 0;
-		snprintf(why, size, "%s", strerror(-r));
-		return r;
-	}
-	if (S_ISCHR(st->st_mode))
-		return 0;
-	if (!S_ISREG(st->st_mode)) {
-		snprintf(why, size, "it is %s: perftune writes regular files only%s",
-			 file_kind(st->st_mode),
-			 S_ISLNK(st->st_mode) ? ", never through a link (give the file's own path)"
-					      : "");
-		return -EPERM;
-	}
-	/* protected_regular: another user's file in a sticky directory others write */
-	if (st->st_uid != geteuid() && fstat(o->dfd, &d) == 0 && (d.st_mode & S_ISVTX) &&
-	    (d.st_mode & (S_IWGRP | S_IWOTH)) && st->st_uid != d.st_uid) {
-		snprintf(why, size,
-			 "it belongs to uid %u, in a sticky directory that others may write: "
-			 "perftune does not replace another user's file there",
-			 (unsigned)st->st_uid);
-		return -EPERM;
-	}
-	return 0;
-}
-
-int out_file_check(const char *path, char *why, size_t size)
-{
-	struct out_file o;
-	struct stat st;
-	int r = out_dir(&o, path, why, size);
-
-	if (r >= 0)
-		r = out_target(&o, &st, why, size);
-	out_file_close(&o);
-	return r;
-}
-
-/* a character device: opened as it is, no O_CREAT, no truncation, no wait */
-static int out_in_place(struct out_file *o, char *why, size_t size)
-{
-	struct stat st;
-
-	o->fd = openat(o->dfd, o->name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (o->fd < 0 || fstat(o->fd, &st) < 0) {
-		int r = -errno;
-		snprintf(why, size, "%s", strerror(-r));
-		return r;
-	}
-	if (!S_ISCHR(st.st_mode)) { /* replaced since it was looked at */
-		snprintf(why, size, "it is %s now: perftune writes regular files only",
-			 file_kind(st.st_mode));
-		return -EPERM;
-	}
-	return 0;
-}
-
-int out_file_open(struct out_file *o, const char *path, mode_t mode, char *why, size_t size)
-{
-	struct stat st;
-	uint64_t rnd;
-	int r = out_dir(o, path, why, size);
-
-	if (r >= 0)
-		r = out_target(o, &st, why, size);
-	if (r >= 0 && S_ISCHR(st.st_mode))
-		r = out_in_place(o, why, size);
-	if (r < 0 || S_ISCHR(st.st_mode))
-		return r;
-	/* "<name>.perftune-<random>", or without <name> where that is too long */
-	for (int i = 0; o->fd < 0 && i < 100; i++) {
-		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
-			rnd = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^
-			      ((uint64_t)i << 40);
-		free(o->tmp);
-		if (asprintf(&o->tmp, "%s.perftune-%012llx",
-			     strlen(o->name) < NAME_MAX - 22 ? o->name : "",
-			     (unsigned long long)(rnd & 0xffffffffffffULL)) < 0) {
-			o->tmp = NULL;
-			snprintf(why, size, "%s", strerror(ENOMEM));
-			return -ENOMEM;
-		}
-		o->fd = openat(o->dfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			       0600);
-		if (o->fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (o->fd < 0 || fchmod(o->fd, mode) < 0) {
-		r = -errno;
-		snprintf(why, size, "cannot create a file beside it: %s", strerror(errno));
-		return r;
-	}
-	return 0;
-}
-
-int out_file_commit(struct out_file *o, char *why, size_t size)
-{
-	if (!o->tmp)
-		return 0;
-	if (renameat(o->dfd, o->tmp, o->dfd, o->name) < 0) {
-		snprintf(why, size, "%s", strerror(errno));
-		return -errno;
-	}
-	free(o->tmp);
-	o->tmp = NULL;
-	return 0;
-}
-
-void out_file_close(struct out_file *o)
-{
-	if (o->tmp && o->fd >= 0)
-		unlinkat(o->dfd, o->tmp, 0);
-	free(o->tmp);
-	o->tmp = NULL;
-	if (o->fd >= 0)
-		close(o->fd);
-	if (o->dfd >= 0)
-		close(o->dfd);
-	o->fd = o->dfd = -1;
-}
-
-mode_t out_file_mode(void)
+mode_t output_mode(void)
 {
 	mode_t mask = umask(0);
 
@@ -626,40 +277,16 @@ mode_t out_file_mode(void)
 	return 0644 & ~mask;
 }
 
-/* @text to @path as an out_file, 0644; 0 or -errno with the reason in @why */
-static int write_file(const char *path, const char *text, char *why, size_t size)
+int write_output(struct perftune_ctx *ctx, const char *output, const char *text)
 {
-	struct out_file o;
-	size_t len = strlen(text), done = 0;
-	int r = out_file_open(&o, path, 0644, why, size);
-
-	while (r >= 0 && done < len) {
-		ssize_t n = write(o.fd, text + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			r = n < 0 ? -errno : -EIO;
-			snprintf(why, size, "%s", strerror(-r));
-		}
-		done += n > 0 ? (size_t)n : 0;
-	}
-	if (r >= 0)
-		r = out_file_commit(&o, why, size);
-	out_file_close(&o);
-	return r;
-}
-
-int write_output(const char *output, const char *text)
-{
-	char why[256] = "";
 	int r;
 
 	if (!output || !strcmp(output, "-"))
 		return fputs(text, stdout) < 0 ? EXIT_FAIL : 0;
-	r = write_file(output, text, why, sizeof(why));
+	r = perftune_output_write_file(ctx, output, text, 0644);
 	if (r < 0)
-		fprintf(stderr, "%s: %s: %s\n", program, output, *why ? why : strerror(-r));
-	return r < 0 ? EXIT_FAIL : 0;
+		return lib_error(ctx, r, output);
+	return 0;
 }
 
 char *setting_eq(const char *kv)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "perftune.h"
+#include "shared/json.h"
 
 #define EXIT_FAIL 1
 #define EXIT_USAGE 2
@@ -25,7 +26,6 @@ extern const struct cmd cmd_verify, cmd_why; /* cmd-why.c */
 extern const struct cmd cmd_compare;	     /* cmd-compare.c */
 extern const struct cmd cmd_run;	     /* cmd-run.c */
 extern const char *program;
-struct json;
 
 /* print "perftune: <msg>" to stderr and return EXIT_USAGE */
 int usage_error(const struct cmd *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -49,40 +49,12 @@ int commit_tx(struct perftune_ctx *ctx, struct perftune_tx *tx, bool hold, sigse
 /* Stay in the foreground until a signal of @set arrives, then roll @tx back. */
 int hold_until_signal(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t *set);
 
-/*
- * A file perftune writes on a path its caller gave (-o, compare's --log and
- * --plot), maybe as root in a directory that other users write.  The data never
- * goes into an inode that was there before: a new file is made beside the
- * target (O_CREAT|O_EXCL, a random name) and renamed over it, so a symbolic
- * link, a FIFO or a hard link planted at the path is replaced, never followed,
- * opened or truncated.  What is there is checked first, for a clear refusal:
- * only a regular file is replaced, and not one of another user in a sticky
- * directory that others may write (as the kernel's protected_regular=2); a
- * character device (/dev/null) is written in place, as only root makes those.
- * The directory is resolved once: the check, the new file and the rename
- * happen in that directory, whatever its path names by then.
- */
-struct out_file {
-	int fd;	   /* the new file (or the device), to write to */
-	int dfd;   /* the directory (O_PATH) */
-	char *tmp; /* the new file's name in dfd until out_file_commit(); NULL in place */
-	const char *name;
-};
-/* Check @path as out_file_open() would, creating nothing: 0, or -errno with
- * the reason in @why ("it is a symbolic link: ..."). */
-int out_file_check(const char *path, char *why, size_t size);
-/* The new file for @path, mode @mode; 0, or -errno with the reason in @why. */
-int out_file_open(struct out_file *o, const char *path, mode_t mode, char *why, size_t size);
-/* Rename the new file over the path (the fd stays open); 0 or -errno with @why. */
-int out_file_commit(struct out_file *o, char *why, size_t size);
-/* Close; a new file not committed is removed. */
-void out_file_close(struct out_file *o);
 /* 0644 less the umask: the mode open(2) would give a new file of ours */
-mode_t out_file_mode(void);
-
-/* @text on stdout, or with @output (not "-") to that file through an
- * out_file; 0, or EXIT_FAIL with the message naming the file and the reason. */
-int write_output(const char *output, const char *text);
+mode_t output_mode(void);
+/* @text on stdout, or with @output (not "-") to that file through
+ * perftune_output_write_file() (0644); 0, or EXIT_FAIL with the message naming
+ * the file and the reason. */
+int write_output(struct perftune_ctx *ctx, const char *output, const char *text);
 
 /*
  * One warning per key of @tx (written, or staged with @dry) that a persistent
@@ -90,39 +62,6 @@ int write_output(const char *output, const char *text);
  * or with @j as its member "warnings": [...] on a line of its own (perftune_tx_conflicts()).
  */
 void print_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, struct json *j);
-
-/*
- * JSON output: one emitter owns the commas, the nesting and the layout.  A
- * value goes where the emitter is: a member after json_key(), else the next
- * element of the array open (or the document).  Members and elements go on
- * one line ("a": 1, "b": 2) unless their container was opened with @rows,
- * the indent of each element on its own line (the closing bracket 2 less),
- * or json_break() puts the next member, or the closing bracket, on a new
- * line.  The outermost value ends with a newline.
- */
-#define JSON_DEPTH 8
-struct json {
-	FILE *f;
-	int depth, pending; /* pending: json_break()'s indent, or -1 */
-	bool keyed;	    /* a key was written: its value comes next */
-	bool empty[JSON_DEPTH];
-	int rows[JSON_DEPTH];
-	char close[JSON_DEPTH];
-};
-#define JSON_INIT(file)                                                                            \
-	{                                                                                          \
-		.f = (file), .pending = -1                                                         \
-	}
-void json_open(struct json *j, char bracket, int rows); /* '{' or '[' */
-void json_close(struct json *j);
-void json_key(struct json *j, const char *key);
-void json_break(struct json *j, int indent);
-void json_str(struct json *j, const char *s); /* escaped; null for NULL */
-void json_num(struct json *j, double v);      /* %.10g; null if not finite */
-void json_kv(struct json *j, const char *key, const char *value);
-void json_kb(struct json *j, const char *key, bool value);
-void json_ki(struct json *j, const char *key, long long value);
-void json_kn(struct json *j, const char *key, double value);
 
 /*
  * Options of a command, as a table: cmd_parse() builds getopt_long()'s

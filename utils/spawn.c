@@ -3,7 +3,7 @@
  * as a fixed program (execve, no shell) found where only root can change it
  * when perftune is root; it reads the library's script on its standard input
  * and writes the picture to its standard output, which is the plot file
- * perftune made (an out_file: gnuplot never opens a path), with -d (no
+ * perftune made (perftune_output_open(): gnuplot never opens a path), with -d (no
  * gnuplotrc, no ~/.gnuplot, no $XDG_CONFIG_HOME/gnuplot/gnuplotrc), an
  * environment of PATH alone (no HOME, no GNUPLOT_* variables, no locale or font
  * paths of the caller) and / as its working directory. */
@@ -141,12 +141,12 @@ static int memory_file(const char *text)
 	return fd;
 }
 
-int run_filter(const char *prog, const char *input, const char *path, const char *opt)
+int run_filter(struct perftune_ctx *ctx, const char *prog, const char *input, const char *path,
+	       const char *opt)
 {
 	char *const argv[] = { (char *)prog, "-d", NULL };
 	char *const envp[] = { "PATH=/usr/bin:/bin", NULL };
-	struct out_file out;
-	char why[256];
+	struct perftune_output *out = NULL;
 	int in = memory_file(input), status = 0, r;
 	pid_t pid;
 
@@ -155,16 +155,15 @@ int run_filter(const char *prog, const char *input, const char *path, const char
 			strerror(errno));
 		return EXIT_FAIL;
 	}
-	r = out_file_open(&out, path, out_file_mode(), why, sizeof(why));
+	r = perftune_output_open(ctx, path, output_mode(), &out);
 	if (r < 0) {
-		fprintf(stderr, "%s: %s %s: %s\n", program, opt, path, why);
-		out_file_close(&out);
+		fprintf(stderr, "%s: %s %s\n", program, opt, perftune_ctx_last_error(ctx));
 		close(in);
 		return EXIT_FAIL;
 	}
 	pid = fork();
 	if (pid == 0) {
-		if (dup2(in, 0) < 0 || dup2(out.fd, 1) < 0 || chdir("/") < 0)
+		if (dup2(in, 0) < 0 || dup2(perftune_output_fd(out), 1) < 0 || chdir("/") < 0)
 			_exit(127);
 		execve(prog, argv, envp);
 		dprintf(2, "%s: %s: cannot run %s: %s\n", program, opt, prog, strerror(errno));
@@ -175,13 +174,13 @@ int run_filter(const char *prog, const char *input, const char *path, const char
 	close(in);
 	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		fprintf(stderr, "%s: %s %s: gnuplot (%s) failed\n", program, opt, path, prog);
-		out_file_close(&out);
+		perftune_output_free(out);
 		return EXIT_FAIL;
 	}
-	r = out_file_commit(&out, why, sizeof(why));
-	out_file_close(&out);
+	r = perftune_output_commit(out);
+	perftune_output_free(out);
 	if (r < 0) {
-		fprintf(stderr, "%s: %s %s: %s\n", program, opt, path, why);
+		fprintf(stderr, "%s: %s %s\n", program, opt, perftune_ctx_last_error(ctx));
 		return EXIT_FAIL;
 	}
 	return 0;

@@ -3,11 +3,12 @@
 #define PERFTUNE_UTILS_SPAWN_H
 
 /* Programs perftune runs (compare's CMD and gnuplot): found on a path, and as
- * root only where root alone can change them; a filter run into an out_file. */
+ * root only where root alone can change them; a filter run into a file perftune_output_open() made. */
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include "perftune.h"
 
 /* a program's path: @name with a slash as is, else searched in @path (NULL:
  * $PATH); NULL if none */
@@ -18,12 +19,13 @@ char *find_program(const char *name, const char *path);
 int find_tool(const char *name, const char *env, char **prog, char *why, size_t size);
 /*
  * @prog (found by find_tool()) run as a fixed program with the argument -d,
- * @input on its standard input and its standard output into @path (an
- * out_file: the program never opens a path), an environment of PATH alone
+ * @input on its standard input and its standard output into @path
+ * (perftune_output_open(): the program never opens a path), an environment of PATH alone
  * and / as its working directory: gnuplot with no init file, no HOME, no
  * GNUPLOT_* variables.  0, or EXIT_FAIL with the message naming @opt.
  */
-int run_filter(const char *prog, const char *input, const char *path, const char *opt);
+int run_filter(struct perftune_ctx *ctx, const char *prog, const char *input, const char *path,
+	       const char *opt);
 
 /*
  * A command run once and measured (compare's CMD): in a process group of its

@@ -57,3 +57,27 @@ func TestWriteFileAtomicRefusesLinksAndFIFOs(t *testing.T) {
 		t.Errorf("temporary files left: %v", names)
 	}
 }
+
+// Context.WriteFile is the library's perftune_output_write_file: a directory
+// at the path is refused naming it, a path is not taken below the context's
+// root, and a new file gets mode 0644.
+func TestContextWriteFile(t *testing.T) {
+	ft := newFakeTree(t)
+	c := ft.open(t)
+	dir := t.TempDir()
+	err := c.WriteFile(dir, "x\n")
+	if !errors.Is(err, syscall.EPERM) || !strings.HasPrefix(err.Error(), dir+": it is a directory") {
+		t.Errorf("%s: %v, want EPERM naming it", dir, err)
+	}
+	out := filepath.Join(dir, "new.txt")
+	if err := c.WriteFile(out, "new\n"); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(out)
+	if err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("%s: %v, %v; want mode 0644", out, fi, err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "new\n" {
+		t.Errorf("%s: %q", out, b)
+	}
+}

@@ -23,6 +23,7 @@ struct perftune_experiment {
 	atomic_int aborted; /* perftune_experiment_abort() */
 	/* the results */
 	double *samples[2];
+	double (*times[2])[3]; /* each sample's wall, user and system seconds, or NaN */
 	size_t n[2];
 	struct pt_stats_summary sum[2];
 	double change, lo, hi, u, p;

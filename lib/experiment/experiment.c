@@ -68,6 +68,8 @@ PERFTUNE_EXPORT void perftune_experiment_free(struct perftune_experiment *exp)
 	free(exp->values);
 	free(exp->samples[PERFTUNE_BASELINE]);
 	free(exp->samples[PERFTUNE_TUNED]);
+	free(exp->times[PERFTUNE_BASELINE]);
+	free(exp->times[PERFTUNE_TUNED]);
 	free(exp->name);
 	perftune_ctx_unref(exp->ctx);
 	free(exp);

@@ -11,6 +11,7 @@
  * journal whose holder is gone (status: orphaned; restore gives it back).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "perftune.h"
@@ -205,8 +206,11 @@ PERFTUNE_EXPORT int perftune_experiment_run(struct perftune_experiment *exp,
 	exp->ran = true;
 	for (int s = 0; s < 2; s++) {
 		exp->samples[s] = calloc(exp->rounds, sizeof(double));
-		if (!exp->samples[s])
+		exp->times[s] = calloc(exp->rounds, sizeof(*exp->times[s]));
+		if (!exp->samples[s] || !exp->times[s])
 			return -ENOMEM;
+		for (unsigned i = 0; i < exp->rounds; i++)
+			exp->times[s][i][0] = exp->times[s][i][1] = exp->times[s][i][2] = NAN;
 	}
 	r = run_all(exp, measure, userdata, &from_measure);
 	if (r >= 0)
@@ -216,6 +220,22 @@ PERFTUNE_EXPORT int perftune_experiment_run(struct perftune_experiment *exp,
 	if (r < 0 && from_measure)
 		return r; /* the caller's own error, as it gave it */
 	return pt_api_ret(r);
+}
+
+PERFTUNE_EXPORT int perftune_run_set_times(struct perftune_run *run, double wall, double user,
+					   double sys)
+{
+	double *t;
+
+	if (!run)
+		return -EINVAL;
+	if (!run->round)
+		return 0; /* a warmup run: not reported */
+	t = run->exp->times[run->state][run->exp->n[run->state]];
+	t[0] = wall;
+	t[1] = user;
+	t[2] = sys;
+	return 0;
 }
 
 PERFTUNE_EXPORT void perftune_experiment_abort(struct perftune_experiment *exp)

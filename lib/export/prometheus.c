@@ -21,6 +21,7 @@
 #include "macro.h"
 #include "shared/array.h"
 #include "shared/buf.h"
+#include "shared/utf8.h"
 #include "core/ctx.h"
 
 enum key_state { K_IN_FORCE, K_DRIFT, K_SHADOWED, K_NOT_WRITTEN, K_UNREADABLE, K_NSTATES };
@@ -65,47 +66,13 @@ static enum tx_state tx_state(const struct perftune_status_entry *e)
 	return T_INCOMPLETE;
 }
 
-/* the length of the valid UTF-8 sequence at @s (1 to 4; Unicode's table 3-7:
- * no overlong form, no surrogate, nothing past U+10FFFF), or 0 */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		if (s[0] == 0xe0)
-			lo = 0xa0; /* overlong */
-		if (s[0] == 0xed)
-			hi = 0x9f; /* UTF-16 surrogates */
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		if (s[0] == 0xf0)
-			lo = 0x90; /* overlong */
-		if (s[0] == 0xf4)
-			hi = 0x8f; /* past U+10FFFF */
-	} else {
-		return 0;
-	}
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++) /* stops at the NUL that ends @s */
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
 /* a label value: \ " and newline escaped, as the exposition format wants, a
  * byte of no valid UTF-8 sequence as \xHH (its backslash escaped too) */
 static void label(struct pt_buf *b, const char *name, const char *v)
 {
 	pt_buf_printf(b, "%s=\"", name);
 	for (const unsigned char *s = (const unsigned char *)(v ? v : ""); *s;) {
-		size_t n = utf8_len(s);
+		size_t n = pt_utf8_len(s);
 		if (*s == '\\' || *s == '"')
 			pt_buf_printf(b, "\\%c", *s);
 		else if (*s == '\n')

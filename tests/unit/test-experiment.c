@@ -286,6 +286,74 @@ START_TEST(apply_failure_message_names_the_run_and_the_cause_once)
 }
 END_TEST
 
+/* the measure above, and wall, user, system seconds of 1, 0.5 + k, 0.25 */
+static int measure_timed(struct perftune_run *run, void *ud, double *value)
+{
+	struct seen *s = ud;
+	double user = 0.5 + s->n % 5;
+
+	ck_assert_int_eq(perftune_run_set_times(run, 1, user, 0.25), 0);
+	return measure(run, ud, value);
+}
+
+START_TEST(report_text_and_json_as_compare_prints_them)
+{
+	struct perftune_experiment *e = experiment(5, 0);
+	struct seen s = { .fail_at = -1, .abort_at = -1 };
+	char *text = NULL;
+
+	ck_assert_int_eq(perftune_experiment_report(e, 0, NULL, NULL, NULL, &text), -EINVAL);
+	ck_assert_ptr_null(text);
+	ck_assert_int_eq(perftune_experiment_run(e, measure_timed, &s), 0);
+	ck_assert_int_eq(perftune_experiment_report(e, 1 << 5, NULL, NULL, NULL, &text), -EINVAL);
+	ck_assert_int_eq(perftune_experiment_report(e, 0, "t: ([0-9]+)", "x.log", NULL, &text), 0);
+	ck_assert_msg(strstr(text, "5 rounds, ABBA order, 0 warmup runs of each; CMD's output in "
+				   "x.log\nmetric: last match of 't: ([0-9]+)' in CMD's stdout, "
+				   "lower is better\n"),
+		      "%s", text);
+	/* baseline k = 0,3,4,7,8: user 0.5 + (0,3,4,2,3), median 3.5 */
+	ck_assert_msg(strstr(text, "baseline     5        103            1      1.5%        3.5      "
+				   " 0.25\n"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "verdict: better: the tuned median is 21.4% lower"), "%s", text);
+	free(text);
+	ck_assert_int_eq(perftune_experiment_report(e, PERFTUNE_REPORT_JSON, NULL, "x.log",
+						    "p.svg", &text),
+			 0);
+	ck_assert_msg(strstr(text, "{\"metric\": \"wall_time\", \"unit\": \"s\", "
+				   "\"higher_is_better\": false, \"rounds\": 5, \"warmup\": 0, "
+				   "\"order\": \"ABBA\", \"seed\": 1, \"transaction\": "
+				   "\"exp-test\", \"log\": \"x.log\", \"plot\": \"p.svg\",\n"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "\"samples\": [100, 103, 104, 102, 103],\n    \"wall_s\": [1, "
+				   "1, 1, 1, 1],\n    \"user_s\": [0.5, 3.5, 4.5, 2.5, 3.5],\n"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "\"verdict\": \"better\"}\n"), "%s", text);
+	free(text);
+	perftune_experiment_free(e);
+}
+END_TEST
+
+START_TEST(report_without_times_has_nan_and_null)
+{
+	struct perftune_experiment *e = experiment(3, 1);
+	struct seen s = { .fail_at = -1, .abort_at = -1 };
+	char *text = NULL;
+
+	ck_assert_int_eq(perftune_run_set_times(NULL, 1, 1, 1), -EINVAL);
+	ck_assert_int_eq(perftune_experiment_run(e, measure, &s), 0);
+	ck_assert_int_eq(perftune_experiment_report(e, 0, NULL, NULL, NULL, &text), 0);
+	ck_assert_msg(strstr(text, "1 warmup run of each\n"), "%s", text);
+	ck_assert_msg(strstr(text, "nan        nan\n"), "%s", text);
+	free(text);
+	ck_assert_int_eq(perftune_experiment_report(e, PERFTUNE_REPORT_JSON, NULL, NULL, NULL, &text),
+			 0);
+	ck_assert_msg(strstr(text, "\"user_s\": [null, null, null]"), "%s", text);
+	free(text);
+	perftune_experiment_free(e);
+}
+END_TEST
+
 static Suite *experiment_suite(void)
 {
 	Suite *s = suite_create("experiment");
@@ -301,6 +369,8 @@ static Suite *experiment_suite(void)
 	tcase_add_test(tc, abort_from_a_signal_handler_before_the_run);
 	tcase_add_test(tc, bad_input_is_refused_naming_it_and_nothing_changes);
 	tcase_add_test(tc, median_of_values);
+	tcase_add_test(tc, report_text_and_json_as_compare_prints_them);
+	tcase_add_test(tc, report_without_times_has_nan_and_null);
 	tcase_add_test(tc, apply_failure_message_names_the_run_and_the_cause_once);
 	suite_add_tcase(s, tc);
 	return s;

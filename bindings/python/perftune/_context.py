@@ -13,9 +13,7 @@ import contextlib
 import errno
 import itertools
 import os
-import stat
 import subprocess
-import tempfile
 import threading
 import weakref
 from types import TracebackType
@@ -131,34 +129,6 @@ def _drain(kind: str, it: Any, item: Callable[[Any], Any]) -> list[Any]:
         return out
     finally:
         getattr(_lib, f"perftune_{kind}_iter_free")(it)
-
-
-
-_KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a directory"),
-          (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISBLK, "a block device"))
-
-
-def _output_target(path: str) -> bool:
-    """What is at ``path`` before a file is written there, as the CLI's -o
-    checks it: True for a character device (written in place), False for
-    nothing or a regular file (replaced); PerftuneError EPERM otherwise."""
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return False
-    if stat.S_ISCHR(st.st_mode):
-        return True
-    if not stat.S_ISREG(st.st_mode):
-        kind = next((k for test, k in _KINDS if test(st.st_mode)), "not a regular file")
-        raise error_from_errno(-errno.EPERM, f"{path}: it is {kind}: perftune writes regular files only")
-    if st.st_uid != os.geteuid():
-        d = os.stat(os.path.dirname(path) or ".")
-        if d.st_mode & stat.S_ISVTX and d.st_mode & 0o022 and d.st_uid != st.st_uid:
-            raise error_from_errno(
-                -errno.EPERM,
-                f"{path}: it belongs to uid {st.st_uid}, in a sticky directory that others may "
-                "write: perftune does not replace another user's file there")
-    return False
 
 
 def _tunable(t: Any) -> Tunable:
@@ -725,32 +695,21 @@ class Context:
         return str(text)
 
     def write_status_metrics(self, path: StrPath) -> None:
-        """Write :meth:`status_metrics` to ``path`` atomically (a temporary
-        file in its directory, renamed over it), as ``perftune status
-        --format prometheus -o PATH``.  As that command (perftune(8), OUTPUT
-        FILES), PerftuneError EPERM for a symbolic link, a directory, a FIFO,
-        a socket or a block device at ``path``, and for a file of another user
-        in a sticky directory that others may write; a character device
-        (``/dev/null``) is written in place."""
-        path = _path("path", path)
-        text = self.status_metrics()
-        if _output_target(path):
-            fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY)
-            with os.fdopen(fd, "w") as f:
-                if not stat.S_ISCHR(os.fstat(fd).st_mode):
-                    raise error_from_errno(-errno.EPERM, f"{path}: not a character device any more")
-                f.write(text)
-            return
-        fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".perftune-",
-                                   dir=os.path.dirname(path))
-        try:
-            with os.fdopen(fd, "w") as f:
-                f.write(text)
-                os.fchmod(f.fileno(), 0o644)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        """Write :meth:`status_metrics` to ``path`` with :meth:`write_file`,
+        as ``perftune status --format prometheus -o PATH``."""
+        self.write_file(path, self.status_metrics())
+
+    def write_file(self, path: StrPath, text: str) -> None:
+        """Write ``text`` to ``path`` as a whole new file of mode 0644
+        (``perftune_output_write_file``), as ``perftune ... -o PATH``: a file
+        made beside ``path`` and renamed over it, so a reader never sees half
+        of it and nothing at ``path`` is written through.  As that command
+        (perftune(8), OUTPUT FILES), PerftuneError EPERM for a symbolic link,
+        a directory, a FIFO, a socket or a block device at ``path``, and for
+        a file of another user in a sticky directory that others may write; a
+        character device (``/dev/null``) is written in place.  The path is
+        taken as given, not below the context's root."""
+        self._call(_lib.perftune_output_write_file, _path("path", path), text, 0o644)
 
     # ---- NUMA placement ------------------------------------------------------
 

@@ -34,3 +34,15 @@ def test_write_status_metrics_refuses_links_and_fifos(ctx: perftune.Context,
     ctx.write_status_metrics(out)
     assert out.read_text() == ctx.status_metrics()
     assert not list(tmp_path.glob("*perftune-*"))
+
+
+def test_write_file_is_the_librarys(ctx: perftune.Context, tmp_path: Path) -> None:
+    """Context.write_file: perftune_output_write_file, path as given, 0644."""
+    with pytest.raises(perftune.PerftuneError) as e:
+        ctx.write_file(tmp_path, "x\n")
+    assert e.value.errno == errno.EPERM
+    assert str(e.value).startswith(f"{tmp_path}: it is a directory")
+    out = tmp_path / "new.txt"
+    ctx.write_file(out, "new\n")
+    assert out.read_text() == "new\n"
+    assert out.stat().st_mode & 0o777 == 0o644
