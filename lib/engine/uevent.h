@@ -23,7 +23,7 @@ struct pt_uevent_src;
 /* a source for @ctx, receiving from now on: 0, -EOPNOTSUPP (no libudev), -errno */
 int pt_uevent_open(struct perftune_ctx *ctx, struct pt_uevent_src **out);
 void pt_uevent_close(struct pt_uevent_src *src);
-int pt_uevent_fd(const struct pt_uevent_src *src); /* readable when an event is pending */
+int pt_uevent_fd(const struct pt_uevent_src *src);	     /* readable when an event is pending */
 const char *pt_uevent_kind(const struct pt_uevent_src *src); /* "udev", "kernel", "fake" */
 /* the next pending event of a watched subsystem: 1 and *@ev, 0 when none is pending, -errno */
 int pt_uevent_next(struct pt_uevent_src *src, struct pt_uevent *ev);

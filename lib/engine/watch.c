@@ -124,6 +124,26 @@ static void devlist_del(struct pt_devlist *l, const char *id)
 		}
 }
 
+/*
+ * A disk without media (a loop device not bound, an empty drive) is not yet
+ * the disk it will be: binding gives it another diskseq, so what was
+ * journaled for it before would be "gone for good" at the restore.  It is
+ * tuned at the "change" that gives it a size.  Unknown: taken as there.
+ */
+static bool has_media(struct perftune_ctx *ctx, const char *subsystem, const char *name)
+{
+	char path[PATH_MAX], v[32];
+
+	if (strcmp(subsystem, "block"))
+		return true;
+	snprintf(path, sizeof(path), "sys/class/block/%s/size", name);
+	if (pt_attr_read(ctx, path, v, sizeof(v)) < 0) {
+		pt_err_clear(ctx);
+		return true;
+	}
+	return strcmp(v, "0") != 0;
+}
+
 /* the devices there now were the transaction's to select when it was staged */
 static int list_present(struct perftune_ctx *ctx, struct pt_devlist *l)
 {
@@ -137,6 +157,8 @@ static int list_present(struct perftune_ctx *ctx, struct pt_devlist *l)
 		while (d && r >= 0 && (de = readdir(d))) {
 			char id[300];
 			if (de->d_name[0] == '.')
+				continue;
+			if (!has_media(ctx, dirs[k][0], de->d_name)) /* new when bound */
 				continue;
 			snprintf(id, sizeof(id), "%s/%s", dirs[k][0], de->d_name);
 			r = devlist_add(l, id);
@@ -155,7 +177,8 @@ static int tx_watch_impl(struct perftune_tx *tx)
 		return -EINVAL;
 	if (!(tx->flags & PERFTUNE_TX_HOLD) || (tx->flags & PERFTUNE_TX_DRY_RUN))
 		return pt_err(tx->ctx, -EINVAL,
-			      "transaction '%s': only a held transaction follows devices", tx->name);
+			      "transaction '%s': only a held transaction follows devices",
+			      tx->name);
 	if (!tx->committed || tx->done || tx->released)
 		return pt_err(tx->ctx, -EALREADY, "transaction '%s' is not committed and held",
 			      tx->name);
@@ -237,8 +260,8 @@ static void refused(struct perftune_tx *tx, const struct pt_uevent *ev, int r)
 		snprintf(why, sizeof(why), "%s", strerror(-r));
 	if (pt_key_dev(key, sizeof(key), family, ev->name) < 0)
 		snprintf(key, sizeof(key), "%s", family);
-	pt_log(tx->ctx, PERFTUNE_LOG_WARNING, "transaction '%s': %s added, not tuned: %s",
-	       tx->name, key, why);
+	pt_log(tx->ctx, PERFTUNE_LOG_WARNING, "transaction '%s': %s added, not tuned: %s", tx->name,
+	       key, why);
 	if (pt_journal_append_to(tx->ctx, tx->name, "refused", key, why) < 0)
 		pt_log(tx->ctx, PERFTUNE_LOG_ERR, "transaction '%s': refusal of %s not journaled",
 		       tx->name, key);
@@ -254,8 +277,8 @@ static void tuned(struct perftune_tx *tx, struct perftune_tx *sub, const struct 
 		pt_log(tx->ctx, PERFTUNE_LOG_NOTICE, "transaction '%s': %s added: %s: %s -> %s",
 		       tx->name, ev->name, s->c.key, s->old, s->value);
 		if (pt_journal_append_to(tx->ctx, tx->name, "plugged", s->c.key, ev->name) < 0)
-			pt_log(tx->ctx, PERFTUNE_LOG_ERR, "transaction '%s': %s: not marked plugged",
-			       tx->name, s->c.key);
+			pt_log(tx->ctx, PERFTUNE_LOG_ERR,
+			       "transaction '%s': %s: not marked plugged", tx->name, s->c.key);
 	}
 }
 
@@ -279,8 +302,9 @@ static int tune_device(struct perftune_tx *tx, const struct pt_uevent *ev)
 	if (r >= 0 && n > 0)
 		tuned(tx, sub, ev);
 	if (r < 0 && r != -ENOMEM && device_gone(tx->ctx, ev)) {
-		pt_log(tx->ctx, PERFTUNE_LOG_INFO, "transaction '%s': %s %s went away before it was tuned",
-		       tx->name, ev->subsystem, ev->name);
+		pt_log(tx->ctx, PERFTUNE_LOG_INFO,
+		       "transaction '%s': %s %s went away before it was tuned", tx->name,
+		       ev->subsystem, ev->name);
 		r = n = 0;
 	} else if (r < 0 && r != -ENOMEM) {
 		refused(tx, ev, r);
@@ -305,6 +329,11 @@ static int handle(struct perftune_tx *tx, const struct pt_uevent *ev)
 		devlist_del(&w->seen, id);
 		return 0;
 	}
+	if (!has_media(tx->ctx, ev->subsystem, ev->name)) { /* unbound: tuned when bound again */
+		devlist_del(&w->present, id);
+		devlist_del(&w->seen, id);
+		return 0;
+	}
 	if (devlist_has(&w->seen, id))
 		return 0;
 	/* add; change of a device not there before: a loop device bound, media inserted;
@@ -325,8 +354,8 @@ static int tx_dispatch_impl(struct perftune_tx *tx)
 	int r, n = 0;
 
 	if (!tx->watch)
-		return pt_err(tx->ctx, -EINVAL, "transaction '%s' is not watching (perftune_tx_watch)",
-			      tx->name);
+		return pt_err(tx->ctx, -EINVAL,
+			      "transaction '%s' is not watching (perftune_tx_watch)", tx->name);
 	while ((r = pt_uevent_next(tx->watch->src, &ev)) > 0) {
 		if (!tx->committed || tx->done || tx->released)
 			continue; /* given back: drained, nothing more is tuned */

@@ -291,6 +291,27 @@ START_TEST(device_added_again_is_tuned_again)
 }
 END_TEST
 
+/* a loop device made, then bound: tuned at the bind, as the disk it is then */
+START_TEST(disk_without_media_is_tuned_when_bound)
+{
+	struct perftune_tx *tx = hold(sched_none, 2);
+
+	add_disk("sdd", 5, "[mq-deadline] kyber none", "1");
+	put("sys/devices/virtual/block/sdd/size", "0");
+	event("add block sdd");
+	ck_assert_int_eq(perftune_tx_dispatch(tx), 0);
+	ck_assert_str_eq(fx_read(&f, "sys/block/sdd/queue/scheduler"), "[mq-deadline] kyber none");
+	put("sys/devices/virtual/block/sdd/size", "32768");
+	put("sys/devices/virtual/block/sdd/diskseq", "999"); /* a bind makes another disk */
+	event("change block sdd");
+	ck_assert_int_eq(perftune_tx_dispatch(tx), 1);
+	ck_assert_str_eq(fx_read(&f, "sys/block/sdd/queue/scheduler"), "mq-deadline kyber [none]");
+	ck_assert_int_eq(perftune_tx_rollback(tx), 4);
+	ck_assert_str_eq(fx_read(&f, "sys/block/sdd/queue/scheduler"), "[mq-deadline] kyber none");
+	perftune_tx_unref(tx);
+}
+END_TEST
+
 /* a device that refuses: reported, nothing of it written, the others keep theirs */
 START_TEST(device_that_refuses_is_reported_and_the_rest_stays)
 {
@@ -515,6 +536,7 @@ static Suite *watch_suite(void)
 	tcase_add_test(tc, change_events_make_no_duplicates);
 	tcase_add_test(tc, device_removed_is_not_written_at_restore);
 	tcase_add_test(tc, device_added_again_is_tuned_again);
+	tcase_add_test(tc, disk_without_media_is_tuned_when_bound);
 	tcase_add_test(tc, device_that_refuses_is_reported_and_the_rest_stays);
 	tcase_add_test(tc, device_gone_before_its_write_is_skipped);
 	tcase_add_test(tc, storm_of_a_thousand_events);
