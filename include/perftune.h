@@ -432,12 +432,14 @@ enum perftune_status_flag {
 	 * gives the original back there (LIBPERFTUNE_2) */
 	PERFTUNE_STATUS_MOVED = 1 << 9,
 	/* the key was journaled and written by a hotplug watch, for a device added
-	 * while the transaction was held (perftune_tx_watch(); LIBPERFTUNE_5) */
-	PERFTUNE_STATUS_HOTPLUG = 1 << 10,
+	 * while the transaction was held (perftune_tx_watch(); LIBPERFTUNE_5).
+	 * Not 1 << 10, PERFTUNE_PROFILE_ITEM_SKIPPED: the bindings keep all flags
+	 * in one set */
+	PERFTUNE_STATUS_HOTPLUG = 1 << 11,
 	/* not a key: a device added while the transaction was held refused its
 	 * settings; the entry's key names the device ("block.sdd", "net.veth1"),
 	 * its note says why, and nothing of it stays written (LIBPERFTUNE_5) */
-	PERFTUNE_STATUS_REFUSED = 1 << 11,
+	PERFTUNE_STATUS_REFUSED = 1 << 12,
 };
 
 /** perftune_status_iter_next() - the next entry, or NULL at the end. */

@@ -29,6 +29,11 @@
 #include "engine/uevent.h"
 #include "engine/watch.h"
 
+/* where a device of a subsystem is seen (the fake trees of the bindings have sys/block only) */
+static const char *const devdirs[][2] = { { "block", "sys/class/block" },
+					  { "block", "sys/block" },
+					  { "net", "sys/class/net" } };
+
 /* devices as "block/sdd" */
 struct pt_devlist {
 	char **id;
@@ -147,20 +152,18 @@ static bool has_media(struct perftune_ctx *ctx, const char *subsystem, const cha
 /* the devices there now were the transaction's to select when it was staged */
 static int list_present(struct perftune_ctx *ctx, struct pt_devlist *l)
 {
-	static const char *const dirs[][2] = { { "block", "sys/class/block" },
-					       { "net", "sys/class/net" } };
 	int r = 0;
 
-	for (size_t k = 0; k < ARRAY_SIZE(dirs) && r >= 0; k++) {
-		_cleanup_closedir_ DIR *d = pt_attr_opendir(ctx, dirs[k][1]);
+	for (size_t k = 0; k < ARRAY_SIZE(devdirs) && r >= 0; k++) {
+		_cleanup_closedir_ DIR *d = pt_attr_opendir(ctx, devdirs[k][1]);
 		struct dirent *de;
 		while (d && r >= 0 && (de = readdir(d))) {
 			char id[300];
 			if (de->d_name[0] == '.')
 				continue;
-			if (!has_media(ctx, dirs[k][0], de->d_name)) /* new when bound */
+			if (!has_media(ctx, devdirs[k][0], de->d_name)) /* new when bound */
 				continue;
-			snprintf(id, sizeof(id), "%s/%s", dirs[k][0], de->d_name);
+			snprintf(id, sizeof(id), "%s/%s", devdirs[k][0], de->d_name);
 			r = devlist_add(l, id);
 		}
 	}
@@ -240,11 +243,14 @@ static bool device_gone(struct perftune_ctx *ctx, const struct pt_uevent *ev)
 {
 	char path[PATH_MAX];
 
-	if (!strcmp(ev->subsystem, "net"))
-		snprintf(path, sizeof(path), "sys/class/net/%s", ev->name);
-	else
-		snprintf(path, sizeof(path), "sys/class/block/%s", ev->name);
-	return !pt_attr_exists(ctx, path);
+	for (size_t i = 0; i < ARRAY_SIZE(devdirs); i++) {
+		if (strcmp(devdirs[i][0], ev->subsystem))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", devdirs[i][1], ev->name);
+		if (pt_attr_exists(ctx, path))
+			return false;
+	}
+	return true;
 }
 
 /* a device refused: logged and journaled ("block.sdd"), for status */
