@@ -176,8 +176,6 @@ static int tx_watch_impl(struct perftune_tx *tx)
 	struct pt_watch *w;
 	int r;
 
-	if (!tx)
-		return -EINVAL;
 	if (!(tx->flags & PERFTUNE_TX_HOLD) || (tx->flags & PERFTUNE_TX_DRY_RUN))
 		return pt_err(tx->ctx, -EINVAL,
 			      "transaction '%s': only a held transaction follows devices",
@@ -204,7 +202,8 @@ static int tx_watch_impl(struct perftune_tx *tx)
 	return pt_uevent_fd(w->src);
 }
 
-PERFTUNE_EXPORT int perftune_tx_watch(struct perftune_tx *tx)
+/* @impl(@tx) under the context's lock, its message cleared first */
+static int locked(struct perftune_tx *tx, int (*impl)(struct perftune_tx *tx))
 {
 	int r;
 
@@ -212,9 +211,14 @@ PERFTUNE_EXPORT int perftune_tx_watch(struct perftune_tx *tx)
 		return pt_api_ret(-EINVAL);
 	pt_lock(tx->ctx);
 	pt_err_clear(tx->ctx);
-	r = tx_watch_impl(tx);
+	r = impl(tx);
 	pt_unlock(tx->ctx);
 	return pt_api_ret(r);
+}
+
+PERFTUNE_EXPORT int perftune_tx_watch(struct perftune_tx *tx)
+{
+	return locked(tx, tx_watch_impl);
 }
 
 /* the keys given with a glob that match a key of the device: staged in @sub */
@@ -378,13 +382,5 @@ static int tx_dispatch_impl(struct perftune_tx *tx)
 
 PERFTUNE_EXPORT int perftune_tx_dispatch(struct perftune_tx *tx)
 {
-	int r;
-
-	if (!tx)
-		return pt_api_ret(-EINVAL);
-	pt_lock(tx->ctx);
-	pt_err_clear(tx->ctx);
-	r = tx_dispatch_impl(tx);
-	pt_unlock(tx->ctx);
-	return pt_api_ret(r);
+	return locked(tx, tx_dispatch_impl);
 }

@@ -30,31 +30,6 @@ static void assert_same(const struct snap *before)
 	snap_free(after);
 }
 
-static void mkdirs(const char *rel)
-{
-	char p[PATH_MAX];
-
-	snprintf(p, sizeof(p), "%s/%s", f.root, rel);
-	for (char *s = p + strlen(f.root) + 1; (s = strchr(s, '/')); s++) {
-		*s = '\0';
-		mkdir(p, 0755);
-		*s = '/';
-	}
-	mkdir(p, 0755);
-}
-
-static void put(const char *rel, const char *text)
-{
-	char p[PATH_MAX];
-	FILE *fp;
-
-	snprintf(p, sizeof(p), "%s/%s", f.root, rel);
-	fp = fopen(p, "w");
-	ck_assert_ptr_nonnull(fp);
-	fprintf(fp, "%s\n", text);
-	fclose(fp);
-}
-
 static void link_to(const char *target, const char *rel)
 {
 	char p[PATH_MAX];
@@ -71,36 +46,36 @@ static void add_disk(const char *name, int minor, const char *sched, const char 
 	char d[PATH_MAX], p[PATH_MAX], v[64];
 
 	snprintf(d, sizeof(d), "sys/devices/virtual/block/%s", name);
-	mkdirs(d);
+	fx_mkdirs(&f, d);
 	snprintf(p, sizeof(p), "%s/queue", d);
-	mkdirs(p);
+	fx_mkdirs(&f, p);
 	snprintf(v, sizeof(v), "MAJOR=7\nMINOR=%d\nDEVNAME=%s\nDEVTYPE=disk", minor, name);
 	snprintf(p, sizeof(p), "%s/uevent", d);
-	put(p, v);
+	fx_put(&f, p, v);
 	snprintf(v, sizeof(v), "7:%d", minor);
 	snprintf(p, sizeof(p), "%s/dev", d);
-	put(p, v);
+	fx_put(&f, p, v);
 	snprintf(p, sizeof(p), "%s/removable", d);
-	put(p, "0");
+	fx_put(&f, p, "0");
 	snprintf(v, sizeof(v), "%d", ++diskseq); /* another disk each time, as 5.15 counts */
 	snprintf(p, sizeof(p), "%s/diskseq", d);
-	put(p, v);
+	fx_put(&f, p, v);
 	snprintf(p, sizeof(p), "%s/queue/scheduler", d);
-	put(p, sched);
+	fx_put(&f, p, sched);
 	snprintf(p, sizeof(p), "%s/queue/read_ahead_kb", d);
-	put(p, "128");
+	fx_put(&f, p, "128");
 	snprintf(p, sizeof(p), "%s/queue/rotational", d);
-	put(p, rot);
+	fx_put(&f, p, rot);
 	if (!strncmp(sched, "[mq-deadline]", 13)) { /* its parameters, as mkroot.sh has them */
 		static const char *const iosched[][2] = { { "read_expire", "500" },
 							  { "write_expire", "5000" },
 							  { "fifo_batch", "16" },
 							  { "front_merges", "1" } };
 		snprintf(p, sizeof(p), "%s/queue/iosched", d);
-		mkdirs(p);
+		fx_mkdirs(&f, p);
 		for (size_t i = 0; i < ARRAY_SIZE(iosched); i++) {
 			snprintf(p, sizeof(p), "%s/queue/iosched/%s", d, iosched[i][0]);
-			put(p, iosched[i][1]);
+			fx_put(&f, p, iosched[i][1]);
 		}
 	}
 	snprintf(p, sizeof(p), "../devices/virtual/block/%s", name);
@@ -173,6 +148,14 @@ static int status_count(unsigned flag, const char *key)
 		     (!key || !strcmp(perftune_status_entry_key(e), key));
 	perftune_status_iter_free(it);
 	return n;
+}
+
+/* disk sdd added and tuned by the hold */
+static void sdd_added(struct perftune_tx *tx)
+{
+	add_disk("sdd", 5, "[mq-deadline] kyber none", "1");
+	event("add block sdd");
+	ck_assert_int_eq(perftune_tx_dispatch(tx), 1);
 }
 
 START_TEST(watch_needs_a_committed_held_transaction)
@@ -252,9 +235,7 @@ START_TEST(device_removed_is_not_written_at_restore)
 {
 	struct perftune_tx *tx = hold(sched_none, 2);
 
-	add_disk("sdd", 5, "[mq-deadline] kyber none", "1");
-	event("add block sdd");
-	ck_assert_int_eq(perftune_tx_dispatch(tx), 1);
+	sdd_added(tx);
 	del_disk("sdd");
 	event("remove block sdd");
 	ck_assert_int_eq(perftune_tx_dispatch(tx), 0);
@@ -275,9 +256,7 @@ START_TEST(device_added_again_is_tuned_again)
 {
 	struct perftune_tx *tx = hold(sched_none, 2);
 
-	add_disk("sdd", 5, "[mq-deadline] kyber none", "1");
-	event("add block sdd");
-	ck_assert_int_eq(perftune_tx_dispatch(tx), 1);
+	sdd_added(tx);
 	del_disk("sdd");
 	event("remove block sdd");
 	add_disk("sdd", 9, "[kyber] mq-deadline none", "1");
@@ -297,12 +276,12 @@ START_TEST(disk_without_media_is_tuned_when_bound)
 	struct perftune_tx *tx = hold(sched_none, 2);
 
 	add_disk("sdd", 5, "[mq-deadline] kyber none", "1");
-	put("sys/devices/virtual/block/sdd/size", "0");
+	fx_put(&f, "sys/devices/virtual/block/sdd/size", "0");
 	event("add block sdd");
 	ck_assert_int_eq(perftune_tx_dispatch(tx), 0);
 	ck_assert_str_eq(fx_read(&f, "sys/block/sdd/queue/scheduler"), "[mq-deadline] kyber none");
-	put("sys/devices/virtual/block/sdd/size", "32768");
-	put("sys/devices/virtual/block/sdd/diskseq", "999"); /* a bind makes another disk */
+	fx_put(&f, "sys/devices/virtual/block/sdd/size", "32768");
+	fx_put(&f, "sys/devices/virtual/block/sdd/diskseq", "999"); /* a bind makes another disk */
 	event("change block sdd");
 	ck_assert_int_eq(perftune_tx_dispatch(tx), 1);
 	ck_assert_str_eq(fx_read(&f, "sys/block/sdd/queue/scheduler"), "mq-deadline kyber [none]");
@@ -456,16 +435,15 @@ START_TEST(killed_at_every_hotplug_write_then_restore_orphans)
 }
 END_TEST
 
-/* a profile's rules: devices= globs and ! exclusions, rotational= */
-START_TEST(profile_rules_select_the_disks_added)
+/* a held transaction of the profile @text, committed and watching */
+static struct perftune_tx *hold_profile(const char *text)
 {
 	struct perftune_profile *p = NULL;
 	struct perftune_tx *tx;
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/../tuned.conf", f.root);
-	put("../tuned.conf", "[main]\nsummary=hotplug\n[disk]\ndevices=sd*, !sdf\n"
-			     "rotational=0\nelevator=none\nreadahead=1024");
+	fx_put(&f, "../tuned.conf", text);
 	ck_assert_msg(perftune_profile_load(f.ctx, path, NULL, &p) == 0, "%s",
 		      perftune_ctx_last_error(f.ctx));
 	ck_assert_int_eq(perftune_tx_new(f.ctx, "hp", PERFTUNE_TX_HOLD, &tx), 0);
@@ -473,6 +451,15 @@ START_TEST(profile_rules_select_the_disks_added)
 	perftune_profile_free(p); /* the transaction keeps what it follows */
 	ck_assert_msg(perftune_tx_commit(tx) >= 0, "%s", perftune_ctx_last_error(f.ctx));
 	ck_assert_int_ge(perftune_tx_watch(tx), 0);
+	return tx;
+}
+
+/* a profile's rules: devices= globs and ! exclusions, rotational= */
+START_TEST(profile_rules_select_the_disks_added)
+{
+	struct perftune_tx *tx = hold_profile("[main]\nsummary=hotplug\n[disk]\ndevices=sd*, !sdf\n"
+					      "rotational=0\nelevator=none\nreadahead=1024");
+
 	add_disk("sdd", 5, "[mq-deadline] none", "0"); /* selected */
 	add_disk("sde", 6, "[mq-deadline] none", "1"); /* rotational */
 	add_disk("sdf", 7, "[mq-deadline] none", "0"); /* excluded */
@@ -498,21 +485,11 @@ END_TEST
 /* the default disk set (no devices=): a removable disk is not one of them */
 START_TEST(profile_default_disk_set_leaves_removable_disks)
 {
-	struct perftune_profile *p = NULL;
-	struct perftune_tx *tx;
-	char path[PATH_MAX];
+	struct perftune_tx *tx = hold_profile("[main]\nsummary=hotplug\n[disk]\nreadahead=2048");
 
-	snprintf(path, sizeof(path), "%s/../tuned.conf", f.root);
-	put("../tuned.conf", "[main]\nsummary=hotplug\n[disk]\nreadahead=2048");
-	ck_assert_int_eq(perftune_profile_load(f.ctx, path, NULL, &p), 0);
-	ck_assert_int_eq(perftune_tx_new(f.ctx, "hp", PERFTUNE_TX_HOLD, &tx), 0);
-	ck_assert_int_ge(perftune_profile_stage(p, tx, PERFTUNE_PROFILE_HOLD), 0);
-	perftune_profile_free(p);
-	ck_assert_msg(perftune_tx_commit(tx) >= 0, "%s", perftune_ctx_last_error(f.ctx));
-	ck_assert_int_ge(perftune_tx_watch(tx), 0);
 	add_disk("vdd", 5, "[mq-deadline] none", "0");
 	add_disk("sr1", 6, "[mq-deadline] none", "0");
-	put("sys/devices/virtual/block/sr1/removable", "1");
+	fx_put(&f, "sys/devices/virtual/block/sr1/removable", "1");
 	event("add block vdd");
 	event("add block sr1");
 	ck_assert_int_eq(perftune_tx_dispatch(tx), 1);
