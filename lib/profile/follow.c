@@ -4,7 +4,9 @@
  * profile is mapped again against the machine as it is now (devices= globs
  * and ! exclusions, devices_udev_regex=, rotational=, the disk plugin's
  * default set, the first unit of a plugin taking a device: the rules of the
- * first mapping, by the same code), and the items of that device are staged.
+ * first mapping, by the same code), and the items of that device are staged;
+ * those the mapping skips (a scheduler the disk does not offer) are logged,
+ * as apply prints them.
  */
 #include <errno.h>
 #include <string.h>
@@ -51,9 +53,14 @@ int pt_profile_stage_device(struct perftune_profile *p, struct perftune_tx *sub,
 	r = pt_profile_map(p, p->map_flags, perftune_tx_name(sub));
 	for (size_t i = 0; i < p->nitems && r >= 0; i++) {
 		const struct pt_pitem *x = &p->items[i];
-		if ((x->flags & (PT_ITEM_SKIPPED | PT_ITEM_UNCHANGED)) || !x->key ||
+		if (!x->key || (x->flags & PT_ITEM_UNCHANGED) ||
 		    !item_on_device(p, x->key, subsystem, name))
 			continue;
+		if (x->flags & PT_ITEM_SKIPPED) { /* as apply prints it: "skipped: ..." */
+			pt_log(p->ctx, PERFTUNE_LOG_NOTICE, "profile %s: %s added: skipped: %s: %s",
+			       p->name, name, x->option, x->note ? x->note : "no reason");
+			continue;
+		}
 		r = perftune_tx_set(sub, x->key, x->value);
 		if (r < 0)
 			pt_err_prefix(p->ctx, r, "%s: %s (%s)", p->name, x->option, x->origin);
