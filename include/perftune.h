@@ -431,6 +431,15 @@ enum perftune_status_flag {
 	/* the object goes by another key now (a renamed NIC: the note names it); restore
 	 * gives the original back there (LIBPERFTUNE_2) */
 	PERFTUNE_STATUS_MOVED = 1 << 9,
+	/* the key was journaled and written by a hotplug watch, for a device added
+	 * while the transaction was held (perftune_tx_watch(); LIBPERFTUNE_5).
+	 * Not 1 << 10, PERFTUNE_PROFILE_ITEM_SKIPPED: the bindings keep all flags
+	 * in one set */
+	PERFTUNE_STATUS_HOTPLUG = 1 << 11,
+	/* not a key: a device added while the transaction was held refused its
+	 * settings; the entry's key names the device ("block.sdd", "net.veth1"),
+	 * its note says why, and nothing of it stays written (LIBPERFTUNE_5) */
+	PERFTUNE_STATUS_REFUSED = 1 << 12,
 };
 
 /** perftune_status_iter_next() - the next entry, or NULL at the end. */
@@ -1174,6 +1183,51 @@ enum {
  */
 int perftune_tx_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, unsigned flags,
 			  struct perftune_source_iter **iterp);
+
+/* ---- Hotplug under a hold (LIBPERFTUNE_5) ----------------------------------- */
+
+/**
+ * perftune_tx_watch() - follow devices added while @tx is held, as udev's
+ * and sd-device's monitors are followed: the returned file descriptor
+ * becomes readable when block or net devices come or go; then call
+ * perftune_tx_dispatch().  @tx must be committed with PERFTUNE_TX_HOLD.
+ * What selects a device is what selected those of the commit: each key
+ * given with a glob (block.sd*.scheduler), and the rules of a profile
+ * staged with perftune_profile_stage() (devices= globs with ! exclusions,
+ * devices_udev_regex=, rotational=, the disk plugin's default set).  On the
+ * machine the events are libudev's monitor ("udev" when systemd-udevd runs,
+ * else the kernel's); below another root (perftune_ctx_set_root()), lines
+ * "ACTION SUBSYSTEM NAME" written to the FIFO run/perftune-uevents of that
+ * root (made if missing).  The devices present when it is called are taken
+ * as the commit's.  The descriptor is the transaction's: do not close it;
+ * it stays valid until perftune_tx_unref().  A second call returns the same
+ * one.
+ * Return: the descriptor (>= 0), -EINVAL (@tx NULL, not a held transaction),
+ *   -EALREADY (not committed, rolled back or released), -EOPNOTSUPP
+ *   (libudev is not installed), -ENOMEM, -errno of the monitor.
+ */
+int perftune_tx_watch(struct perftune_tx *tx);
+
+/**
+ * perftune_tx_dispatch() - handle every event pending on perftune_tx_watch()'s
+ * descriptor, without waiting.  A device added (or bound: a "change" of a
+ * device not seen before, as a loop device's attach) that the rules select
+ * gets its settings in one more commit under the transaction's name: each
+ * original journaled before its write, the write read back, everything given
+ * back with the rest by perftune_tx_rollback() or perftune_restore(), a
+ * crash included (restore --orphans).  perftune_status() flags those keys
+ * PERFTUNE_STATUS_HOTPLUG.  A device that refuses a setting (a value it does
+ * not offer, a write that fails) is given back alone, logged at
+ * PERFTUNE_LOG_WARNING and shown by perftune_status() as an entry flagged
+ * PERFTUNE_STATUS_REFUSED; what is in force on the other devices stays.  A
+ * device removed leaves nothing to do: its originals are dropped at restore
+ * (PERFTUNE_STATUS_GONE), never written to another device of its name.  A
+ * device that goes away between its event and its write is skipped.  Each
+ * key written is logged at PERFTUNE_LOG_NOTICE.
+ * Return: the number of devices tuned (0: none), -EINVAL (@tx NULL, not
+ *   watching), -ENOMEM, -errno reading the events.
+ */
+int perftune_tx_dispatch(struct perftune_tx *tx);
 
 #ifdef __cplusplus
 }

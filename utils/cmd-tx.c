@@ -180,6 +180,8 @@ static void status_json(struct perftune_status_iter *it)
 		{ "shadowed", PERFTUNE_STATUS_SHADOWED },
 		{ "gone", PERFTUNE_STATUS_GONE },
 		{ "moved", PERFTUNE_STATUS_MOVED },
+		{ "hotplug", PERFTUNE_STATUS_HOTPLUG },
+		{ "refused", PERFTUNE_STATUS_REFUSED },
 	};
 	const struct perftune_status_entry *e;
 	struct json j = JSON_INIT(stdout);
@@ -249,6 +251,12 @@ static void status_entry(const struct perftune_status_entry *e)
 {
 	unsigned fl = perftune_status_entry_flags(e);
 
+	if (fl & PERFTUNE_STATUS_REFUSED) { /* a device added under a hold, not tuned */
+		printf("  %s: REFUSED", perftune_status_entry_key(e));
+		print_if(" - ", perftune_status_entry_note(e), "");
+		putchar('\n');
+		return;
+	}
 	printf("  %s: %s -> %s, now %s", perftune_status_entry_key(e),
 	       perftune_status_entry_original(e),
 	       or_str(perftune_status_entry_written(e), "(not written)"),
@@ -259,6 +267,8 @@ static void status_entry(const struct perftune_status_entry *e)
 		fputs(" GONE", stdout);
 	if (fl & PERFTUNE_STATUS_MOVED)
 		fputs(" MOVED", stdout);
+	if (fl & PERFTUNE_STATUS_HOTPLUG)
+		fputs(" HOTPLUG", stdout);
 	print_if(" - ", perftune_status_entry_note(e), "");
 	putchar('\n');
 }

@@ -7,6 +7,8 @@
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include "common.h"
 
@@ -254,14 +256,49 @@ int commit_tx(struct perftune_ctx *ctx, struct perftune_tx *tx, bool hold, sigse
 	return r < 0 ? lib_error(ctx, r, "commit") : 0;
 }
 
+/* the transaction's hotplug watch: its fd, or -1 (held all the same, without it) */
+static int hold_watch(struct perftune_ctx *ctx, struct perftune_tx *tx)
+{
+	int fd = perftune_tx_watch(tx);
+
+	if (fd < 0)
+		fprintf(stderr, "%s: warning: devices added now are not tuned: %s\n", program,
+			perftune_ctx_last_error(ctx));
+	return fd;
+}
+
+/* until a signal of @set: the watch's events dispatched (devices added are tuned) */
+static int wait_signal(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t *set)
+{
+	struct signalfd_siginfo si;
+	struct pollfd p[2] = { { .fd = signalfd(-1, set, SFD_CLOEXEC), .events = POLLIN },
+			       { .fd = hold_watch(ctx, tx), .events = POLLIN } };
+	int sig = 0;
+
+	if (p[0].fd < 0) { /* no signalfd (seccomp): signals alone, as before */
+		sigwait(set, &sig);
+		return sig;
+	}
+	while (!sig) {
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		if ((p[1].revents & POLLIN) && perftune_tx_dispatch(tx) < 0)
+			fprintf(stderr, "%s: warning: %s\n", program, perftune_ctx_last_error(ctx));
+		if ((p[0].revents & POLLIN) && read(p[0].fd, &si, sizeof(si)) == sizeof(si))
+			sig = (int)si.ssi_signo;
+	}
+	close(p[0].fd);
+	return sig;
+}
+
 int hold_until_signal(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t *set)
 {
-	int sig = 0, r;
+	int sig, r;
 
 	printf("holding transaction '%s' (pid %d); SIGTERM or Ctrl-C restores it\n",
 	       perftune_tx_name(tx), getpid());
 	fflush(stdout);
-	sigwait(set, &sig);
+	sig = wait_signal(ctx, tx, set);
 	r = perftune_tx_rollback(tx);
 	if (r < 0)
 		return lib_error(ctx, r, "rollback");

@@ -477,6 +477,8 @@ const (
 	ItemReadOnly  ItemFlags = C.PERFTUNE_TUNABLE_READONLY // listed, but the kernel file is read-only
 	ItemGone      ItemFlags = C.PERFTUNE_STATUS_GONE      // the key's object is gone for good (another has its pid or name): restore drops it
 	ItemMoved     ItemFlags = C.PERFTUNE_STATUS_MOVED     // the key's object goes by another key now (a renamed NIC): restore writes it there
+	ItemHotplug   ItemFlags = C.PERFTUNE_STATUS_HOTPLUG   // written for a device added while the transaction was held ([Tx.Dispatch])
+	ItemRefused   ItemFlags = C.PERFTUNE_STATUS_REFUSED   // not a key: a device added while held that refused its settings (Key names it, Note says why)
 )
 
 var flagNames = []struct {
@@ -486,7 +488,7 @@ var flagNames = []struct {
 	{ItemDrift, "drift"}, {ItemOrphaned, "orphaned"}, {ItemHeld, "held"},
 	{ItemWritten, "written"}, {ItemUnchanged, "unchanged"}, {ItemCommitted, "committed"},
 	{ItemShadowed, "shadowed"}, {ItemReadOnly, "read-only"}, {ItemSkipped, "skipped"},
-	{ItemGone, "gone"}, {ItemMoved, "moved"},
+	{ItemGone, "gone"}, {ItemMoved, "moved"}, {ItemHotplug, "hotplug"}, {ItemRefused, "refused"},
 }
 
 // Has reports whether all of the flags in f2 are set in f.
@@ -519,7 +521,7 @@ type StatusEntry struct {
 	Current  string    // value on the machine now; "" if it cannot be read
 	Readable bool      // whether Current could be read
 	PID      int       // holder process of a held or orphaned transaction, else 0
-	Flags    ItemFlags // ItemOrphaned, ItemHeld, ItemDrift, ItemWritten, ItemCommitted, ItemShadowed, ItemGone, ItemMoved
+	Flags    ItemFlags // ItemOrphaned, ItemHeld, ItemDrift, ItemWritten, ItemCommitted, ItemShadowed, ItemGone, ItemMoved, ItemHotplug, ItemRefused
 	Note     string    // drift, hand-over, why Current is missing, the object gone or where it moved
 }
 

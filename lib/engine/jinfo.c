@@ -10,7 +10,11 @@
 void pt_jinfo_free(struct pt_jinfo *ji)
 {
 	for (size_t i = 0; i < ji->n; i++)
-		pt_free_all(ji->e[i].key, ji->e[i].orig, ji->e[i].written, ji->e[i].ident);
+		pt_free_all(ji->e[i].key, ji->e[i].orig, ji->e[i].written, ji->e[i].ident,
+			    ji->e[i].plugged);
+	for (size_t i = 0; i < ji->nrefused; i++)
+		pt_free_all(ji->refused[i].key, ji->refused[i].why);
+	free(ji->refused);
 	free(ji->e);
 	free(ji->idx);
 	memset(ji, 0, sizeof(*ji));

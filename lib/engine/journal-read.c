@@ -48,6 +48,25 @@ static int replace(char **dst, const char *v)
 	return 0;
 }
 
+/* "refused KEY\tWHY": a later refusal of the same device replaces the earlier one */
+static int add_refusal(struct pt_jinfo *ji, const char *key, const char *why)
+{
+	struct pt_jrefusal *x = NULL;
+
+	for (size_t i = 0; i < ji->nrefused && !x; i++)
+		if (!strcmp(ji->refused[i].key, key))
+			x = &ji->refused[i];
+	if (!x) {
+		if (pt_grow(&ji->refused, &ji->caprefused, ji->nrefused + 1, 4) < 0)
+			return -ENOMEM;
+		x = &ji->refused[ji->nrefused++];
+		*x = (struct pt_jrefusal){ 0 };
+	}
+	if (replace(&x->why, why) < 0 || replace(&x->key, key) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 /* One record; returns 0 or -EINVAL for anything unexpected. */
 static int parse_record(struct pt_jinfo *ji, char *line, const char *boot)
 {
@@ -105,14 +124,16 @@ static int parse_record(struct pt_jinfo *ji, char *line, const char *boot)
 	 * control character as '?' (pt_one_line) */
 	if (pt_has_cntrl(arg) || strpbrk(tab + 1, "\n\r"))
 		return -EINVAL;
+	if (!strcmp(line, "refused")) /* no original: the key of a device a watch did not tune */
+		return add_refusal(ji, arg, tab + 1);
 	struct pt_jentry *e = pt_jinfo_find(ji, arg);
 	if (!strcmp(line, "orig")) {
 		if (e && !e->restored)
 			return -EINVAL; /* a live key has one original */
 		if (!e && !(e = pt_jinfo_add(ji, arg)))
 			return -ENOMEM;
-		pt_free_all(e->written, e->ident);
-		e->written = e->ident = NULL;
+		pt_free_all(e->written, e->ident, e->plugged);
+		e->written = e->ident = e->plugged = NULL;
 		e->restored = false;
 		if (seq > ji->seq)
 			ji->seq = seq;
@@ -130,6 +151,8 @@ static int parse_record(struct pt_jinfo *ji, char *line, const char *boot)
 		return replace(&e->written, tab + 1);
 	if (!strcmp(line, "handover"))
 		return replace(&e->orig, tab + 1);
+	if (!strcmp(line, "plugged"))
+		return replace(&e->plugged, tab + 1);
 	return -EINVAL;
 }
 

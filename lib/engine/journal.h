@@ -15,8 +15,13 @@ struct pt_jentry {
 	char *orig;		/* original value (possibly handed over) */
 	char *written;		/* last value written, or NULL */
 	char *ident;		/* what the original belongs to (format 2), or NULL */
+	char *plugged;		/* the device a hotplug watch tuned it for ("plugged"), or NULL */
 	bool restored;		/* already given back */
 	unsigned long long seq; /* when the original was taken: orders stacked transactions */
+};
+/* a device a watching transaction could not tune ("refused"): its key ("block.sdd") and why */
+struct pt_jrefusal {
+	char *key, *why;
 };
 struct pt_jinfo {
 	char name[PT_TX_NAME_MAX + 1];
@@ -29,6 +34,8 @@ struct pt_jinfo {
 	size_t n, cap;
 	struct pt_jentry *e;
 	size_t *idx, nidx; /* key -> entry + 1, open addressing: a key is found in O(1) */
+	struct pt_jrefusal *refused;
+	size_t nrefused, caprefused;
 };
 int pt_journal_name_ok(const char *name);
 int pt_journal_dir_open(struct perftune_ctx *ctx, bool create);

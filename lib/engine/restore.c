@@ -465,9 +465,26 @@ static unsigned entry_flags(const struct pt_jinfo *ji, const struct pt_jentry *e
 		flags |= PERFTUNE_STATUS_HELD;
 	if (ji->committed)
 		flags |= PERFTUNE_STATUS_COMMITTED;
-	if (e->written)
+	if (e && e->written)
 		flags |= PERFTUNE_STATUS_WRITTEN;
+	if (e && e->plugged)
+		flags |= PERFTUNE_STATUS_HOTPLUG;
 	return flags;
+}
+
+/* a device a watch did not tune: an entry of its own, with no value */
+static int status_refusal(const struct pt_jinfo *ji, const struct pt_jrefusal *x,
+			  struct perftune_status_iter *it)
+{
+	struct perftune_status_entry se = { .tx_name = ji->name,
+					    .key = x->key,
+					    .note = x->why,
+					    .flags = entry_flags(ji, NULL) |
+						     PERFTUNE_STATUS_REFUSED };
+
+	if (ji->held || ji->orphaned)
+		se.pid = ji->pid;
+	return pt_status_iter_add(it, &se);
 }
 
 /* what restore would find of @e: the object (moved or not) and its value, or why not */
@@ -552,6 +569,8 @@ static int status_impl(struct perftune_ctx *ctx, struct perftune_status_iter **i
 		for (size_t k = 0; k < ji.n && r >= 0; k++)
 			if (!ji.e[k].restored)
 				r = status_entry(ctx, &ji, &o, &ji.e[k], it);
+		for (size_t k = 0; k < ji.nrefused && r >= 0; k++)
+			r = status_refusal(&ji, &ji.refused[k], it);
 		others_free(&o);
 		pt_jinfo_free(&ji);
 	}

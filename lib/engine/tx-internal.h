@@ -44,6 +44,23 @@ struct pt_stage {
  * a larger one closes them after its commit.
  */
 #define TX_KEEP_FILES 32
+
+/* A key given with a glob ("block.sd*.scheduler"): a device added later may match it. */
+struct pt_tx_rule {
+	char *key, *value;
+};
+/*
+ * Rules from above the engine (a profile's devices=, rotational=, ...): set
+ * by pt_tx_follow() (watch.h), called through these pointers only.
+ */
+struct pt_tx_follow_ops {
+	/* stage into @sub what device @name of @subsystem gets: the number of keys, -errno */
+	int (*stage_device)(void *data, struct perftune_tx *sub, const char *subsystem,
+			    const char *name);
+	void (*free)(void *data);
+};
+struct pt_watch; /* watch.c's */
+
 struct perftune_tx {
 	int refcount;
 	struct perftune_ctx *ctx;
@@ -54,6 +71,13 @@ struct perftune_tx {
 	bool committed, done;
 	bool released;		 /* perftune_tx_release(): takes nothing more */
 	struct pt_fcache *files; /* its keys' files, open from staging to the rollback (few keys) */
+	/* hotplug (watch.c): what selects devices added while the transaction is held */
+	struct pt_tx_rule *rules; /* keys given with a glob, in staging order */
+	size_t nrules, caprules;
+	const struct pt_tx_follow_ops *follow;
+	void *follow_data;
+	struct pt_watch *watch; /* perftune_tx_watch()'s, freed through watch_free */
+	void (*watch_free)(struct pt_watch *w);
 };
 
 /* Keys of one device (or all keys without a device): tx->s[start, end). */

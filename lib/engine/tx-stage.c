@@ -143,6 +143,39 @@ static int stage_emit(struct perftune_ctx *ctx, const struct pt_tunable *t, void
 	return r;
 }
 
+/* @key has a glob outside brackets: kept, so that a device added later that it matches
+ * gets @value under a hotplug watch (watch.c) */
+static int keep_rule(struct perftune_tx *tx, const char *key, const char *value)
+{
+	_cleanup_free_ struct pt_keyparts *kp = malloc(sizeof(*kp));
+	bool glob = false;
+	int r;
+
+	if (!kp)
+		return -ENOMEM;
+	if (pt_key_parse(tx->ctx, key, kp) < 0) {
+		pt_err_clear(tx->ctx);
+		return 0;
+	}
+	for (int i = 0; i < kp->n; i++)
+		glob |= kp->c[i].glob;
+	for (size_t i = 0; glob && i < tx->nrules; i++)
+		if (!strcmp(tx->rules[i].key, key))
+			return pt_tx_set_str(&tx->rules[i].value, value);
+	if (!glob)
+		return 0;
+	r = pt_grow(&tx->rules, &tx->caprules, tx->nrules + 1, 4);
+	if (r < 0)
+		return r;
+	tx->rules[tx->nrules] = (struct pt_tx_rule){ strdup(key), strdup(value) };
+	if (!tx->rules[tx->nrules].key || !tx->rules[tx->nrules].value) {
+		pt_free_all(tx->rules[tx->nrules].key, tx->rules[tx->nrules].value);
+		return -ENOMEM;
+	}
+	tx->nrules++;
+	return 0;
+}
+
 static int tx_set_impl(struct perftune_tx *tx, const char *key, const char *value)
 {
 	struct perftune_ctx *ctx;
@@ -185,7 +218,9 @@ static int tx_set_impl(struct perftune_tx *tx, const char *key, const char *valu
 		p.s[taken].seq = (int)tx->n;
 		tx->s[tx->n++] = p.s[taken];
 	}
-	r = (int)p.n;
+	r = keep_rule(tx, key, value);
+	if (r >= 0)
+		r = (int)p.n;
 out:
 	for (size_t i = taken; i < p.n; i++)
 		pt_stage_free(&p.s[i]);

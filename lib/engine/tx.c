@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "perftune.h"
 #include "macro.h"
+#include "shared/array.h"
 #include "io/attr.h"
 #include "core/ctx.h"
 #include "core/key.h"
@@ -124,6 +125,13 @@ PERFTUNE_EXPORT struct perftune_tx *perftune_tx_unref(struct perftune_tx *tx)
 	 */
 	pt_tx_release_holds(tx);
 	pt_attr_cache_destroy(tx->files);
+	if (tx->watch)
+		tx->watch_free(tx->watch);
+	if (tx->follow)
+		tx->follow->free(tx->follow_data);
+	for (size_t i = 0; i < tx->nrules; i++)
+		pt_free_all(tx->rules[i].key, tx->rules[i].value);
+	free(tx->rules);
 	perftune_ctx_unref(tx->ctx);
 	for (size_t i = 0; i < tx->n; i++)
 		pt_stage_free(&tx->s[i]);

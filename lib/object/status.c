@@ -24,7 +24,8 @@ static const size_t status_strings[] = {
 static const unsigned status_flags = PERFTUNE_STATUS_DRIFT | PERFTUNE_STATUS_ORPHANED |
 				     PERFTUNE_STATUS_HELD | PERFTUNE_STATUS_WRITTEN |
 				     PERFTUNE_STATUS_COMMITTED | PERFTUNE_STATUS_SHADOWED |
-				     PERFTUNE_STATUS_GONE | PERFTUNE_STATUS_MOVED;
+				     PERFTUNE_STATUS_GONE | PERFTUNE_STATUS_MOVED |
+				     PERFTUNE_STATUS_HOTPLUG | PERFTUNE_STATUS_REFUSED;
 
 struct perftune_status_iter *pt_status_iter_new(void)
 {

@@ -86,6 +86,7 @@ struct perftune_profile {
 	struct perftune_tx *check; /* scratch DRY_RUN transaction for validation */
 	unsigned map_flags;
 	char *txname;
+	int refs; /* the caller's, and a held transaction's that follows its rules (follow.c) */
 };
 
 /* ---- regex.c: Python's re dialect (PCRE2) ---- */
@@ -252,5 +253,10 @@ int pt_map_unit(struct perftune_profile *p, struct pt_punit *u, struct pt_devset
 
 /* ---- map.c: a merged profile onto keys, unit by unit in TuneD's order ---- */
 int pt_profile_map(struct perftune_profile *p, unsigned flags, const char *txname);
+
+/* ---- follow.c: a held transaction follows the profile's rules for devices added later ---- */
+/* stage into @sub what device @name of @subsystem gets from @p now: the number of keys, -errno */
+int pt_profile_stage_device(struct perftune_profile *p, struct perftune_tx *sub,
+			    const char *subsystem, const char *name);
 
 #endif

@@ -17,6 +17,7 @@
 #include "core/log.h"
 #include "object/profile-entry.h"
 #include "object/profile-item.h"
+#include "engine/watch.h"
 #include "profile-internal.h"
 
 static char **strv_dup(const char *const *v)
@@ -37,7 +38,7 @@ static char **strv_dup(const char *const *v)
 
 PERFTUNE_EXPORT void perftune_profile_free(struct perftune_profile *p)
 {
-	if (!p)
+	if (!p || __atomic_sub_fetch(&p->refs, 1, __ATOMIC_SEQ_CST) > 0)
 		return;
 	pt_pitems_free(p);
 	perftune_tx_unref(p->check);
@@ -69,6 +70,7 @@ static int profile_load_impl(struct perftune_ctx *ctx, const char *name_or_path,
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	p->refs = 1;
 	p->ctx = perftune_ctx_ref(ctx);
 	p->overrides = strv_dup(vars);
 	pt_lock(ctx);
@@ -174,6 +176,22 @@ static int strict_error(struct perftune_profile *p)
 	return 0;
 }
 
+/* a held transaction follows @p for devices added later (engine/watch.c, follow.c) */
+static int follow_stage(void *data, struct perftune_tx *sub, const char *subsystem, const char *name)
+{
+	return pt_profile_stage_device(data, sub, subsystem, name);
+}
+
+static void follow_free(void *data)
+{
+	perftune_profile_free(data);
+}
+
+static const struct pt_tx_follow_ops follow_ops = {
+	.stage_device = follow_stage,
+	.free = follow_free,
+};
+
 static int profile_stage_impl(struct perftune_profile *p, struct perftune_tx *tx, unsigned flags)
 {
 	int r, n = 0;
@@ -210,6 +228,10 @@ static int profile_stage_impl(struct perftune_profile *p, struct perftune_tx *tx
 			pt_err_prefix(p->ctx, r, "%s: %s (%s)", p->name, x->option, x->origin);
 		else
 			n += r;
+	}
+	if (r >= 0) { /* a held one: devices added later, by the same rules */
+		__atomic_add_fetch(&p->refs, 1, __ATOMIC_SEQ_CST);
+		pt_tx_follow(tx, &follow_ops, p);
 	}
 	pt_unlock(p->ctx);
 	if (r < 0)

@@ -51,6 +51,15 @@ static const struct sym udev_syms[] = {
 	{ "udev_list_entry_get_next", (void **)&pt_libudev.udev_list_entry_get_next },
 	{ "udev_list_entry_get_name", (void **)&pt_libudev.udev_list_entry_get_name },
 	{ "udev_list_entry_get_value", (void **)&pt_libudev.udev_list_entry_get_value },
+	{ "udev_monitor_new_from_netlink", (void **)&pt_libudev.udev_monitor_new_from_netlink },
+	{ "udev_monitor_filter_add_match_subsystem_devtype",
+	  (void **)&pt_libudev.udev_monitor_filter_add_match_subsystem_devtype },
+	{ "udev_monitor_enable_receiving", (void **)&pt_libudev.udev_monitor_enable_receiving },
+	{ "udev_monitor_get_fd", (void **)&pt_libudev.udev_monitor_get_fd },
+	{ "udev_monitor_receive_device", (void **)&pt_libudev.udev_monitor_receive_device },
+	{ "udev_monitor_unref", (void **)&pt_libudev.udev_monitor_unref },
+	{ "udev_device_get_action", (void **)&pt_libudev.udev_device_get_action },
+	{ "udev_device_get_subsystem", (void **)&pt_libudev.udev_device_get_subsystem },
 };
 
 static const struct sym kmod_syms[] = {

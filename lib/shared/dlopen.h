@@ -73,6 +73,16 @@ struct pt_libudev {
 	__typeof__(udev_list_entry_get_next) *udev_list_entry_get_next;
 	__typeof__(udev_list_entry_get_name) *udev_list_entry_get_name;
 	__typeof__(udev_list_entry_get_value) *udev_list_entry_get_value;
+	/* the hotplug monitor of a held transaction (engine/uevent.c) */
+	__typeof__(udev_monitor_new_from_netlink) *udev_monitor_new_from_netlink;
+	__typeof__(udev_monitor_filter_add_match_subsystem_devtype)
+		*udev_monitor_filter_add_match_subsystem_devtype;
+	__typeof__(udev_monitor_enable_receiving) *udev_monitor_enable_receiving;
+	__typeof__(udev_monitor_get_fd) *udev_monitor_get_fd;
+	__typeof__(udev_monitor_receive_device) *udev_monitor_receive_device;
+	__typeof__(udev_monitor_unref) *udev_monitor_unref;
+	__typeof__(udev_device_get_action) *udev_device_get_action;
+	__typeof__(udev_device_get_subsystem) *udev_device_get_subsystem;
 };
 extern struct pt_libudev pt_libudev;
 

@@ -295,6 +295,31 @@ void fx_write(struct fx *f, const char *rel, const char *value)
 	ck_assert_int_eq(spill(full, buf, strlen(buf)), 0);
 }
 
+void fx_mkdirs(struct fx *f, const char *rel)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", f->root, rel);
+	for (char *c = p + strlen(f->root) + 1; (c = strchr(c, '/')); c++) {
+		*c = '\0';
+		mkdir(p, 0755);
+		*c = '/';
+	}
+	mkdir(p, 0755);
+}
+
+void fx_put(struct fx *f, const char *rel, const char *value)
+{
+	char p[PATH_MAX];
+	FILE *fp;
+
+	snprintf(p, sizeof(p), "%s/%s", f->root, rel);
+	fp = fopen(p, "w");
+	ck_assert_ptr_nonnull(fp);
+	fprintf(fp, "%s\n", value);
+	fclose(fp);
+}
+
 int fx_journals(struct fx *f)
 {
 	DIR *d = opendir(f->jdir);

@@ -33,6 +33,10 @@ void fx_teardown(struct fx *f);
 /* Read a file of the fake tree (relative to its root), trimmed; static buffer per call slot. */
 const char *fx_read(struct fx *f, const char *rel);
 void fx_write(struct fx *f, const char *rel, const char *value);
+/* make directory @rel of the fake tree and its parents (a device the kernel adds) */
+void fx_mkdirs(struct fx *f, const char *rel);
+/* create file @rel (its directory must exist) holding @value and a newline */
+void fx_put(struct fx *f, const char *rel, const char *value);
 int fx_journals(struct fx *f); /* number of *.journal files */
 
 /*

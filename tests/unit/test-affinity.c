@@ -50,32 +50,6 @@ static unsigned mask_of(int tid)
 	return 0;
 }
 
-static void mkdirs(const char *rel)
-{
-	char p[PATH_MAX];
-
-	snprintf(p, sizeof(p), "%s/%s", f.root, rel);
-	for (char *c = p + strlen(f.root) + 1; (c = strchr(c, '/')); c++) {
-		*c = '\0';
-		mkdir(p, 0755);
-		*c = '/';
-	}
-	mkdir(p, 0755);
-}
-
-/* create a file of the fake tree (fx_write writes existing ones) */
-static void put(const char *rel, const char *value)
-{
-	char p[PATH_MAX];
-	FILE *fp;
-
-	snprintf(p, sizeof(p), "%s/%s", f.root, rel);
-	fp = fopen(p, "w");
-	ck_assert_ptr_nonnull(fp);
-	fprintf(fp, "%s\n", value);
-	fclose(fp);
-}
-
 /* a process @pid (@comm, stat flags @flags) with threads tids[i] named comms[i] on masks[i] */
 static void fake_proc(int pid, const char *comm, unsigned long flags, int n, const int *tids,
 		      const char *const *comms, const unsigned *masks)
@@ -83,17 +57,17 @@ static void fake_proc(int pid, const char *comm, unsigned long flags, int n, con
 	char rel[128], stat[256];
 
 	snprintf(rel, sizeof(rel), "proc/%d/task", pid);
-	mkdirs(rel);
+	fx_mkdirs(&f, rel);
 	snprintf(rel, sizeof(rel), "proc/%d/stat", pid);
 	snprintf(stat, sizeof(stat), "%d (%s) S 1 %d %d 0 -1 %lu 0 0 0", pid, comm, pid, pid, flags);
-	put(rel, stat);
+	fx_put(&f, rel, stat);
 	for (int i = 0; i < n; i++) {
 		snprintf(rel, sizeof(rel), "proc/%d/task/%d", pid, tids[i]);
-		mkdirs(rel);
+		fx_mkdirs(&f, rel);
 		snprintf(rel, sizeof(rel), "proc/%d/task/%d/stat", pid, tids[i]);
 		snprintf(stat, sizeof(stat), "%d (%s) S 1 %d %d 0 -1 %lu 0 0 0", tids[i], comms[i],
 			 pid, pid, flags);
-		put(rel, stat);
+		fx_put(&f, rel, stat);
 		thr[nthr].tid = tids[i];
 		thr[nthr].mask = masks[i];
 		thr[nthr].refuse = flags & PT_PF_NO_SETAFFINITY;
@@ -361,7 +335,7 @@ static int apply_profile(const char *text, const char *tx_name, char *skipped, s
 	int r;
 
 	snprintf(path, sizeof(path), "%s/../tuned.conf", f.root);
-	put("../tuned.conf", text);
+	fx_put(&f, "../tuned.conf", text);
 	ck_assert_msg(perftune_profile_load(f.ctx, path, NULL, &p) == 0, "%s",
 		      perftune_ctx_last_error(f.ctx));
 	ck_assert_int_eq(perftune_tx_new(f.ctx, tx_name, 0, &tx), 0);
@@ -446,7 +420,7 @@ START_TEST(bad_blacklist_regex_is_an_error_naming_it)
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/../tuned.conf", f.root);
-	put("../tuned.conf", "[scheduler]\nisolated_cores=3\nps_blacklist=(\n");
+	fx_put(&f, "../tuned.conf", "[scheduler]\nisolated_cores=3\nps_blacklist=(\n");
 	ck_assert_int_eq(perftune_profile_load(f.ctx, path, NULL, &p), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "ps_blacklist"));
 	ck_assert_int_eq(sets, 0);

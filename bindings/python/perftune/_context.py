@@ -905,6 +905,31 @@ class Transaction:
         self._finished = True
         return n
 
+    def watch(self) -> int:
+        """Follow devices added while this HOLD transaction is held: a file
+        descriptor that becomes readable when block or network devices come
+        or go (poll it, ``selectors``, ``asyncio``'s ``add_reader``), then
+        call :meth:`dispatch`.  The rules are those of the commit: keys
+        given with a glob, a staged profile's ``devices=`` and the rest.
+        The descriptor is the transaction's: do not close it.  Below another
+        root, events are lines ``ACTION SUBSYSTEM NAME`` written to that
+        root's FIFO ``run/perftune-uevents``.  Raises ValueError (not a
+        held transaction), OSError (EALREADY: not committed)."""
+        return int(self._call(_lib.perftune_tx_watch))
+
+    def fileno(self) -> int:
+        """:meth:`watch`'s descriptor, so that the transaction itself can be
+        given to ``select`` and ``selectors``."""
+        return self.watch()
+
+    def dispatch(self) -> int:
+        """Handle every pending event of :meth:`watch` without waiting: a
+        device added that the rules select gets its settings (journaled,
+        read back, restored with the rest; :attr:`StatusEntry.hotplug`); one
+        that refuses is given back alone and listed by :meth:`Context.status`
+        (:attr:`StatusEntry.refused`).  Returns the number of devices tuned."""
+        return int(self._call(_lib.perftune_tx_dispatch))
+
     def changes(self) -> List[Change]:
         """The staged tunables: key, old and new value, flags, note.
         ``old`` is known after commit (or a dry run)."""

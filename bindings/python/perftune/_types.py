@@ -53,6 +53,12 @@ class ItemFlag(enum.IntFlag):
     MOVED = _lib.PERFTUNE_STATUS_MOVED
     """the key's object goes by another key now (a renamed NIC: the note names
     it); restore writes the original there"""
+    HOTPLUG = _lib.PERFTUNE_STATUS_HOTPLUG
+    """written for a device added while the transaction was held
+    (:meth:`Transaction.dispatch`)"""
+    REFUSED = _lib.PERFTUNE_STATUS_REFUSED
+    """not a key: a device added while the transaction was held that refused
+    its settings (``key`` names the device, ``note`` says why)"""
     READONLY = _lib.PERFTUNE_TUNABLE_READONLY
     """a listed tunable whose kernel file is read-only (``sysctl.kernel.ostype``)"""
     SKIPPED = _lib.PERFTUNE_PROFILE_ITEM_SKIPPED
@@ -230,6 +236,19 @@ class StatusEntry:
         """True if the key's object goes by another key now (a renamed NIC:
         ``note`` names it): restore writes the original there."""
         return bool(self.flags & ItemFlag.MOVED)
+
+    @property
+    def hotplug(self) -> bool:
+        """True if the key was written for a device added while the
+        transaction was held."""
+        return bool(self.flags & ItemFlag.HOTPLUG)
+
+    @property
+    def refused(self) -> bool:
+        """True if this entry is a device added while the transaction was
+        held that refused its settings: ``key`` names the device
+        (``block.sdd``), ``note`` says why, ``original`` is None."""
+        return bool(self.flags & ItemFlag.REFUSED)
 
 
 @dataclass(frozen=True)

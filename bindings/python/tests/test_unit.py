@@ -846,3 +846,43 @@ def test_cli_sees_and_restores_python_transactions(
     assert r.returncode == 0, r.stderr
     assert tree.read(SWAP) == "60"
     assert ctx.status() == []
+
+
+def test_held_transaction_follows_disks_added(ctx: perftune.Context, tree: FakeTree) -> None:
+    """watch() and dispatch(): a disk the glob matches, added while held, is
+    tuned and given back with the rest; one that refuses is listed."""
+    import selectors
+
+    tx = ctx.transaction("hotplug", hold=True)
+    tx.set("block.fake*.scheduler", "kyber")
+    tx.commit()
+    fd = tx.watch()
+    assert tx.fileno() == fd
+    for name, sched in (("fake1", "[none] mq-deadline kyber bfq\n"), ("fake2", "[none] mq-deadline\n")):
+        tree.path(f"sys/block/{name}/queue").mkdir(parents=True, exist_ok=True)
+        tree.write(f"sys/block/{name}/queue/scheduler", sched)
+        tree.write(f"sys/block/{name}/removable", "0\n")
+    with open(tree.path("run/perftune-uevents"), "w") as fifo:
+        fifo.write("add block fake1\nadd block fake2\n")
+    with selectors.DefaultSelector() as sel:
+        sel.register(tx, selectors.EVENT_READ)
+        assert sel.select(timeout=10)
+    assert tx.dispatch() == 1
+    assert tree.read("sys/block/fake1/queue/scheduler") == "kyber"  # a plain file: no brackets
+    assert tree.read("sys/block/fake2/queue/scheduler") == "[none] mq-deadline"
+    st = {e.key: e for e in ctx.status()}
+    assert st["block.fake1.scheduler"].hotplug and not st["block.fake0.scheduler"].hotplug
+    assert st["block.fake2"].refused and "not offered" in (st["block.fake2"].note or "")
+    tx.close()
+    assert tree.read("sys/block/fake0/queue/scheduler") == "none"
+    assert tree.read("sys/block/fake1/queue/scheduler") == "none"
+    assert ctx.status() == []
+
+
+def test_watch_needs_a_held_transaction(ctx: perftune.Context) -> None:
+    tx = ctx.transaction("nohold")
+    tx.set("sysctl.vm.swappiness", "5")
+    tx.commit()
+    with pytest.raises(ValueError):
+        tx.watch()
+    ctx.restore("nohold")
