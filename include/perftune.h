@@ -541,12 +541,17 @@ enum {
  *   /usr/lib/tuned (as <dir>/<name>/tuned.conf); or a path (with a '/') to a
  *   tuned.conf or to its directory.
  * @vars: "NAME=VALUE" strings, NULL-terminated (or NULL): override the
- *   profile's [variables].
+ *   profile's [variables] and its variables file.  A profile loaded by name
+ *   reads the first <dir>/<name>/variables.conf on the search path
+ *   (/etc/perftune/profiles/<name>/variables.conf for the admin), NAME=VALUE
+ *   lines trusted as profiles are (perftune-profile(5)); perftune_profile_stage()
+ *   logs a warning for each variable a value uses undefined.
  * @pp: receives the profile; free it with perftune_profile_free().
  * The context's root is used: devices and values are those below it.
  * Return: 0; -ENOENT (no such profile, or an include= that is missing),
  *   -EINVAL (syntax error, bad value, failed ${f:assertion}; the message names
- *   file, line, section and option), -ELOOP, -EFBIG, -ENOMEM.
+ *   file, line, section and option), -EPERM (a variables file others than root
+ *   can change, or a symbolic link), -ELOOP, -EFBIG, -ENOMEM.
  */
 int perftune_profile_load(struct perftune_ctx *ctx, const char *name_or_path,
 			  const char *const *vars, struct perftune_profile **pp);
@@ -609,7 +614,7 @@ int perftune_profile_items(struct perftune_profile *p, struct perftune_profile_i
  * the original value journaled under @tx's name when there is one, so
  * applying a profile again does not compound it.
  * Return: number of tunables staged; -EOPNOTSUPP (STRICT and an option is
- *   skipped), or any error of perftune_tx_set() (the message names the option).
+ *   skipped, first of all one that uses an undefined variable), or any error of perftune_tx_set() (the message names the option).
  */
 int perftune_profile_stage(struct perftune_profile *p, struct perftune_tx *tx, unsigned flags);
 
@@ -630,6 +635,19 @@ const char *perftune_profile_entry_path(const struct perftune_profile_entry *e);
 const char *perftune_profile_entry_summary(const struct perftune_profile_entry *e);
 /** perftune_profile_entry_error() - why it cannot be read, or NULL if it can. */
 const char *perftune_profile_entry_error(const struct perftune_profile_entry *e);
+/**
+ * perftune_profile_entry_variables() - the variables its values and devices=
+ * use (${name}, its includes' too), space-separated in the order first used;
+ * NULL if none.  Since LIBPERFTUNE_5.
+ */
+const char *perftune_profile_entry_variables(const struct perftune_profile_entry *e);
+/**
+ * perftune_profile_entry_unset_variables() - those of them that neither the
+ * profile's [variables], nor its variables file (<dir>/<name>/variables.conf
+ * on the search path, perftune-profile(5)) defines: the options that use them
+ * are skipped unless -v sets them; NULL if none.  Since LIBPERFTUNE_5.
+ */
+const char *perftune_profile_entry_unset_variables(const struct perftune_profile_entry *e);
 
 /**
  * perftune_profile_list() - iterate over the profiles on the search path,

@@ -163,6 +163,19 @@ const struct cmd cmd_apply = {
 	"  -h, --help           this help",
 };
 
+/* "a b" (the library's space-separated names) as ["a", "b"]; [] for NULL */
+static void names_json(struct json *j, const char *key, const char *names)
+{
+	char *dup = strdup(or_str(names, "")), *save = NULL;
+
+	json_key(j, key);
+	json_open(j, '[', 0);
+	for (char *n = strtok_r(dup, " ", &save); dup && n; n = strtok_r(NULL, " ", &save))
+		json_str(j, n);
+	json_close(j);
+	free(dup);
+}
+
 static int run_list_profiles(struct perftune_ctx *ctx, int argc, char **argv)
 {
 	struct perftune_profile_entry_iter *it;
@@ -183,9 +196,16 @@ static int run_list_profiles(struct perftune_ctx *ctx, int argc, char **argv)
 	while ((e = perftune_profile_entry_iter_next(it))) {
 		const char *sum = perftune_profile_entry_summary(e),
 			   *err = perftune_profile_entry_error(e);
+		const char *vars = perftune_profile_entry_variables(e),
+			   *unset = perftune_profile_entry_unset_variables(e);
 		if (!json) {
-			printf("%-28s %s\n", perftune_profile_entry_name(e),
+			printf("%-28s %s", perftune_profile_entry_name(e),
 			       or_str(sum, or_str(err, "")));
+			if (vars)
+				printf(" (variables: %s", vars);
+			if (unset)
+				printf("; unset: %s", unset);
+			printf("%s\n", vars ? ")" : "");
 			continue;
 		}
 		json_open(&j, '{', 0);
@@ -193,6 +213,8 @@ static int run_list_profiles(struct perftune_ctx *ctx, int argc, char **argv)
 		json_kv(&j, "summary", sum);
 		json_kv(&j, "path", perftune_profile_entry_path(e));
 		json_kv(&j, "error", err);
+		names_json(&j, "variables", vars);
+		names_json(&j, "unset", unset);
 		json_close(&j);
 	}
 	if (json)
@@ -207,7 +229,8 @@ const struct cmd cmd_list_profiles = {
 	"list-profiles [--json]",
 	"List the profiles on the profile path ($PERFTUNE_PROFILE_PATH, or\n"
 	"/etc/perftune/profiles, perftune's own, /etc/tuned, /usr/lib/tuned) with\n"
-	"their summaries.\n"
-	"  -j, --json  an array of {name, summary, path, error}\n"
+	"their summaries, the variables each uses and those neither the profile\n"
+	"nor its variables file (DIR/NAME/variables.conf) sets.\n"
+	"  -j, --json  an array of {name, summary, path, error, variables, unset}\n"
 	"  -h, --help  this help",
 };

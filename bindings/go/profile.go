@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -293,6 +294,19 @@ type ProfileInfo struct {
 	Path    string // its tuned.conf
 	Summary string // its [main] summary=, or ""
 	Error   string // why it cannot be read, or "" if it can
+	// Variables are the ${name} variables it uses (its includes' too).
+	Variables []string
+	// UnsetVariables are those neither the profile nor its variables
+	// file defines: the options using them are skipped unless vars set them.
+	UnsetVariables []string
+}
+
+// names splits the library's space-separated names; nil for none.
+func names(s *C.char) []string {
+	if s == nil {
+		return nil
+	}
+	return strings.Fields(C.GoString(s))
 }
 
 // Profiles lists the profiles on the search path, sorted by name (a name
@@ -307,10 +321,12 @@ func (c *Context) Profiles() ([]ProfileInfo, error) {
 		defer C.perftune_profile_entry_iter_free(it)
 		for e := C.perftune_profile_entry_iter_next(it); e != nil; e = C.perftune_profile_entry_iter_next(it) {
 			out = append(out, ProfileInfo{
-				Name:    C.GoString(C.perftune_profile_entry_name(e)),
-				Path:    C.GoString(C.perftune_profile_entry_path(e)),
-				Summary: C.GoString(C.perftune_profile_entry_summary(e)),
-				Error:   C.GoString(C.perftune_profile_entry_error(e)),
+				Name:           C.GoString(C.perftune_profile_entry_name(e)),
+				Path:           C.GoString(C.perftune_profile_entry_path(e)),
+				Summary:        C.GoString(C.perftune_profile_entry_summary(e)),
+				Error:          C.GoString(C.perftune_profile_entry_error(e)),
+				Variables:      names(C.perftune_profile_entry_variables(e)),
+				UnsetVariables: names(C.perftune_profile_entry_unset_variables(e)),
 			})
 		}
 		return 0

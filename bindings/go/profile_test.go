@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -68,9 +69,58 @@ func TestProfiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := perftune.ProfileInfo{Name: "mydb", Path: filepath.Join(d, "mydb", "tuned.conf"),
-		Summary: "A database server"}
-	if len(ps) != 1 || ps[0] != want {
+		Summary: "A database server", Variables: []string{"ra"}}
+	if len(ps) != 1 || !reflect.DeepEqual(ps[0], want) {
 		t.Fatalf("Profiles() = %+v, want [%+v]", ps, want)
+	}
+}
+
+func TestProfileVariablesFile(t *testing.T) {
+	d := profileDir(t)
+	inst := filepath.Join(d, "inst")
+	if err := os.Mkdir(inst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"tuned.conf":     "[sysctl]\nvm.swappiness=${swap}\nvm.dirty_ratio=${ratio}\n",
+		"variables.conf": "swap=7\n",
+	} {
+		if err := os.WriteFile(filepath.Join(inst, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := newDiskTree(t).open(t)
+	ps, err := ctx.Profiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 2 || ps[0].Name != "inst" ||
+		!reflect.DeepEqual(ps[0].Variables, []string{"swap", "ratio"}) ||
+		!reflect.DeepEqual(ps[0].UnsetVariables, []string{"ratio"}) {
+		t.Fatalf("Profiles() = %+v, want inst with swap, ratio; ratio unset", ps)
+	}
+	for _, c := range []struct {
+		vars map[string]string
+		want string
+	}{{nil, "7"}, {map[string]string{"swap": "9"}, "9"}} { // vars win over the file
+		p, err := ctx.LoadProfile("inst", c.vars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		items, err := p.Items()
+		p.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, it := range items {
+			if it.Option == "[sysctl] vm.swappiness" {
+				got = it.Value
+			}
+		}
+		if got != c.want {
+			t.Errorf("vars %v: vm.swappiness %q, want %q", c.vars, got, c.want)
+		}
 	}
 }
 

@@ -264,6 +264,11 @@ static int mod_write(struct perftune_ctx *ctx, const struct pt_tunable *t, const
 			      "%s: modprobe.d has an install command for %s ('%s'): perftune never "
 			      "runs commands; not loaded",
 			      t->key, t->aux, out);
+	if (r == -EPERM && !may_load_modules()) /* the module tree is visible, the load is not */
+		return pt_err(ctx, r,
+			      "%s: loading %s: this process may not load modules (no "
+			      "CAP_SYS_MODULE: perftune@.service keeps it, see perftune(8))",
+			      t->key, t->aux);
 	if (r < 0)
 		return pt_err(ctx, r, "%s: loading %s: %s", t->key, t->aux, strerror(-r));
 	return 0;

@@ -16,6 +16,8 @@ static const size_t profile_entry_strings[] = {
 	offsetof(struct perftune_profile_entry, path),
 	offsetof(struct perftune_profile_entry, summary),
 	offsetof(struct perftune_profile_entry, error),
+	offsetof(struct perftune_profile_entry, variables),
+	offsetof(struct perftune_profile_entry, unset_variables),
 };
 
 struct perftune_profile_entry_iter *pt_profile_entry_iter_new(void)
@@ -75,4 +77,19 @@ PERFTUNE_EXPORT const char *perftune_profile_entry_error(const struct perftune_p
 	if (!e)
 		return NULL;
 	return e->error;
+}
+
+PERFTUNE_EXPORT const char *perftune_profile_entry_variables(const struct perftune_profile_entry *e)
+{
+	if (!e)
+		return NULL;
+	return e->variables;
+}
+
+PERFTUNE_EXPORT const char *
+perftune_profile_entry_unset_variables(const struct perftune_profile_entry *e)
+{
+	if (!e)
+		return NULL;
+	return e->unset_variables;
 }

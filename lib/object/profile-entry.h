@@ -5,9 +5,11 @@
 
 struct perftune_profile_entry {
 	const char *name;
-	const char *path;    /* of its tuned.conf */
-	const char *summary; /* its [main] summary=, or NULL */
-	const char *error;   /* why it cannot be read; NULL or "": it can */
+	const char *path;	     /* of its tuned.conf */
+	const char *summary;	     /* its [main] summary=, or NULL */
+	const char *error;	     /* why it cannot be read; NULL or "": it can */
+	const char *variables;	     /* the ${name}s it uses, space-separated, or NULL */
+	const char *unset_variables; /* those defined nowhere, or NULL */
 };
 
 struct perftune_profile_entry_iter *pt_profile_entry_iter_new(void);

@@ -19,7 +19,7 @@
 #include "core/log.h"
 #include "profile-internal.h"
 
-static char *file_read(struct perftune_ctx *ctx, const char *path, int *err)
+char *pt_profile_file_read(struct perftune_ctx *ctx, const char *path, int *err)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct pt_buf b = { 0 };
@@ -307,7 +307,7 @@ int pt_ini_parse(struct perftune_ctx *ctx, const char *path, const char *file_id
 		ps.curn = &conf->nmain;
 		ps.has_main = true;
 	}
-	text = file_read(ctx, path, &r);
+	text = pt_profile_file_read(ctx, path, &r);
 	if (!text)
 		return r;
 	/* lines end in "\n", "\r\n" or "\r" (Python's universal newlines); empty ones count */

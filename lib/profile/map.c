@@ -114,14 +114,7 @@ int pt_profile_map(struct perftune_profile *p, unsigned flags, const char *txnam
 			    &p->check);
 	if (r < 0)
 		return r;
-	pt_vars_free(p->vars);
-	p->vars = pt_vars_new();
-	if (!p->vars)
-		return -ENOMEM;
-	r = pt_vars_override(p, (const char *const *)p->overrides);
-	for (size_t i = 0; i < p->n && r >= 0; i++)
-		if (!strcmp(p->u[i].name, "variables"))
-			r = pt_vars_define(p, &p->u[i]);
+	r = pt_vars_setup(p);
 	if (r >= 0)
 		r = priorities(p);
 	for (size_t i = 0; i < p->n && r >= 0; i++) {

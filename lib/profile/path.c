@@ -263,3 +263,45 @@ bool pt_profile_dir_holds(const char *real)
 	}
 	return false;
 }
+
+/*
+ * The instance's variables file of profile @name: the first
+ * <dir>/<name>/variables.conf on the search path, so the admin's
+ * /etc/perftune/profiles/<name>/variables.conf wins over one a package ships
+ * beside its profile.  Trusted as a profile is, and more: neither the file
+ * nor <dir>/<name> may be a symbolic link, so that a link planted where
+ * the checks above look at its target cannot bring in another file.
+ * 0 and *@path (NULL: there is none), or -EPERM naming the file and why.
+ */
+int pt_profile_vars_path(struct perftune_ctx *ctx, const char *name, char **path)
+{
+	_cleanup_(pt_strv_freep) char **dirs = pt_profile_path();
+	char why[PATH_MAX + 128];
+
+	*path = NULL;
+	if (!dirs)
+		return -ENOMEM;
+	for (size_t i = 0; dirs[i] && name_ok(name); i++) {
+		char d[PATH_MAX], f[PATH_MAX];
+		struct stat sd, sf;
+		if (pt_snprintf(d, sizeof(d), "%s/%s", dirs[i], name) < 0 ||
+		    pt_snprintf(f, sizeof(f), "%s/" PT_PROFILE_VARS_FILE, d) < 0 ||
+		    lstat(d, &sd) < 0 || lstat(f, &sf) < 0)
+			continue;
+		if (S_ISLNK(sd.st_mode))
+			return pt_err(ctx, -EPERM,
+				      "variables file %s refused: %s is a symbolic link", f, d);
+		if (S_ISLNK(sf.st_mode) || !S_ISREG(sf.st_mode))
+			return pt_err(
+				ctx, -EPERM,
+				"variables file %s refused: a symbolic link or not a regular file",
+				f);
+		if (check_chain(f, dirs[i], why, sizeof(why)) < 0)
+			return pt_err(ctx, -EPERM, "variables file %s refused: %s", f, why);
+		*path = strdup(f);
+		if (!*path)
+			return -ENOMEM;
+		return 0;
+	}
+	return 0;
+}

@@ -81,6 +81,9 @@ struct perftune_profile {
 	size_t n;
 	struct pt_vars *vars;
 	char **overrides; /* -v NAME=VALUE */
+	char **file_vars; /* NAME=VALUE of the instance's variables file (-v wins) */
+	char *vars_file;  /* that file, or NULL */
+	char *vars_hint;  /* without one: where it would be (loaded by name), or NULL */
 	struct pt_pitem *items;
 	size_t nitems;
 	struct perftune_tx *check; /* scratch DRY_RUN transaction for validation */
@@ -116,6 +119,9 @@ bool pt_profile_dir_holds(const char *real); /* a variables file may be read fro
 /* false, with a warning naming it, if others than root can change @file (or @dir) */
 bool pt_profile_trusted(struct perftune_ctx *ctx, const char *file, const char *dir);
 void pt_profile_warn_unsafe(struct perftune_ctx *ctx, const char *file); /* given by path */
+#define PT_PROFILE_VARS_FILE "variables.conf"
+/* the first <dir>/@name/variables.conf on the search path: 0 and *@path (or NULL), -EPERM */
+int pt_profile_vars_path(struct perftune_ctx *ctx, const char *name, char **path);
 
 /* ---- opt.c: options and sections, TuneD's unit attributes, the merge ---- */
 void pt_pconf_free(struct pt_pconf *c);
@@ -133,6 +139,8 @@ bool pt_is_true(const char *v);
 /* ---- ini.c: one tuned.conf read the way ConfigParser does ---- */
 size_t pt_py_space(const char *s); /* bytes of the Python whitespace character at @s, or 0 */
 char *pt_py_strip(char *s);	   /* str.strip(), in place */
+/* @path's text (at most PT_PROFILE_FILE_MAX bytes, no NUL), or NULL and *@err */
+char *pt_profile_file_read(struct perftune_ctx *ctx, const char *path, int *err);
 /* Parse @path (read from the host filesystem); errors name file and line. */
 int pt_ini_parse(struct perftune_ctx *ctx, const char *path, const char *file_id, bool headerless,
 		 struct pt_pconf *conf);
@@ -192,6 +200,14 @@ int pt_func_expand(struct perftune_profile *p, const char *in, const struct pt_p
 struct pt_vars *pt_vars_new(void);
 void pt_vars_free(struct pt_vars *v);
 int pt_vars_override(struct perftune_profile *p, const char *const *defs);
+/* read profile @name's variables file, if it has one (perftune-profile(5)) */
+int pt_vars_instance(struct perftune_profile *p, const char *name);
+/* the variables anew: the instance's file, -v, then each [variables] unit */
+int pt_vars_setup(struct perftune_profile *p);
+/* the @i-th variable a value used undefined since pt_vars_setup(), NULL past the end; *@where */
+const char *pt_vars_undefined(struct perftune_profile *p, size_t i, const char **where);
+/* pt_vars_setup(), then the ${name}s the profile uses and those defined nowhere, space-separated */
+int pt_vars_scan(struct perftune_profile *p, char **used, char **unset);
 /* Define the [variables] unit's variables in order (include= reads a file). */
 int pt_vars_define(struct perftune_profile *p, const struct pt_punit *u);
 /*

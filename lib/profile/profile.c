@@ -44,6 +44,8 @@ PERFTUNE_EXPORT void perftune_profile_free(struct perftune_profile *p)
 	perftune_tx_unref(p->check);
 	pt_vars_free(p->vars);
 	pt_strv_free(p->overrides);
+	pt_strv_free(p->file_vars);
+	pt_free_all(p->vars_file, p->vars_hint);
 	for (size_t i = 0; i < p->nmain; i++) {
 		free(p->main[i].name);
 		free(p->main[i].value);
@@ -81,6 +83,8 @@ static int profile_load_impl(struct perftune_ctx *ctx, const char *name_or_path,
 		r = -ENOMEM;
 	if (r >= 0)
 		r = pt_profile_read(p, name_or_path);
+	if (r >= 0 && !strchr(name_or_path, '/')) /* by name: the instance's variables file */
+		r = pt_vars_instance(p, name_or_path);
 	if (r >= 0)
 		r = pt_profile_map(p, 0, NULL);
 	if (r < 0 && !perftune_ctx_last_error(ctx)[0])
@@ -192,6 +196,34 @@ static const struct pt_tx_follow_ops follow_ops = {
 	.free = follow_free,
 };
 
+/*
+ * A value or devices= that used a variable nobody defined was skipped: warn,
+ * naming the variable, the option and where to set it; with STRICT that is
+ * the error, before anything is staged.
+ */
+static int undefined_vars(struct perftune_profile *p, bool strict)
+{
+	const char *name, *where, *file = p->vars_file;
+
+	if (!file)
+		file = p->vars_hint;
+	for (size_t i = 0; (name = pt_vars_undefined(p, i, &where)); i++) {
+		char set[PATH_MAX + 256];
+		int n = snprintf(set, sizeof(set), "-v %s=VALUE", name);
+		if (file && n >= 0 && (size_t)n < sizeof(set))
+			snprintf(set + n, sizeof(set) - (size_t)n, " or in %s", file);
+		if (strict)
+			return pt_err(p->ctx, -EOPNOTSUPP,
+				      "profile %s: variable ${%s} is not defined (strict): %s; set it "
+				      "with %s",
+				      p->name, name, where, set);
+		pt_log(p->ctx, PERFTUNE_LOG_WARNING,
+		       "profile %s: variable ${%s} is not defined: %s is skipped; set it with %s",
+		       p->name, name, where, set);
+	}
+	return 0;
+}
+
 static int profile_stage_impl(struct perftune_profile *p, struct perftune_tx *tx, unsigned flags)
 {
 	int r, n = 0;
@@ -204,6 +236,8 @@ static int profile_stage_impl(struct perftune_profile *p, struct perftune_tx *tx
 	pt_err_clear(p->ctx);
 	/* map again against the machine as it is now, for this transaction */
 	r = pt_profile_map(p, flags & PERFTUNE_PROFILE_HOLD, perftune_tx_name(tx));
+	if (r >= 0)
+		r = undefined_vars(p, flags & PERFTUNE_PROFILE_STRICT);
 	if (r >= 0 && (flags & PERFTUNE_PROFILE_STRICT))
 		r = strict_error(p);
 	for (size_t i = 0; i < p->nitems && r >= 0; i++) /* fail before staging anything */
@@ -250,9 +284,37 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int list_add(struct perftune_ctx *ctx, struct perftune_profile_entry_iter *it,
-		    const char *name, const char *path)
+/*
+ * The variables profile @name (at @path) uses and those left unset: read with
+ * its includes and its variables file, not mapped.  A profile that cannot be
+ * read that far gets none (its entry's error is its tuned.conf's own).
+ */
+static int list_vars(struct perftune_ctx *ctx, const char *name, const char *path, char **used,
+		     char **unset)
 {
+	struct perftune_profile *p = calloc(1, sizeof(*p));
+	int r;
+
+	*used = *unset = NULL;
+	if (!p)
+		return -ENOMEM;
+	p->ctx = perftune_ctx_ref(ctx);
+	r = pt_profile_read(p, path);
+	if (r >= 0)
+		r = pt_vars_instance(p, name);
+	if (r >= 0)
+		r = pt_vars_scan(p, used, unset);
+	perftune_profile_free(p);
+	pt_err_clear(ctx);
+	if (r == -ENOMEM)
+		return r;
+	return 0;
+}
+
+static int list_add(struct perftune_ctx *ctx, struct perftune_profile_entry_iter *it,
+		    const char *name, const char *path, bool vars)
+{
+	_cleanup_free_ char *used = NULL, *unset = NULL;
 	struct pt_pconf c;
 	struct pt_popt *o;
 	struct perftune_profile_entry e = { .name = name, .path = path };
@@ -264,7 +326,12 @@ static int list_add(struct perftune_ctx *ctx, struct perftune_profile_entry_iter
 	}
 	if ((o = pt_popt_find(c.main, c.nmain, "summary")))
 		e.summary = o->value;
-	r = pt_profile_entry_iter_add(it, &e);
+	if (vars)
+		r = list_vars(ctx, name, path, &used, &unset);
+	e.variables = used;
+	e.unset_variables = unset;
+	if (r >= 0)
+		r = pt_profile_entry_iter_add(it, &e);
 	pt_pconf_free(&c);
 	return r;
 }
@@ -275,6 +342,7 @@ static int profile_list_impl(struct perftune_ctx *ctx, struct perftune_profile_e
 	char **names = NULL;
 	size_t n = 0;
 	struct perftune_profile_entry_iter *it;
+	bool vars;
 	int r = 0;
 
 	if (!ctx || !iterp)
@@ -313,10 +381,12 @@ static int profile_list_impl(struct perftune_ctx *ctx, struct perftune_profile_e
 	if (r >= 0 && n)
 		qsort(names, n, sizeof(*names), name_cmp);
 	pt_lock(ctx);
+	/* include= lists are split with a regex: without PCRE2, no variables */
+	vars = pt_dl_need(ctx, PT_DL_PCRE2, "list-profiles") >= 0;
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		char *nl = strchr(names[i], '\n');
 		*nl = '\0';
-		r = list_add(ctx, it, names[i], nl + 1);
+		r = list_add(ctx, it, names[i], nl + 1, vars);
 	}
 	pt_err_clear(ctx);
 	pt_unlock(ctx);

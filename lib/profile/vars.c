@@ -31,6 +31,9 @@ struct pt_vars {
 	size_t n, cap;
 	size_t *slot;
 	size_t nslot; /* a power of two, more than twice n */
+	/* the variables a value or devices= used undefined, and where each was used first */
+	char **undef, **undef_where;
+	size_t nundef;
 };
 
 struct pt_vars *pt_vars_new(void)
@@ -45,6 +48,8 @@ void pt_vars_free(struct pt_vars *v)
 	for (size_t i = 0; i < v->n; i++) {
 		pt_free_all(v->v[i].name, v->v[i].value, v->v[i].why);
 	}
+	pt_strv_free(v->undef);
+	pt_strv_free(v->undef_where);
 	pt_free_all(v->v, v->slot, v);
 }
 
@@ -161,6 +166,35 @@ static size_t reference(const char *s)
 	return 0;
 }
 
+/* the first use of undefined variable @name by @o, for pt_vars_undefined(); -ENOMEM */
+static int note_undefined(struct pt_vars *vs, const char *name, size_t n, const struct pt_popt *o)
+{
+	_cleanup_free_ char *nm = strndup(name, n), *where = NULL;
+	size_t nwhere = vs->nundef;
+
+	if (!nm)
+		return -ENOMEM;
+	for (size_t i = 0; i < vs->nundef; i++)
+		if (!strcmp(vs->undef[i], nm))
+			return 0;
+	if (o && asprintf(&where, "%s (%s:%d)", o->name, o->file, o->line) < 0)
+		where = NULL;
+	if (!o)
+		where = strdup("?");
+	if (!where || !pt_strv_add(&vs->undef_where, &nwhere, where) ||
+	    !pt_strv_add(&vs->undef, &vs->nundef, nm))
+		return -ENOMEM;
+	return 0;
+}
+
+const char *pt_vars_undefined(struct perftune_profile *p, size_t i, const char **where)
+{
+	if (!p->vars || i >= p->vars->nundef)
+		return NULL;
+	*where = p->vars->undef_where[i];
+	return p->vars->undef[i];
+}
+
 /*
  * ${f:check_net_queue_count:${name}} asks whether the user set ${name}
  * (TuneD's realtime profiles leave netdev_queue_count commented out): there
@@ -180,8 +214,8 @@ static bool asks_if_set(const char *in, const char *ref, size_t n)
  * when they were defined, so one pass, linear in its output; -E2BIG past
  * PT_PROFILE_VALUE_MAX.
  */
-static int expand_static(struct perftune_profile *p, const char *in, struct pt_buf *why,
-			 bool strict, char **out)
+static int expand_static(struct perftune_profile *p, const char *in, const struct pt_popt *o,
+			 struct pt_buf *why, bool strict, char **out)
 {
 	struct pt_buf b = { 0 };
 
@@ -203,6 +237,9 @@ static int expand_static(struct perftune_profile *p, const char *in, struct pt_b
 				pt_buf_printf(why, "${%s} is not evaluated: %s", v->name, v->why);
 		} else {
 			pt_buf_add(&b, s, n);
+			if (strict && !asks_if_set(in, s, n) &&
+			    note_undefined(p->vars, s + 2, n - 3, o))
+				b.oom = true;
 			if (strict && !why->len && !asks_if_set(in, s, n))
 				pt_buf_printf(why, "variable ${%.*s} is not defined", (int)(n - 3),
 					      s + 2);
@@ -224,7 +261,7 @@ static int expand(struct perftune_profile *p, const char *in, const struct pt_po
 {
 	struct pt_buf why = { 0 };
 	_cleanup_free_ char *st = NULL;
-	int r = expand_static(p, in, &why, strict, &st);
+	int r = expand_static(p, in, o, &why, strict, &st);
 
 	*out = NULL;
 	*unresolved = NULL;
@@ -327,4 +364,134 @@ int pt_vars_value(struct perftune_profile *p, const struct pt_punit *u, const st
 	free(*v);
 	*v = NULL;
 	return 0;
+}
+
+/*
+ * An instance's variables file (path.c finds it): NAME=VALUE lines as -v
+ * takes them, blank lines and '#' comments; blanks around NAME and VALUE
+ * are dropped.  Into *@defs as "NAME=VALUE", for pt_vars_setup().
+ */
+static int read_instance_file(struct perftune_profile *p, const char *path, char ***defs)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t n = 0;
+	int r = 0, line = 0;
+
+	if (!(*defs = calloc(1, sizeof(**defs))))
+		return -ENOMEM;
+	if (!(text = pt_profile_file_read(p->ctx, path, &r)))
+		return r;
+	for (char *s = text, *next; s && r >= 0; s = next) {
+		_cleanup_free_ char *def = NULL;
+		char *eq, *name, *value;
+		line++;
+		if ((next = strchr(s, '\n')))
+			*next++ = '\0';
+		s = pt_py_strip(s);
+		if (!*s || *s == '#')
+			continue;
+		eq = strchr(s, '=');
+		if (eq)
+			*eq = '\0';
+		name = pt_py_strip(s);
+		if (!eq || !pt_is_word(name, strlen(name)))
+			return pt_err(
+				p->ctx, -EINVAL,
+				"%s:%d: expected NAME=VALUE (as -v takes), NAME of [A-Za-z0-9_]",
+				path, line);
+		value = pt_py_strip(eq + 1);
+		if (strlen(value) > PT_PROFILE_VALUE_MAX)
+			return pt_err(p->ctx, -EINVAL,
+				      "%s:%d: %s: the value is longer than %d bytes (the profile "
+				      "value limit)",
+				      path, line, name, PT_PROFILE_VALUE_MAX);
+		if (asprintf(&def, "%s=%s", name, value) < 0)
+			def = NULL; /* its value is undefined after a failure */
+		if (!def || !pt_strv_add(defs, &n, def))
+			r = -ENOMEM;
+	}
+	return r;
+}
+
+int pt_vars_instance(struct perftune_profile *p, const char *name)
+{
+	_cleanup_(pt_strv_freep) char **dirs = NULL;
+	int r = pt_profile_vars_path(p->ctx, name, &p->vars_file);
+
+	if (r < 0)
+		return r;
+	if (p->vars_file)
+		return read_instance_file(p, p->vars_file, &p->file_vars);
+	/* where the admin would put one: the first directory of the search path */
+	if (!(dirs = pt_profile_path()))
+		return -ENOMEM;
+	if (dirs[0] && asprintf(&p->vars_hint, "%s/%s/" PT_PROFILE_VARS_FILE, dirs[0], name) < 0) {
+		p->vars_hint = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int pt_vars_setup(struct perftune_profile *p)
+{
+	int r;
+
+	pt_vars_free(p->vars);
+	if (!(p->vars = pt_vars_new()))
+		return -ENOMEM;
+	/* the instance's file, then -v: a later definition replaces an earlier one */
+	r = pt_vars_override(p, (const char *const *)p->file_vars);
+	if (r >= 0)
+		r = pt_vars_override(p, (const char *const *)p->overrides);
+	for (size_t i = 0; i < p->n && r >= 0; i++)
+		if (!strcmp(p->u[i].name, "variables"))
+			r = pt_vars_define(p, &p->u[i]);
+	return r;
+}
+
+/* add the name @s[0..n) to the space-separated list @b unless it is there */
+static void list_add_name(struct pt_buf *b, const char *s, size_t n)
+{
+	for (const char *w = b->s; w && *w; w += strcspn(w, " "), w += *w == ' ')
+		if (strcspn(w, " ") == n && !strncmp(w, s, n))
+			return;
+	pt_buf_printf(b, "%s%.*s", b->len ? " " : "", (int)n, s);
+}
+
+static void scan_value(struct perftune_profile *p, const char *in, struct pt_buf *used,
+		       struct pt_buf *unset)
+{
+	for (const char *s = in ? strstr(in, "${") : NULL; s; s = strstr(s + 2, "${")) {
+		size_t n = reference(s);
+		if (!n || (s > in && s[-1] == '\\'))
+			continue;
+		list_add_name(used, s + 2, n - 3);
+		if (!lookup(p->vars, s + 2, n - 3) && !asks_if_set(in, s, n))
+			list_add_name(unset, s + 2, n - 3);
+	}
+}
+
+int pt_vars_scan(struct perftune_profile *p, char **used, char **unset)
+{
+	struct pt_buf u = { 0 }, un = { 0 };
+	int r = pt_vars_setup(p);
+
+	*used = *unset = NULL;
+	for (size_t i = 0; i < p->n && r >= 0; i++) {
+		const struct pt_punit *x = &p->u[i];
+		const char *attrs[] = { x->devices, x->udev_regex, x->cpuinfo_regex,
+					x->uname_regex };
+		for (size_t k = 0; k < ARRAY_SIZE(attrs); k++)
+			scan_value(p, attrs[k], &u, &un);
+		for (size_t k = 0; k < x->n; k++)
+			scan_value(p, x->opt[k].value, &u, &un);
+	}
+	if (r >= 0 && (u.oom || un.oom))
+		r = -ENOMEM;
+	if (r >= 0 && u.len)
+		*used = pt_buf_steal(&u);
+	if (r >= 0 && un.len)
+		*unset = pt_buf_steal(&un);
+	pt_free_all(u.s, un.s);
+	return r;
 }

@@ -39,19 +39,25 @@ static void teardown(void)
 	fx_teardown(&f);
 }
 
-static void put(const char *name, const char *text)
+/* @text as <dir>/@name/@file, mode @mode whatever the umask */
+static void put_file(const char *name, const char *file, const char *text, mode_t mode)
 {
 	char p[PATH_MAX];
 	FILE *fp;
 
 	snprintf(p, sizeof(p), "%s/%s", dir, name);
 	mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/%s/tuned.conf", dir, name);
+	snprintf(p, sizeof(p), "%s/%s/%s", dir, name, file);
 	fp = fopen(p, "w");
 	ck_assert_ptr_nonnull(fp);
 	fputs(text, fp);
 	fclose(fp);
-	ck_assert_int_eq(chmod(p, 0644), 0); /* whatever the umask: others cannot write it */
+	ck_assert_int_eq(chmod(p, mode), 0);
+}
+
+static void put(const char *name, const char *text)
+{
+	put_file(name, "tuned.conf", text, 0644); /* others cannot write it */
 }
 
 static struct perftune_profile *load(const char *name, const char *const *vars)
@@ -1056,6 +1062,113 @@ START_TEST(list_leaves_out_profiles_others_can_write)
 }
 END_TEST
 
+/* ---- an instance's variables file: <dir>/<name>/variables.conf ---- */
+
+static void put_vars(const char *name, const char *text, mode_t mode)
+{
+	put_file(name, "variables.conf", text, mode);
+}
+
+static const char inst_conf[] = "[variables]\nratio=20\n"
+				"[sysctl]\nvm.dirty_ratio=${ratio}\nvm.swappiness=${swap}\n"
+				"[disk]\ndevices=${disks}\nelevator=none\n";
+
+START_TEST(instance_variables_file_sets_and_v_overrides_it)
+{
+	const char *vars[] = { "ratio=40", NULL };
+	struct perftune_profile *p;
+	char path[PATH_MAX];
+
+	put("inst", inst_conf);
+	put_vars("inst", "# the admin's\n ratio = 30 \n\nswap=7\ndisks=sdb\n", 0644);
+	p = load("inst", NULL);
+	ck_assert_str_eq(item(p, "sysctl.vm.dirty_ratio", NULL), "30"); /* over [variables] */
+	ck_assert_str_eq(item(p, "sysctl.vm.swappiness", NULL), "7");
+	ck_assert_str_eq(item(p, "block.sdb.scheduler", NULL), "none");
+	perftune_profile_free(p);
+	p = load("inst", vars); /* -v wins over the file */
+	ck_assert_str_eq(item(p, "sysctl.vm.dirty_ratio", NULL), "40");
+	ck_assert_str_eq(item(p, "sysctl.vm.swappiness", NULL), "7");
+	perftune_profile_free(p);
+	/* given by path, a profile has no instance: the file is not read */
+	snprintf(path, sizeof(path), "%s/inst", dir);
+	p = load(path, NULL);
+	ck_assert_str_eq(item(p, "sysctl.vm.dirty_ratio", NULL), "20");
+	ck_assert_ptr_nonnull(strstr(skipped(p, "[sysctl] vm.swappiness"), "${swap} is not defined"));
+	perftune_profile_free(p);
+}
+END_TEST
+
+START_TEST(instance_variables_file_refused_unless_only_root_can_change_it)
+{
+	struct perftune_profile *p = NULL;
+	char file[PATH_MAX], other[PATH_MAX];
+
+	put("inst", inst_conf);
+	snprintf(file, sizeof(file), "%s/inst/variables.conf", dir);
+	put_vars("inst", "swap=7\n", 0646);
+	ck_assert_int_eq(perftune_profile_load(f.ctx, "inst", NULL, &p), -EPERM);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "is writable by others"));
+	/* a link, even to a file root owns, is refused: its directory is not checked */
+	put("other", "[main]\n");
+	put_vars("other", "swap=9\n", 0644);
+	snprintf(other, sizeof(other), "%s/other/variables.conf", dir);
+	ck_assert_int_eq(unlink(file) | symlink(other, file), 0);
+	ck_assert_int_eq(perftune_profile_load(f.ctx, "inst", NULL, &p), -EPERM);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "a symbolic link"));
+	ck_assert_int_eq(unlink(file), 0);
+	put_vars("inst", "swap=7\nswap 8\n", 0644); /* the -v syntax, nothing looser */
+	ck_assert_int_eq(perftune_profile_load(f.ctx, "inst", NULL, &p), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx),
+				     "inst/variables.conf:2: expected NAME=VALUE"));
+	ck_assert_ptr_null(p);
+}
+END_TEST
+
+START_TEST(undefined_variable_warns_and_strict_names_it_before_staging)
+{
+	struct perftune_tx *tx = tx_new("u", 0);
+	struct perftune_profile *p;
+
+	put("inst", inst_conf);
+	p = load("inst", NULL);
+	warnings[0] = '\0';
+	perftune_ctx_set_log_fn(f.ctx, keep_warning, PERFTUNE_LOG_WARNING, NULL);
+	ck_assert_int_eq(perftune_profile_stage(p, tx, PERFTUNE_PROFILE_STRICT), -EOPNOTSUPP);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "is not defined (strict)"));
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "inst/variables.conf"));
+	ck_assert_int_eq(staged(tx), 0);
+	ck_assert_int_eq(perftune_profile_stage(p, tx, 0), 1); /* vm.dirty_ratio only */
+	assert_warned("variable ${swap} is not defined: vm.swappiness (");
+	assert_warned("variable ${disks} is not defined: [disk] devices (");
+	assert_warned("set it with -v disks=VALUE or in ");
+	perftune_tx_unref(tx);
+	perftune_profile_free(p);
+}
+END_TEST
+
+START_TEST(list_names_the_variables_and_those_unset)
+{
+	struct perftune_profile_entry_iter *it;
+	const struct perftune_profile_entry *e;
+
+	put("inst", inst_conf);
+	put_vars("inst", "swap=7\n", 0644);
+	put("plain", "[sysctl]\nvm.swappiness=\\${lit}\n");
+	ck_assert_int_eq(perftune_profile_list(f.ctx, &it), 0);
+	e = perftune_profile_entry_iter_next(it);
+	ck_assert_str_eq(perftune_profile_entry_name(e), "inst");
+	ck_assert_str_eq(perftune_profile_entry_variables(e), "ratio swap disks");
+	ck_assert_str_eq(perftune_profile_entry_unset_variables(e), "disks");
+	e = perftune_profile_entry_iter_next(it);
+	ck_assert_str_eq(perftune_profile_entry_name(e), "plain");
+	ck_assert_ptr_null(perftune_profile_entry_variables(e)); /* an escaped literal */
+	ck_assert_ptr_null(perftune_profile_entry_unset_variables(e));
+	perftune_profile_entry_iter_free(it);
+	ck_assert_ptr_null(perftune_profile_entry_variables(NULL));
+}
+END_TEST
+
 static Suite *profile_suite(void)
 {
 	Suite *s = suite_create("profile");
@@ -1092,6 +1205,10 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, list_sorted_first_directory_wins);
 	tcase_add_test(tc, profile_others_can_write_is_refused_by_name_read_by_path);
 	tcase_add_test(tc, list_leaves_out_profiles_others_can_write);
+	tcase_add_test(tc, instance_variables_file_sets_and_v_overrides_it);
+	tcase_add_test(tc, instance_variables_file_refused_unless_only_root_can_change_it);
+	tcase_add_test(tc, undefined_variable_warns_and_strict_names_it_before_staging);
+	tcase_add_test(tc, list_names_the_variables_and_those_unset);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -473,6 +473,10 @@ class Context:
                 path=_str(_lib.perftune_profile_entry_path(e)),
                 summary=_lib.perftune_profile_entry_summary(e),
                 note=_lib.perftune_profile_entry_error(e) or None,
+                variables=tuple((_lib.perftune_profile_entry_variables(e) or "").split()),
+                unset_variables=tuple(
+                    (_lib.perftune_profile_entry_unset_variables(e) or "").split()
+                ),
             ),
         )
 

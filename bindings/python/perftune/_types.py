@@ -291,6 +291,11 @@ class ProfileInfo:
     summary: str | None
     note: str | None
     """why it cannot be read, or None"""
+    variables: tuple[str, ...] = ()
+    """the ``${name}`` variables it uses (its includes' too)"""
+    unset_variables: tuple[str, ...] = ()
+    """those neither the profile nor its variables file defines: the
+    options that use them are skipped unless ``variables=`` sets them"""
 
 
 class SourceFlag(enum.IntFlag):

@@ -27,6 +27,27 @@ def test_profiles_on_the_search_path(ctx: perftune.Context, profile_dir: Path) -
         str(profile_dir / "mydb" / "tuned.conf"),
         "A database server",
     )
+    assert (p.variables, p.unset_variables) == (("ra",), ())
+
+
+def test_instance_variables_file(ctx: perftune.Context, profile_dir: Path) -> None:
+    inst = profile_dir / "inst"
+    inst.mkdir()
+    (inst / "tuned.conf").write_text("[sysctl]\nvm.swappiness=${swap}\nvm.dirty_ratio=${ratio}\n")
+    (inst / "variables.conf").write_text("# as -v takes them\nswap=7\n")
+    (inst / "variables.conf").chmod(0o644)
+    i = {p.name: p for p in ctx.profiles()}["inst"]
+    assert (i.variables, i.unset_variables) == (("swap", "ratio"), ("ratio",))
+
+    def swappiness(variables: dict[str, str] | None) -> str | None:
+        with ctx.load_profile("inst", variables) as p:
+            return {x.option: x.value for x in p.items()}["[sysctl] vm.swappiness"]
+
+    assert swappiness(None) == "7"
+    assert swappiness({"swap": "9"}) == "9"  # variables= wins over the file
+    (inst / "variables.conf").chmod(0o646)
+    with pytest.raises(PermissionError, match="writable by others"):
+        ctx.load_profile("inst")
 
 
 def test_load_and_map(ctx: perftune.Context, profile_dir: Path) -> None:
