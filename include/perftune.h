@@ -330,6 +330,28 @@ int perftune_tx_set(struct perftune_tx *tx, const char *key, const char *value);
  */
 int perftune_tx_commit(struct perftune_tx *tx);
 
+/**
+ * perftune_tx_replace() - make @tx, when committed, take the place of the
+ * committed or held transaction @old without a gap (since LIBPERFTUNE_5).
+ * The commit writes each key both change straight from @old's value to
+ * @tx's, journals and writes the keys only @tx has, then gives back the keys
+ * only @old had, and moves @old's originals to @tx's journal in one step:
+ * the transaction is named perftune_tx_name(@tx) (the same name as @old: a
+ * reload in place), and a restore of it, or of an orphan left by a kill at
+ * any point, gives back the machine's originals, not @old's values.  A
+ * write that fails rolls back to @old's values, and @old stays as it was.
+ * If another live process holds @old (perftune apply --hold), it is sent
+ * SIGTERM after the commit: its rollback then finds the journal handed over
+ * and writes nothing, and its PM QoS requests end after @tx's are open.  A
+ * handle of @old in this process gives back nothing either: perftune_tx_unref()
+ * it (its PM QoS fds close then).  perftune_tx_changes() lists the keys given
+ * back with PERFTUNE_CHANGE_GIVEN_BACK.  Checked now and again at the commit.
+ * Return: 0; -ENOENT (no transaction @old, or one from another boot), -EBUSY
+ *   (@old did not complete its commit: restore it; or another transaction has
+ *   @tx's name), -EINVAL (bad name), -EALREADY (@tx committed).
+ */
+int perftune_tx_replace(struct perftune_tx *tx, const char *old);
+
 /** One staged tunable of a transaction (perftune_tx_changes()). */
 struct perftune_change;
 struct perftune_change_iter;
@@ -338,6 +360,11 @@ struct perftune_change_iter;
 enum perftune_change_flag {
 	PERFTUNE_CHANGE_WRITTEN = 1 << 3,   /* the commit wrote the key */
 	PERFTUNE_CHANGE_UNCHANGED = 1 << 4, /* already at the value: no write */
+	/* a key only the replaced transaction had, given back to its original by the
+	 * commit (perftune_tx_replace()): old value is that transaction's, new the
+	 * original.  A bit no other object's flag has (the bindings' flag types are one;
+	 * 1 << 11 and 1 << 12 are taken by the hotplug status flags, issue 35) */
+	PERFTUNE_CHANGE_GIVEN_BACK = 1 << 13,
 };
 
 /** perftune_change_iter_next() - the next change, or NULL at the end. */

@@ -81,77 +81,154 @@ static void report(struct perftune_ctx *ctx, struct perftune_profile *p, struct 
 	json_close(&j);
 }
 
-static int run_apply(struct perftune_ctx *ctx, int argc, char **argv)
+/* what apply was given: a SIGHUP to its hold applies it again */
+struct apply {
+	const char *path, *replace;
+	struct cmd_vars vars;
+	unsigned txflags, pflags;
+	bool json;
+	struct perftune_profile *p;
+};
+
+/*
+ * @a's profile loaded and staged into a new transaction @name that replaces
+ * transaction @a->replace, if given: 0 with *@txp, or EXIT_* with the reason
+ * printed (nothing changed).
+ */
+static int stage_apply(struct perftune_ctx *ctx, struct apply *a, const char *name,
+		       struct perftune_profile **pp, struct perftune_tx **txp)
 {
-	struct cmd_vars vars = { 0 };
-	const char *name = NULL;
-	unsigned txflags = 0, pflags = 0;
-	bool json = false, dry;
-	const struct cmd_opt opts[] = {
-		OPT("name", 'n', OPT_STR, &name),
-		OPT_BIT("hold", &txflags, PERFTUNE_TX_HOLD),
-		OPT_BIT("dry-run", &txflags, PERFTUNE_TX_DRY_RUN),
-		OPT_BIT("strict", &pflags, PERFTUNE_PROFILE_STRICT),
-		OPT("var", 'v', OPT_VAR, &vars),
-		OPT("json", 0, OPT_BOOL, &json),
-		OPT_BIT("allow-partial", &txflags, PERFTUNE_TX_ALLOW_PARTIAL),
-		{ 0 },
-	};
+	int r = perftune_profile_load(ctx, a->path, a->vars.v, pp);
+
+	*txp = NULL;
+	if (r < 0)
+		goto fail;
+	if (!name)
+		name = or_str(a->replace, perftune_profile_name(*pp));
+	r = perftune_tx_new(ctx, name, a->txflags, txp);
+	if (r == -EINVAL)
+		return usage_error(&cmd_apply, "%s (use --name)", perftune_ctx_last_error(ctx));
+	if (r < 0)
+		return lib_error(ctx, r, "transaction");
+	if (a->replace && (r = perftune_tx_replace(*txp, a->replace)) < 0)
+		goto fail;
+	r = perftune_profile_stage(*pp, *txp, a->pflags);
+	if (r >= 0)
+		return 0;
+fail:
+	lib_error(ctx, r, a->path);
+	fprintf(stderr, "%s: nothing was changed\n", program);
+	return EXIT_FAIL;
+}
+
+/*
+ * SIGHUP to `apply --hold`: the profile read again and applied in place of
+ * what is held (perftune_tx_replace() of its own name), so that the keys both
+ * versions set never pass through their originals; the old transaction is
+ * dropped (its PM QoS fds close after the new ones are open).  A profile
+ * that does not load or validate, or a write that fails, keeps what is in
+ * force, and says why.
+ */
+static void reload(struct perftune_ctx *ctx, struct perftune_tx **txp, void *ud)
+{
+	struct apply *a = ud;
 	struct perftune_profile *p = NULL;
 	struct perftune_tx *tx = NULL;
-	int i = cmd_parse(&cmd_apply, argc, argv, opts, ""), r, ret = 0;
+	const char *keep = a->replace;
+	sigset_t unused;
+	int ret;
+
+	a->replace = perftune_tx_name(*txp);
+	ret = stage_apply(ctx, a, perftune_tx_name(*txp), &p, &tx);
+	if (!ret)
+		ret = commit_tx(ctx, tx, true, &unused);
+	a->replace = keep;
+	if (ret) {
+		fprintf(stderr, "%s: reload of '%s' failed: still holding what was in force\n",
+			program, perftune_tx_name(*txp));
+		perftune_tx_unref(tx);
+		perftune_profile_free(p);
+		return;
+	}
+	printf("reloaded transaction '%s' from %s\n", perftune_tx_name(tx), a->path);
+	report(ctx, p, tx, false, a->json);
+	fflush(stdout);
+	perftune_tx_unref(*txp);
+	perftune_profile_free(a->p);
+	*txp = tx;
+	a->p = p;
+}
+
+static int run_apply(struct perftune_ctx *ctx, int argc, char **argv)
+{
+	struct apply a = { 0 };
+	const char *name = NULL;
+	bool dry;
+	const struct cmd_opt opts[] = {
+		OPT("name", 'n', OPT_STR, &name),
+		OPT("replace", 0, OPT_STR, &a.replace),
+		OPT_BIT("hold", &a.txflags, PERFTUNE_TX_HOLD),
+		OPT_BIT("dry-run", &a.txflags, PERFTUNE_TX_DRY_RUN),
+		OPT_BIT("strict", &a.pflags, PERFTUNE_PROFILE_STRICT),
+		OPT("var", 'v', OPT_VAR, &a.vars),
+		OPT("json", 0, OPT_BOOL, &a.json),
+		OPT_BIT("allow-partial", &a.txflags, PERFTUNE_TX_ALLOW_PARTIAL),
+		{ 0 },
+	};
+	struct perftune_tx *tx = NULL;
+	int i = cmd_parse(&cmd_apply, argc, argv, opts, ""), ret = 0;
 	sigset_t set;
 
 	if (i < 0)
 		return EXIT_USAGE;
 	if (i != argc - 1)
 		return usage_error(&cmd_apply, "apply takes one PROFILE");
-	if (txflags & PERFTUNE_TX_HOLD) /* a held transaction holds the profile's PM QoS */
-		pflags |= PERFTUNE_PROFILE_HOLD;
-	dry = txflags & PERFTUNE_TX_DRY_RUN;
-	r = perftune_profile_load(ctx, argv[i], vars.v, &p);
-	if (r < 0) {
-		ret = lib_error(ctx, r, argv[i]);
-		fprintf(stderr, "%s: nothing was changed\n", program);
-		return ret;
+	if (a.txflags & PERFTUNE_TX_HOLD) /* a held transaction holds the profile's PM QoS */
+		a.pflags |= PERFTUNE_PROFILE_HOLD;
+	dry = a.txflags & PERFTUNE_TX_DRY_RUN;
+	a.path = argv[i];
+	/* a name another process holds (the unit's `apply --hold`): applied in its place */
+	if (!a.replace && name && held_elsewhere(ctx, name))
+		a.replace = name;
+	ret = stage_apply(ctx, &a, name, &a.p, &tx);
+	if (!ret && !a.replace && !name && held_elsewhere(ctx, perftune_tx_name(tx))) {
+		int r = perftune_tx_replace(tx, perftune_tx_name(tx)); /* named after the profile */
+		if (r < 0)
+			ret = lib_error(ctx, r, perftune_tx_name(tx));
 	}
-	r = perftune_tx_new(ctx, or_str(name, perftune_profile_name(p)), txflags, &tx);
-	if (r == -EINVAL)
-		ret = usage_error(&cmd_apply, "%s (use --name)", perftune_ctx_last_error(ctx));
-	else if (r < 0)
-		ret = lib_error(ctx, r, "transaction");
-	if (r < 0)
-		goto out;
-	r = perftune_profile_stage(p, tx, pflags);
-	if (r < 0) {
-		ret = lib_error(ctx, r, argv[i]);
-		fprintf(stderr, "%s: nothing was changed\n", program);
-		goto out;
-	}
-	ret = commit_tx(ctx, tx, txflags & PERFTUNE_TX_HOLD, &set);
 	if (ret)
 		goto out;
-	report(ctx, p, tx, dry, json);
-	if ((txflags & PERFTUNE_TX_HOLD) && !dry)
-		ret = hold_until_signal(ctx, tx, &set);
+	ret = commit_tx(ctx, tx, a.txflags & PERFTUNE_TX_HOLD, &set);
+	if (ret)
+		goto out;
+	report(ctx, a.p, tx, dry, a.json);
+	a.replace = NULL; /* a reload replaces what is held now */
+	if ((a.txflags & PERFTUNE_TX_HOLD) && !dry)
+		ret = hold_until_signal(ctx, &tx, &set, reload, &a);
 out:
 	perftune_tx_unref(tx);
-	perftune_profile_free(p);
+	perftune_profile_free(a.p);
 	return ret;
 }
 
 const struct cmd cmd_apply = {
 	"apply",
 	run_apply,
-	"apply [-n|--name NAME] [--hold] [--dry-run] [--strict] [--allow-partial] [--json]\n"
-	"         [-v|--var VAR=VALUE]... PROFILE",
+	"apply [-n|--name NAME] [--replace OLD] [--hold] [--dry-run] [--strict]\n"
+	"         [--allow-partial] [--json] [-v|--var VAR=VALUE]... PROFILE",
 	"Apply a TuneD-format profile (a name on the profile path, or a path) as one\n"
 	"transaction, named after the profile unless --name. Prints 'key: old -> new'\n"
 	"for each change and 'skipped: [section] option: reason' for each option that\n"
 	"has no key here or would run something (nothing in a profile is executed).\n"
-	"  -n, --name NAME      transaction name, for restore NAME\n"
+	"  -n, --name NAME      transaction name, for restore NAME (with --replace: OLD)\n"
+	"  --replace OLD        take the place of transaction OLD without a gap: keys\n"
+	"                       both set go straight to the new value, keys only OLD\n"
+	"                       set go back to their originals; a live holder of OLD\n"
+	"                       ends without writing. A name another process holds is\n"
+	"                       replaced the same way\n"
 	"  --hold               stay in the foreground holding the values; force_latency\n"
-	"                       then holds PM QoS (pmqos.cpu_dma_latency_us)\n"
+	"                       then holds PM QoS (pmqos.cpu_dma_latency_us); SIGHUP\n"
+	"                       reads PROFILE again and applies it in place, no gap\n"
 	"  --dry-run            validate and print the changes, write nothing\n"
 	"  --strict             a skipped option is an error (exit 1, nothing changed)\n"
 	"  --allow-partial      accept fewer huge pages than asked (reports what was\n"

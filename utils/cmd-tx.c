@@ -50,11 +50,12 @@ static void set_report(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dr
 
 static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 {
-	const char *name = "default";
+	const char *name = NULL, *replace = NULL;
 	unsigned flags = 0;
 	bool json = false;
 	const struct cmd_opt opts[] = {
 		OPT("name", 'n', OPT_STR, &name),
+		OPT("replace", 0, OPT_STR, &replace),
 		OPT_BIT("hold", &flags, PERFTUNE_TX_HOLD),
 		OPT_BIT("dry-run", &flags, PERFTUNE_TX_DRY_RUN),
 		OPT_BIT("allow-partial", &flags, PERFTUNE_TX_ALLOW_PARTIAL),
@@ -73,11 +74,15 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 	for (int k = i; k < argc; k++)
 		if (!setting_eq(argv[k]) || argv[k][0] == '=')
 			return usage_error(&cmd_set, "'%s' is not KEY=VALUE", argv[k]);
-	r = perftune_tx_new(ctx, name, flags, &tx);
+	r = perftune_tx_new(ctx, or_str(name, or_str(replace, "default")), flags, &tx);
 	if (r == -EINVAL)
 		return usage_error(&cmd_set, "%s", perftune_ctx_last_error(ctx));
 	if (r < 0)
 		return lib_error(ctx, r, "transaction");
+	if (replace && (r = perftune_tx_replace(tx, replace)) < 0) {
+		ret = set_error(ctx, r, replace);
+		goto out;
+	}
 	for (int k = i; k < argc; k++) {
 		char *key = strdup(argv[k]), *eq = setting_eq(key);
 		*eq = '\0';
@@ -93,7 +98,7 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 		goto out;
 	set_report(ctx, tx, dry, json);
 	if (flags & PERFTUNE_TX_HOLD && !dry)
-		ret = hold_until_signal(ctx, tx, &set);
+		ret = hold_until_signal(ctx, &tx, &set, NULL, NULL);
 out:
 	perftune_tx_unref(tx);
 	return ret;
@@ -102,12 +107,14 @@ out:
 const struct cmd cmd_set = {
 	"set",
 	run_set,
-	"set [-n|--name NAME] [--hold] [--dry-run] [--allow-partial] [--json]\n"
-	"         KEY=VALUE...",
+	"set [-n|--name NAME] [--replace OLD] [--hold] [--dry-run] [--allow-partial]\n"
+	"         [--json] KEY=VALUE...",
 	"Change tunables as one transaction (default name 'default'): each original\n"
 	"is journaled before the write, each write is read back, and any failure\n"
 	"restores everything already written. Prints 'key: old -> new'.\n"
 	"  -n, --name NAME  transaction name, for restore NAME; a name re-used extends it\n"
+	"  --replace OLD    take the place of transaction OLD without a gap (see apply);\n"
+	"                   named OLD unless --name\n"
 	"  --hold           stay in the foreground holding the values (PM QoS needs it);\n"
 	"                   SIGTERM, SIGINT or SIGHUP restores them\n"
 	"  --dry-run        validate and print the changes, write nothing\n"

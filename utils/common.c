@@ -202,13 +202,16 @@ void print_changes(struct perftune_tx *tx, bool dry)
 	while ((e = perftune_change_iter_next(it))) {
 		unsigned fl = perftune_change_flags(e);
 		const char *note = perftune_change_note(e), *old = perftune_change_old_value(e);
-		if (!dry && !(fl & (PERFTUNE_CHANGE_WRITTEN | PERFTUNE_CHANGE_UNCHANGED)))
+		if (!dry && !(fl & (PERFTUNE_CHANGE_WRITTEN | PERFTUNE_CHANGE_UNCHANGED |
+				    PERFTUNE_CHANGE_GIVEN_BACK)))
 			continue;
 		if (!old || !*old)
 			old = "?";
 		printf("%s: %s -> %s", perftune_change_key(e), old, perftune_change_new_value(e));
 		if (fl & PERFTUNE_CHANGE_UNCHANGED)
 			fputs(" (unchanged)", stdout);
+		if (fl & PERFTUNE_CHANGE_GIVEN_BACK)
+			fputs(" (given back: only the replaced transaction had it)", stdout);
 		print_if(" (", note, ")");
 		putchar('\n');
 	}
@@ -226,13 +229,17 @@ void print_changes_json(struct json *j, struct perftune_tx *tx, bool dry)
 	if (perftune_tx_changes(tx, &it) >= 0) {
 		while ((e = perftune_change_iter_next(it))) {
 			unsigned fl = perftune_change_flags(e);
-			if (!dry && !(fl & (PERFTUNE_CHANGE_WRITTEN | PERFTUNE_CHANGE_UNCHANGED)))
+			if (!dry && !(fl & (PERFTUNE_CHANGE_WRITTEN | PERFTUNE_CHANGE_UNCHANGED |
+					    PERFTUNE_CHANGE_GIVEN_BACK)))
 				continue;
 			json_open(j, '{', 0);
 			json_kv(j, "key", perftune_change_key(e));
 			json_kv(j, "old", perftune_change_old_value(e));
 			json_kv(j, "new", perftune_change_new_value(e));
 			json_kb(j, "unchanged", fl & PERFTUNE_CHANGE_UNCHANGED);
+			if (fl &
+			    PERFTUNE_CHANGE_GIVEN_BACK) /* only after a replace: old output unchanged */
+				json_kb(j, "given_back", true);
 			json_kv(j, "note", perftune_change_note(e));
 			json_close(j);
 		}
@@ -291,18 +298,53 @@ static int wait_signal(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_
 	return sig;
 }
 
-int hold_until_signal(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t *set)
+/* the live process that holds transaction @name (status shows its keys), or 0 */
+static pid_t holder_of(struct perftune_ctx *ctx, const char *name)
 {
-	int sig, r;
+	struct perftune_status_iter *it;
+	const struct perftune_status_entry *e;
+	pid_t pid = 0;
 
-	printf("holding transaction '%s' (pid %d); SIGTERM or Ctrl-C restores it\n",
-	       perftune_tx_name(tx), getpid());
+	if (perftune_status(ctx, &it) < 0)
+		return 0;
+	while ((e = perftune_status_iter_next(it)))
+		if (!strcmp(perftune_status_entry_tx_name(e), name) &&
+		    (perftune_status_entry_flags(e) & PERFTUNE_STATUS_HELD))
+			pid = perftune_status_entry_pid(e);
+	perftune_status_iter_free(it);
+	return pid;
+}
+
+pid_t held_elsewhere(struct perftune_ctx *ctx, const char *name)
+{
+	pid_t pid = holder_of(ctx, name);
+
+	return pid == getpid() ? 0 : pid;
+}
+
+int hold_until_signal(struct perftune_ctx *ctx, struct perftune_tx **txp, sigset_t *set,
+		      hold_reload_fn reload, void *ud)
+{
+	char name[128]; /* a reload frees the transaction it replaces, and its name */
+	int sig = 0, r;
+	bool ours;
+
+	snprintf(name, sizeof(name), "%s", perftune_tx_name(*txp));
+	printf("holding transaction '%s' (pid %d); SIGTERM or Ctrl-C restores it%s\n", name,
+	       getpid(), reload ? ", SIGHUP reloads it" : "");
 	fflush(stdout);
-	sig = wait_signal(ctx, tx, set);
-	r = perftune_tx_rollback(tx);
+	while ((sig = wait_signal(ctx, *txp, set)) == SIGHUP && reload)
+		reload(ctx, txp, ud);		 /* a failure keeps what is in force: it says why */
+	ours = holder_of(ctx, name) == getpid(); /* else perftune_tx_replace() took it over */
+	r = perftune_tx_rollback(*txp);
 	if (r < 0)
 		return lib_error(ctx, r, "rollback");
-	printf("restored transaction '%s' (signal %d)\n", perftune_tx_name(tx), sig);
+	if (!ours && r == 0)
+		printf("transaction '%s' is not held here any more (replaced): nothing restored "
+		       "(signal %d)\n",
+		       name, sig);
+	else
+		printf("restored transaction '%s' (signal %d)\n", name, sig);
 	return 0;
 }
 

@@ -46,8 +46,18 @@ void print_changes_json(struct json *j, struct perftune_tx *tx, bool dry);
 /* Commit @tx; with @hold, SIGTERM/SIGINT/SIGHUP (@set) are blocked first so that
  * one arriving mid-commit is taken by hold_until_signal.  0, or EXIT_FAIL with the message. */
 int commit_tx(struct perftune_ctx *ctx, struct perftune_tx *tx, bool hold, sigset_t *set);
-/* Stay in the foreground until a signal of @set arrives, then roll @tx back. */
-int hold_until_signal(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t *set);
+/*
+ * What SIGHUP does to a hold: in *@txp, a new transaction that replaced it
+ * (perftune_tx_replace()), the old one dropped; on a failure *@txp stays in
+ * force and the reason is printed.
+ */
+typedef void (*hold_reload_fn)(struct perftune_ctx *ctx, struct perftune_tx **txp, void *ud);
+/* Stay in the foreground until a signal of @set arrives, then roll *@txp back; SIGHUP
+ * calls @reload instead, if given. */
+int hold_until_signal(struct perftune_ctx *ctx, struct perftune_tx **txp, sigset_t *set,
+		      hold_reload_fn reload, void *ud);
+/* the live process, not this one, that holds transaction @name, or 0 */
+pid_t held_elsewhere(struct perftune_ctx *ctx, const char *name);
 
 /* 0644 less the umask: the mode open(2) would give a new file of ours */
 mode_t output_mode(void);

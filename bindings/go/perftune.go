@@ -467,18 +467,19 @@ type ItemFlags uint
 
 // Item flags; see [ItemFlags].
 const (
-	ItemDrift     ItemFlags = C.PERFTUNE_STATUS_DRIFT     // current value differs from what the transaction wrote
-	ItemOrphaned  ItemFlags = C.PERFTUNE_STATUS_ORPHANED  // the transaction's holder process is gone
-	ItemHeld      ItemFlags = C.PERFTUNE_STATUS_HELD      // the transaction is held by a live process
-	ItemWritten   ItemFlags = C.PERFTUNE_STATUS_WRITTEN   // the key was written (not just journaled)
-	ItemUnchanged ItemFlags = C.PERFTUNE_CHANGE_UNCHANGED // staged but already at the value: no write
-	ItemCommitted ItemFlags = C.PERFTUNE_STATUS_COMMITTED // the transaction's commit completed
-	ItemShadowed  ItemFlags = C.PERFTUNE_STATUS_SHADOWED  // a later live transaction also changed the key
-	ItemReadOnly  ItemFlags = C.PERFTUNE_TUNABLE_READONLY // listed, but the kernel file is read-only
-	ItemGone      ItemFlags = C.PERFTUNE_STATUS_GONE      // the key's object is gone for good (another has its pid or name): restore drops it
-	ItemMoved     ItemFlags = C.PERFTUNE_STATUS_MOVED     // the key's object goes by another key now (a renamed NIC): restore writes it there
-	ItemHotplug   ItemFlags = C.PERFTUNE_STATUS_HOTPLUG   // written for a device added while the transaction was held ([Tx.Dispatch])
-	ItemRefused   ItemFlags = C.PERFTUNE_STATUS_REFUSED   // not a key: a device added while held that refused its settings (Key names it, Note says why)
+	ItemDrift     ItemFlags = C.PERFTUNE_STATUS_DRIFT      // current value differs from what the transaction wrote
+	ItemOrphaned  ItemFlags = C.PERFTUNE_STATUS_ORPHANED   // the transaction's holder process is gone
+	ItemHeld      ItemFlags = C.PERFTUNE_STATUS_HELD       // the transaction is held by a live process
+	ItemWritten   ItemFlags = C.PERFTUNE_STATUS_WRITTEN    // the key was written (not just journaled)
+	ItemUnchanged ItemFlags = C.PERFTUNE_CHANGE_UNCHANGED  // staged but already at the value: no write
+	ItemGivenBack ItemFlags = C.PERFTUNE_CHANGE_GIVEN_BACK // only the replaced transaction had it: given back (Tx.Replace)
+	ItemCommitted ItemFlags = C.PERFTUNE_STATUS_COMMITTED  // the transaction's commit completed
+	ItemShadowed  ItemFlags = C.PERFTUNE_STATUS_SHADOWED   // a later live transaction also changed the key
+	ItemReadOnly  ItemFlags = C.PERFTUNE_TUNABLE_READONLY  // listed, but the kernel file is read-only
+	ItemGone      ItemFlags = C.PERFTUNE_STATUS_GONE       // the key's object is gone for good (another has its pid or name): restore drops it
+	ItemMoved     ItemFlags = C.PERFTUNE_STATUS_MOVED      // the key's object goes by another key now (a renamed NIC): restore writes it there
+	ItemHotplug   ItemFlags = C.PERFTUNE_STATUS_HOTPLUG    // written for a device added while the transaction was held ([Tx.Dispatch])
+	ItemRefused   ItemFlags = C.PERFTUNE_STATUS_REFUSED    // not a key: a device added while held that refused its settings (Key names it, Note says why)
 )
 
 var flagNames = []struct {

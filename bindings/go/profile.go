@@ -232,6 +232,7 @@ type ApplyOptions struct {
 	DryRun       bool              // validate and report, write nothing
 	AllowPartial bool              // see TxOptions.AllowPartial
 	Strict       bool              // a skipped option is an error (EOPNOTSUPP)
+	Replace      string            // take the place of this transaction without a gap (Tx.Replace); Name defaults to it
 }
 
 // Applied is the result of [Context.Apply].
@@ -259,6 +260,9 @@ func (c *Context) Apply(nameOrPath string, o ApplyOptions) (*Applied, error) {
 	defer p.Close()
 	name := o.Name
 	if name == "" {
+		name = o.Replace
+	}
+	if name == "" {
 		name = p.Name
 	}
 	tx, err := c.Begin(name, TxOptions{Hold: o.Hold, DryRun: o.DryRun, AllowPartial: o.AllowPartial})
@@ -266,6 +270,13 @@ func (c *Context) Apply(nameOrPath string, o ApplyOptions) (*Applied, error) {
 		return nil, err
 	}
 	a := &Applied{Tx: tx, Profile: p.Name, Path: p.Path}
+	if o.Replace != "" {
+		err = tx.Replace(o.Replace)
+	}
+	if err != nil {
+		tx.Close()
+		return nil, err
+	}
 	if _, err = tx.ApplyProfile(p, o.Strict); err == nil {
 		a.Written, err = tx.Commit()
 	}

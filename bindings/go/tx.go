@@ -124,6 +124,25 @@ func (t *Tx) Set(key, value string) (int, error) {
 	}, key, value)
 }
 
+// Replace makes t, when committed, take the place of the committed or held
+// transaction old without a gap: keys both set go straight from old's value
+// to t's, keys only t sets are journaled and written, keys only old set go
+// back to their originals (listed by Changes with ItemGivenBack), and old's
+// originals move to t's journal in one step, so that a restore after a kill
+// at any point gives back the machine's originals. A live holder of old in
+// another process is sent SIGTERM and ends without writing; a Tx of old in
+// this process gives back nothing afterwards (Close it: its PM QoS requests
+// end then). Errors wrap ENOENT (no transaction old), EBUSY (old did not
+// complete its commit, or another transaction has t's name); nothing changed.
+func (t *Tx) Replace(old string) error {
+	_, err := t.call("replace", old, func(p *C.struct_perftune_tx) C.int {
+		o := C.CString(old)
+		defer C.free(unsafe.Pointer(o))
+		return C.perftune_tx_replace(p, o)
+	})
+	return err
+}
+
 // Commit writes every staged value: it journals the original, writes, and
 // reads back. On any failure every key already written is restored and the
 // error names the failing key. It returns the number of tunables written (0
@@ -204,7 +223,7 @@ type Change struct {
 	Key   string    // concrete key
 	Old   string    // value before the commit (or now, before it)
 	New   string    // value staged (exact, after alias mapping)
-	Flags ItemFlags // ItemWritten, ItemUnchanged
+	Flags ItemFlags // ItemWritten, ItemUnchanged, ItemGivenBack
 	Note  string    // alias mapping ("from 'deadline'"), resolution, partial allocation
 }
 

@@ -22,6 +22,16 @@
  * anything but a private regular file: 0 with *@fd, or -errno.
  */
 int pt_journal_open(struct perftune_ctx *ctx, const char *name, int flags, int *fd);
+/* %-escape @in (NULL: "") into @out: %, tab, newline and control bytes */
+void pt_journal_escape(const char *in, char *out, size_t size);
+/* @line in one write(2), or none of it (cut back on a short write): 0 or -errno */
+int pt_journal_append_line(int fd, const char *line);
+/*
+ * A new journal file @file in the journal directory holding @content, whole
+ * (an unnamed file linked in): 0 with *@fd (O_WRONLY|O_APPEND), -EEXIST (there
+ * already), -EOPNOTSUPP (no O_TMPFILE here), -errno.
+ */
+int pt_journal_create(struct perftune_ctx *ctx, const char *file, const char *content, int *fd);
 /* a new entry of @ji for @key (not there yet), or NULL (no memory) */
 struct pt_jentry *pt_jinfo_add(struct pt_jinfo *ji, const char *key);
 

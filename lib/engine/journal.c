@@ -40,7 +40,7 @@
 #include "engine/journal-internal.h"
 #include "engine/journal.h"
 
-static void escape(const char *in, char *out, size_t size)
+void pt_journal_escape(const char *in, char *out, size_t size)
 {
 	size_t o = 0;
 
@@ -78,7 +78,7 @@ static pthread_mutex_t append_lock = PTHREAD_MUTEX_INITIALIZER;
  * kernel write the record was to protect.  (The file is ours and locked, the
  * appends take turns: it ends @off bytes after where it ended before.)
  */
-static int append_line(int fd, const char *line)
+int pt_journal_append_line(int fd, const char *line)
 {
 	size_t len = strlen(line), off = 0;
 	struct stat st;
@@ -117,8 +117,8 @@ int pt_journal_append(struct perftune_ctx *ctx, int jfd, const char *tag, const 
 
 	if (!line)
 		return -ENOMEM;
-	escape(key, ek, sizeof(ek));
-	escape(value, ev, sizeof(ev));
+	pt_journal_escape(key, ek, sizeof(ek));
+	pt_journal_escape(value, ev, sizeof(ev));
 	if (!strcmp(tag, "orig"))
 		snprintf(line, LINE_MAX_LEN + 2, "orig %llu %s\t%s\n", next_seq(), ek, ev);
 	else if (!strcmp(tag, "restored"))
@@ -131,7 +131,7 @@ int pt_journal_append(struct perftune_ctx *ctx, int jfd, const char *tag, const 
 		snprintf(line, LINE_MAX_LEN + 2, "pid %s\n", value);
 	else
 		snprintf(line, LINE_MAX_LEN + 2, "%s %s\t%s\n", tag, ek, ev);
-	return append_ret(ctx, append_line(jfd, line));
+	return append_ret(ctx, pt_journal_append_line(jfd, line));
 }
 
 int pt_journal_append_orig(struct perftune_ctx *ctx, int jfd, const char *key, const char *value,
@@ -144,15 +144,15 @@ int pt_journal_append_orig(struct perftune_ctx *ctx, int jfd, const char *key, c
 
 	if (!buf || !eid)
 		return -ENOMEM;
-	escape(key, ek, sizeof(ek));
-	escape(value, ev, sizeof(ev));
-	escape(ident, eid, 3 * PT_IDENT_MAX + 1);
+	pt_journal_escape(key, ek, sizeof(ek));
+	pt_journal_escape(value, ev, sizeof(ev));
+	pt_journal_escape(ident, eid, 3 * PT_IDENT_MAX + 1);
 	n = snprintf(buf, cap, "orig %llu %s\t%s\n", next_seq(), ek, ev);
 	if (eid[0] && strlen(ek) + strlen(eid) + sizeof("ident \t") > LINE_MAX_LEN)
 		return pt_err(ctx, -E2BIG, "%s: its identity is too long to journal", key);
 	if (eid[0])
 		snprintf(buf + n, cap - (size_t)n, "ident %s\t%s\n", ek, eid);
-	return append_ret(ctx, append_line(jfd, buf));
+	return append_ret(ctx, pt_journal_append_line(jfd, buf));
 }
 
 int pt_journal_append_restored(struct perftune_ctx *ctx, int jfd, const char *const *keys, size_t n)
@@ -167,13 +167,13 @@ int pt_journal_append_restored(struct perftune_ctx *ctx, int jfd, const char *co
 	if (!buf)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		escape(keys[i], ek, sizeof(ek));
+		pt_journal_escape(keys[i], ek, sizeof(ek));
 		len += (size_t)snprintf(buf + len, cap - len, "restored %s\n", ek);
 	}
 	buf[len] = '\0';
 	if (!len)
 		return 0;
-	return append_ret(ctx, append_line(jfd, buf));
+	return append_ret(ctx, pt_journal_append_line(jfd, buf));
 }
 
 int pt_journal_append_to(struct perftune_ctx *ctx, const char *name, const char *tag,
@@ -193,15 +193,14 @@ int pt_journal_append_to(struct perftune_ctx *ctx, const char *name, const char 
  * creating it leaves nothing behind, never an empty or headless journal.
  * -EEXIST: the journal is there already; -EOPNOTSUPP: no O_TMPFILE here.
  */
-static int create_journal(struct perftune_ctx *ctx, const char *name, const char *content, int *fd)
+int pt_journal_create(struct perftune_ctx *ctx, const char *file, const char *content, int *fd)
 {
 	_cleanup_close_ int dfd = pt_journal_dir_open(ctx, true);
-	char file[128], proc[64];
+	char proc[64];
 	int tfd, r;
 
 	if (dfd < 0)
 		return dfd;
-	snprintf(file, sizeof(file), "%s.journal", name);
 	tfd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_APPEND | O_CLOEXEC, 0600);
 	if (tfd < 0 && (errno == EOPNOTSUPP || errno == EISDIR))
 		return -EOPNOTSUPP;
@@ -211,7 +210,7 @@ static int create_journal(struct perftune_ctx *ctx, const char *name, const char
 	if (fchmod(tfd, 0600) < 0)
 		r = -errno;
 	if (r == 0)
-		r = append_line(tfd, content);
+		r = pt_journal_append_line(tfd, content);
 	if (r == 0 && linkat(tfd, "", dfd, file, AT_EMPTY_PATH) < 0) {
 		r = -errno;
 		if (r != -EEXIST) { /* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH */
@@ -232,17 +231,18 @@ static int create_journal(struct perftune_ctx *ctx, const char *name, const char
 int pt_journal_begin(struct perftune_ctx *ctx, const char *name, unsigned flags, bool create,
 		     int *jfd)
 {
-	char boot[64], hdr[512], pid[64];
+	char boot[64], hdr[512], pid[64], file[128];
 	int fd = -1, r;
 
 	pt_boot_id(boot, sizeof(boot));
 	snprintf(pid, sizeof(pid), "%d %llu", getpid(), pt_self_starttime());
 	snprintf(hdr, sizeof(hdr), JOURNAL_MAGIC "%d\nname %s\nboot %s\nflags %x\npid %s\n",
 		 JOURNAL_VERSION, name, boot, flags, pid);
-	r = create_journal(ctx, name, hdr, &fd);
+	snprintf(file, sizeof(file), "%s.journal", name);
+	r = pt_journal_create(ctx, file, hdr, &fd);
 	if (r == -EOPNOTSUPP) { /* created in place: a kill here can leave a short journal */
 		r = pt_journal_open(ctx, name, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, &fd);
-		if (r == 0 && (r = append_line(fd, hdr)) < 0)
+		if (r == 0 && (r = pt_journal_append_line(fd, hdr)) < 0)
 			close(fd);
 	}
 	if (r == 0) {

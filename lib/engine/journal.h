@@ -68,5 +68,13 @@ int pt_journal_append_restored(struct perftune_ctx *ctx, int jfd, const char *co
 int pt_journal_append_to(struct perftune_ctx *ctx, const char *name, const char *tag,
 			 const char *key, const char *value);
 int pt_journal_remove(struct perftune_ctx *ctx, const char *name);
+/*
+ * The journal step of a replace: the live entries of @ji (loaded under the
+ * lock) written whole, as a committed journal @name held by this process
+ * (released unless @hold), in the place of @ji's own: 0 with *@jfd open on
+ * the new journal, or -errno (nothing changed).
+ */
+int pt_journal_swap(struct perftune_ctx *ctx, const struct pt_jinfo *ji, const char *name,
+		    unsigned flags, bool hold, int *jfd);
 
 #endif

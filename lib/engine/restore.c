@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "perftune.h"
 #include "macro.h"
 #include "internal.h"
@@ -291,10 +293,11 @@ static int place(struct perftune_ctx *ctx, struct restore *rs, struct others *o,
 	return 0;
 }
 
-/* Place each key; hand over those a later transaction also changed. */
-static int collect(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct restore *rs, int jfd)
+/* Place each key (but those @o keeps in force); hand over those a later transaction also changed. */
+static int collect(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct restore *rs, int jfd,
+		   const struct pt_restore_opts *o)
 {
-	struct others o;
+	struct others others;
 	int r = 0;
 
 	rs->it = calloc(ji->n + 1, sizeof(*rs->it));
@@ -302,16 +305,16 @@ static int collect(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct restore
 	rs->sched = calloc(ji->n + 1, sizeof(*rs->sched));
 	if (!rs->it || !rs->grp || !rs->sched)
 		return -ENOMEM;
-	others_load(ctx, ji->name, &o);
+	others_load(ctx, ji->name, &others);
 	for (size_t i = ji->n; i-- > 0 && r >= 0;) {
 		struct item *it = &rs->it[rs->n];
-		if (ji->e[i].restored)
+		if (ji->e[i].restored || (o->keep && o->keep(o->ud, ji->e[i].key)))
 			continue;
-		r = place(ctx, rs, &o, jfd, &ji->e[i], it);
+		r = place(ctx, rs, &others, jfd, &ji->e[i], it);
 		if (r > 0)
 			it->pos = rs->n++;
 	}
-	others_free(&o);
+	others_free(&others);
 	if (r < 0)
 		return r;
 	qsort(rs->it, rs->n, sizeof(*rs->it), item_cmp);
@@ -328,7 +331,17 @@ static int collect(struct perftune_ctx *ctx, struct pt_jinfo *ji, struct restore
 	return 0;
 }
 
-int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags)
+/* the journal loaded in @jfd is the file @o expects (or @o expects none) */
+static bool same_file(int jfd, const struct pt_restore_opts *o)
+{
+	struct stat st;
+
+	if (!o->ino)
+		return true;
+	return fstat(jfd, &st) == 0 && st.st_dev == o->dev && st.st_ino == o->ino;
+}
+
+int pt_restore_with(struct perftune_ctx *ctx, const char *name, const struct pt_restore_opts *o)
 {
 	struct pt_jinfo ji;
 	struct restore rs = { .ctx = ctx, .ji = &ji };
@@ -336,10 +349,15 @@ int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags
 	const char **done = NULL;
 	size_t ndone = 0;
 	char firsterr[PT_ERR_MAX] = "";
+	unsigned flags = o->flags;
 
 	r = pt_journal_load_fd(ctx, name, &ji, &jfd);
 	if (r < 0)
 		return r;
+	if (!same_file(jfd, o)) {
+		r = -ESTALE; /* replaced (tx-replace.c): its keys are another transaction's now */
+		goto out;
+	}
 	if (ji.held && ji.pid != getpid() && !(flags & PERFTUNE_RESTORE_FORCE)) {
 		r = pt_err(ctx, -EBUSY, "transaction '%s' is held by process %d (stop it first)",
 			   name, ji.pid);
@@ -351,7 +369,7 @@ int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags
 		pt_journal_remove(ctx, name);
 		goto out;
 	}
-	r = collect(ctx, &ji, &rs, jfd);
+	r = collect(ctx, &ji, &rs, jfd, o);
 	if (r < 0)
 		goto out;
 	/* keys without a device here, then the devices side by side */
@@ -384,7 +402,8 @@ int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags
 			   name, failed, firsterr);
 		goto out;
 	}
-	pt_journal_remove(ctx, name);
+	if (!o->keep) /* a partial restore leaves the journal to what it keeps */
+		pt_journal_remove(ctx, name);
 	r = written;
 out:
 	if (jfd >= 0)
@@ -398,6 +417,31 @@ out:
 	free(rs.grp);
 	free(rs.sched);
 	pt_jinfo_free(&ji);
+	return r;
+}
+
+int pt_restore_locked(struct perftune_ctx *ctx, const char *name, unsigned flags)
+{
+	struct pt_restore_opts o = { .flags = flags };
+
+	return pt_restore_with(ctx, name, &o);
+}
+
+int pt_restore_file(struct perftune_ctx *ctx, const char *name, dev_t dev, ino_t ino)
+{
+	struct pt_restore_opts o = { .flags = PERFTUNE_RESTORE_FORCE, .dev = dev, .ino = ino };
+	int lockfd, r;
+
+	pt_lock(ctx);
+	pt_attr_cache_begin(ctx);
+	pt_err_clear(ctx);
+	r = pt_journal_lock(ctx, &lockfd);
+	if (r >= 0) {
+		r = pt_restore_with(ctx, name, &o);
+		pt_journal_unlock(ctx, lockfd);
+	}
+	pt_attr_cache_end(ctx);
+	pt_unlock(ctx);
 	return r;
 }
 

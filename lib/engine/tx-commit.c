@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "perftune.h"
 #include "macro.h"
@@ -181,6 +182,17 @@ static int split_ranges(struct perftune_tx *tx, struct pt_range **out, size_t (*
 	return (int)n;
 }
 
+/* the journal file a later rollback of @tx gives back (another one there: replaced) */
+static void journal_file(struct perftune_tx *tx, int jfd)
+{
+	struct stat st;
+
+	if (fstat(jfd, &st) == 0) {
+		tx->jdev = st.st_dev;
+		tx->jino = st.st_ino;
+	}
+}
+
 static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 {
 	struct pt_jinfo ji;
@@ -195,9 +207,18 @@ static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 	if (n < 0)
 		return n;
 	c.nrg = (size_t)n;
-	r = pt_journal_begin(ctx, tx->name, tx->flags, true, &c.jfd); /* the usual case: none yet */
+	if (tx->replaces[0]) { /* written as a re-apply in its journal, held by whoever held it */
+		r = pt_tx_replace_check(ctx, tx, &ji);
+		if (r < 0)
+			goto out;
+		r = -EEXIST;
+	} else {
+		r = pt_journal_begin(ctx, tx->name, tx->flags, true, &c.jfd); /* usually none yet */
+	}
 	existed = r == -EEXIST;
-	if (existed) { /* a re-apply, or a transaction of that name held elsewhere */
+	if (existed && tx->replaces[0]) {
+		r = pt_journal_begin(ctx, tx->replaces, tx->flags, false, &c.jfd);
+	} else if (existed) { /* a re-apply, or a transaction of that name held elsewhere */
 		r = pt_journal_load(ctx, tx->name, &ji);
 		if (r < 0)
 			goto out;
@@ -215,6 +236,12 @@ static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 	for (size_t k = 0; k < c.nrg && !bad; k++)
 		if (c.rg[k].r < 0)
 			bad = &c.rg[k];
+	if (!bad && tx->replaces[0] && (r = pt_tx_replace_finish(ctx, tx, &ji)) < 0) {
+		bad = &c.rg[0]; /* its journal step failed: all of it rolled back */
+		bad->r = r;
+		snprintf(bad->err, sizeof(bad->err), "transaction '%s': %s", tx->name,
+			 pt_errmsg(ctx));
+	}
 	if (bad) {
 		pt_batch_groups(&c, undo_group, c.nrg);
 		if (!existed)
@@ -226,6 +253,11 @@ static int commit_locked(struct perftune_ctx *ctx, struct perftune_tx *tx)
 	}
 	for (size_t i = 0; i < tx->n; i++)
 		written += (tx->s[i].flags & PERFTUNE_CHANGE_WRITTEN) != 0;
+	if (tx->replaces[0]) { /* its journal is another file now, committed whole */
+		r = written;
+		goto out;
+	}
+	journal_file(tx, c.jfd);
 	/*
 	 * Nothing written (the machine was already in that state): the transaction
 	 * is recorded all the same, empty, so that a script's later restore of its
@@ -266,6 +298,11 @@ static int tx_commit_impl(struct perftune_tx *tx)
 		qsort(tx->s, tx->n, sizeof(*tx->s), order_cmp);
 	if (tx->flags & PERFTUNE_TX_DRY_RUN) {
 		r = dry_run(ctx, tx);
+		if (r >= 0 && tx->replaces[0]) {
+			int k = pt_tx_replace_preview(ctx, tx);
+			if (k < 0)
+				r = k;
+		}
 		goto out;
 	}
 	r = pt_journal_lock(ctx, &lockfd);

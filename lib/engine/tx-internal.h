@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include "perftune.h"
 #include "core/key.h"
 #include "core/log.h"
@@ -60,6 +61,10 @@ struct pt_tx_follow_ops {
 	void (*free)(void *data);
 };
 struct pt_watch; /* watch.c's */
+/* a key of the replaced transaction that a replace gave back (perftune_tx_changes()) */
+struct pt_given {
+	char *key, *from, *to;
+};
 
 struct perftune_tx {
 	int refcount;
@@ -78,6 +83,11 @@ struct perftune_tx {
 	void *follow_data;
 	struct pt_watch *watch; /* perftune_tx_watch()'s, freed through watch_free */
 	void (*watch_free)(struct pt_watch *w);
+	char replaces[PT_TX_NAME_MAX + 1]; /* perftune_tx_replace(): whose place it takes, or "" */
+	struct pt_given *given;		   /* what the replace gave back */
+	size_t ngiven;
+	dev_t jdev; /* its journal file since the commit: its rollback gives back that one only */
+	ino_t jino;
 };
 
 /* Keys of one device (or all keys without a device): tx->s[start, end). */
@@ -114,6 +124,8 @@ static inline const char *pt_stage_orig(const struct pt_stage *s)
 }
 
 void pt_tx_release_holds(struct perftune_tx *tx);
+/* forget what a replace gave back (tx->given) */
+void pt_tx_drop_given(struct perftune_tx *tx);
 /*
  * The opening of a call that stages or commits: lock the context, use the
  * transaction's open files, clear the message.  0, or -EALREADY for a
@@ -127,6 +139,21 @@ int pt_tx_enter(struct perftune_tx *tx, const char *key, struct pt_fcache **prev
 int pt_tx_commit_pre(struct perftune_ctx *ctx, struct pt_jinfo *ji, int jfd, struct pt_stage *s);
 /* tx-write.c: after the write: read it back, journal what it left */
 int pt_tx_commit_post(struct perftune_ctx *ctx, struct perftune_tx *tx, int jfd, struct pt_stage *s);
+
+/*
+ * tx-replace.c, under the journal lock: the transaction @tx replaces is in
+ * force and may be replaced (loaded in @ji), else -errno with the reason.
+ */
+int pt_tx_replace_check(struct perftune_ctx *ctx, struct perftune_tx *tx, struct pt_jinfo *ji);
+/*
+ * tx-replace.c, after the writes of a replace: give back the replaced
+ * transaction's keys that @tx did not stage, move its journal to @tx's
+ * (pt_journal_swap()) and end its holder @ji (as loaded before the commit).
+ */
+int pt_tx_replace_finish(struct perftune_ctx *ctx, struct perftune_tx *tx,
+			 const struct pt_jinfo *ji);
+/* tx-replace.c: a dry run's tx->given: what the replace would give back */
+int pt_tx_replace_preview(struct perftune_ctx *ctx, struct perftune_tx *tx);
 
 /* tx-undo.c: give back what this commit wrote in one range: the scheduler, then newest first */
 void pt_tx_undo_range(struct pt_commit *c, struct pt_range *rg);

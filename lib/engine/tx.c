@@ -19,7 +19,9 @@
 #include "core/key.h"
 #include "core/log.h"
 #include "object/change.h"
+#include "shared/array.h"
 #include "engine/journal.h"
+#include "engine/restore.h"
 #include "engine/tx-internal.h"
 
 static int tx_new_impl(struct perftune_ctx *ctx, const char *name, unsigned flags,
@@ -114,6 +116,15 @@ void pt_tx_release_holds(struct perftune_tx *tx)
 		}
 }
 
+void pt_tx_drop_given(struct perftune_tx *tx)
+{
+	for (size_t i = 0; i < tx->ngiven; i++)
+		pt_free_all(tx->given[i].key, tx->given[i].from, tx->given[i].to);
+	free(tx->given);
+	tx->given = NULL;
+	tx->ngiven = 0;
+}
+
 PERFTUNE_EXPORT struct perftune_tx *perftune_tx_unref(struct perftune_tx *tx)
 {
 	if (!tx || __atomic_sub_fetch(&tx->refcount, 1, __ATOMIC_SEQ_CST) > 0)
@@ -135,6 +146,7 @@ PERFTUNE_EXPORT struct perftune_tx *perftune_tx_unref(struct perftune_tx *tx)
 	perftune_ctx_unref(tx->ctx);
 	for (size_t i = 0; i < tx->n; i++)
 		pt_stage_free(&tx->s[i]);
+	pt_tx_drop_given(tx);
 	free(tx->s);
 	free(tx);
 	return NULL;
@@ -179,7 +191,13 @@ static int tx_rollback_impl(struct perftune_tx *tx)
 	}
 	pt_tx_release_holds(tx);
 	prev = pt_attr_cache_use(tx->ctx, &tx->files);
-	r = perftune_restore(tx->ctx, tx->name, PERFTUNE_RESTORE_FORCE);
+	r = pt_restore_file(tx->ctx, tx->name, tx->jdev, tx->jino);
+	if (r == -ESTALE) { /* replaced (tx-replace.c): the keys are the new transaction's */
+		pt_log(tx->ctx, PERFTUNE_LOG_NOTICE,
+		       "transaction '%s' was replaced: nothing to give back here", tx->name);
+		pt_err_clear(tx->ctx);
+		r = -ENOENT;
+	}
 	pt_attr_cache_unuse(tx->ctx, prev);
 	pt_attr_cache_destroy(tx->files);
 	tx->files = NULL;
@@ -254,6 +272,13 @@ static int tx_changes_impl(struct perftune_tx *tx, struct perftune_change_iter *
 		return -ENOMEM;
 	for (size_t i = 0; i < tx->n && r >= 0; i++)
 		r = tx_change(it, &tx->s[i]);
+	for (size_t i = 0; i < tx->ngiven && r >= 0; i++) {
+		struct perftune_change c = { .key = tx->given[i].key,
+					     .old_value = tx->given[i].from,
+					     .new_value = tx->given[i].to,
+					     .flags = PERFTUNE_CHANGE_GIVEN_BACK };
+		r = pt_change_iter_add(it, &c);
+	}
 	if (r < 0) {
 		perftune_change_iter_free(it);
 		return r;

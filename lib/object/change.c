@@ -28,7 +28,8 @@ int pt_change_iter_add(struct perftune_change_iter *it, const struct perftune_ch
 	struct perftune_change copy = *c;
 
 	copy.note = pt_store_note(c->note);
-	copy.flags &= PERFTUNE_CHANGE_WRITTEN | PERFTUNE_CHANGE_UNCHANGED;
+	copy.flags &=
+		PERFTUNE_CHANGE_WRITTEN | PERFTUNE_CHANGE_UNCHANGED | PERFTUNE_CHANGE_GIVEN_BACK;
 	return pt_store_add(&it->all, pt_store_copy(&copy, sizeof(copy), change_strings,
 						    ARRAY_SIZE(change_strings)));
 }

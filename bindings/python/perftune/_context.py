@@ -494,6 +494,7 @@ class Context:
         variables: Mapping[str, str] | None = None,
         *,
         name: str | None = None,
+        replace: str | None = None,
         hold: bool = False,
         dry_run: bool = False,
         strict: bool = False,
@@ -506,13 +507,17 @@ class Context:
         says what would be (old -> new); ``skipped`` lists the options not
         applied here with the reason.  Close the returned transaction when
         done: a ``hold`` one is then rolled back.  On error nothing stays
-        changed."""
+        changed.  ``replace``: take the place of transaction ``replace``
+        without a gap (:meth:`Transaction.replace`), under its name unless
+        ``name``."""
         with self.load_profile(profile, variables) as p:
             pname, ppath = p.name, p.path
             tx = self.transaction(
-                name or pname, hold=hold, dry_run=dry_run, allow_partial=allow_partial
+                name or replace or pname, hold=hold, dry_run=dry_run, allow_partial=allow_partial
             )
             try:
+                if replace is not None:
+                    tx.replace(replace)
                 tx.apply_profile(p, strict=strict)
                 written = tx.commit()
                 changes = tx.changes()
@@ -867,6 +872,22 @@ class Transaction:
         ``mq-deadline``); a glob stages every tunable it matches.  Returns the
         number staged."""
         return int(self._call(_lib.perftune_tx_set, _text("key", key), _value(value)))
+
+    def replace(self, old: str) -> None:
+        """Make this transaction, when committed, take the place of the
+        committed or held transaction ``old`` without a gap: keys both set go
+        straight from ``old``'s value to the new one, keys only this one sets
+        are journaled and written, keys only ``old`` set go back to their
+        originals (:meth:`changes` lists them with ``ItemFlag.GIVEN_BACK``),
+        and ``old``'s originals move to this transaction's journal in one
+        step, so a restore after a kill at any point gives back the machine's
+        originals.  A live holder of ``old`` in another process is sent
+        SIGTERM and ends without writing; a :class:`Transaction` of ``old``
+        in this process gives back nothing afterwards (close it: its PM QoS
+        requests end then).  Raises (nothing changed) if ``old`` is not in
+        force (PerftuneError ENOENT, EBUSY: its commit did not complete) or
+        another transaction has this one's name (EBUSY)."""
+        self._call(_lib.perftune_tx_replace, _text("old", old))
 
     def apply_profile(self, profile: Profile, strict: bool = False) -> int:
         """Map ``profile`` again against the machine as it is now and stage

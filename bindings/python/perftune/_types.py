@@ -43,6 +43,9 @@ class ItemFlag(enum.IntFlag):
     """the key was written (not just journaled)"""
     UNCHANGED = _lib.PERFTUNE_CHANGE_UNCHANGED
     """staged but already at the value: no write"""
+    GIVEN_BACK = _lib.PERFTUNE_CHANGE_GIVEN_BACK
+    """a key only the replaced transaction had, given back to its original
+    (:meth:`Transaction.replace`): old is that transaction's value"""
     COMMITTED = _lib.PERFTUNE_STATUS_COMMITTED
     """the transaction's commit completed"""
     SHADOWED = _lib.PERFTUNE_STATUS_SHADOWED

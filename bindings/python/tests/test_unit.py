@@ -886,3 +886,51 @@ def test_watch_needs_a_held_transaction(ctx: perftune.Context) -> None:
     with pytest.raises(ValueError):
         tx.watch()
     ctx.restore("nohold")
+
+
+def test_replace_switches_without_a_gap_and_restores_the_originals(
+    ctx: perftune.Context, tree: FakeTree
+) -> None:
+    with ctx.transaction("old") as tx:
+        tx.set("sysctl.vm.swappiness", "10")
+        tx.set("thp.enabled", "never")  # only in "old"
+    with ctx.transaction("new") as tx:
+        tx.replace("old")
+        tx.set("sysctl.vm.swappiness", "20")  # shared
+        tx.set("block.fake0.read_ahead_kb", "512")  # only in "new"
+    assert (tree.read(SWAP), tree.read(THP), tree.read(RA)) == ("20", "madvise", "512")
+    (given,) = [c for c in tx.changes() if c.flags & perftune.ItemFlag.GIVEN_BACK]
+    assert (given.key, given.old, given.new) == ("thp.enabled", "never", "madvise")
+    assert {e.name for e in ctx.status()} == {"new"}
+    (swap,) = [e for e in ctx.status() if e.key == "sysctl.vm.swappiness"]
+    assert swap.old == "60"  # the original came along, not "old"'s 10
+    ctx.restore("new")
+    assert (tree.read(SWAP), tree.read(THP), tree.read(RA)) == ("60", "madvise", "128")
+
+
+def test_replace_in_place_leaves_the_old_handle_nothing_to_give_back(
+    ctx: perftune.Context, tree: FakeTree
+) -> None:
+    old = ctx.transaction("web", hold=True)
+    old.set("sysctl.vm.swappiness", "10")
+    old.commit()
+    new = ctx.transaction("web", hold=True)
+    new.replace("web")
+    new.set("sysctl.vm.swappiness", "20")
+    new.commit()
+    old.close()  # replaced: writes nothing
+    assert tree.read(SWAP) == "20"
+    new.close()
+    assert tree.read(SWAP) == "60"
+    assert ctx.status() == []
+
+
+def test_replace_of_nothing_is_refused_before_anything_changes(
+    ctx: perftune.Context, tree: FakeTree
+) -> None:
+    with ctx.transaction("x") as tx:
+        with pytest.raises(FileNotFoundError, match="no transaction named 'nope' to replace"):
+            tx.replace("nope")
+        tx.rollback()
+    assert tree.read(SWAP) == "60"
+    assert ctx.status() == []
