@@ -29,9 +29,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# wait_for CMD...: until CMD succeeds, 10 s at most (a bound, not a measurement)
+# wait_for CMD...: until CMD succeeds, 60 s at most (a bound for a loaded machine)
 wait_for() {
-	for _ in $(seq 200); do "$@" && return 0; sleep 0.05; done
+	for _ in $(seq 1200); do "$@" && return 0; sleep 0.05; done
 	return 1
 }
 holding() { grep -q '^holding transaction' "$1"; }

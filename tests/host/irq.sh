@@ -83,7 +83,7 @@ def pinned():
 threading.Thread(target=pinned, daemon=True).start(); time.sleep(600)' >"$WORK/tid" &
 TP=$!
 trap 'kill $TP 2>/dev/null; putback' EXIT
-for _ in $(seq 100); do [ -s "$WORK/tid" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -s "$WORK/tid" ] && break; sleep 0.1; done # up to 60 s: a loaded machine
 TT=$(cat "$WORK/tid")
 mask() { awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$TP/task/$1/status"; }
 m0=$(mask $TP) t0=$(mask "$TT")

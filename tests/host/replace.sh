@@ -31,8 +31,8 @@ profile() { # profile FILE SWAPPINESS DIRTY_RATIO LATENCY|"" [BACKGROUND]
 profile "$WORK/a.conf" "$sA" "$dA" "$latA" "$bgA"
 profile "$WORK/b.conf" "$sB" "$dB" "$latB"
 
-wait_for() { # wait_for FILE [PATTERN]: until FILE is there (with a line matching PATTERN); 30 s
-	for _ in $(seq 300); do
+wait_for() { # wait_for FILE [PATTERN]: until FILE is there (with a line matching PATTERN); 60 s
+	for _ in $(seq 600); do
 		if [ -z "${2:-}" ]; then [ -e "$1" ] && return 0
 		else grep -q "$2" "$1" 2>/dev/null && return 0; fi
 		sleep 0.1

@@ -421,7 +421,7 @@ hold_test() { # DESCRIPTION COMMAND... (transaction pkgtest, setting vm.stat_int
 		PERFTUNE_PROFILE_PATH="$WORK/profiles" "$@" > "$WORK/hold.log" 2>&1 &
 	pid=$!
 	HOLD_PID=$pid
-	for i in $(seq 100); do
+	for i in $(seq 600); do # up to 60 s: a loaded machine
 		grep -q '^holding' "$WORK/hold.log" && break
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
@@ -447,7 +447,7 @@ poststop=$(sed -n 's/^ExecStopPost=-//p' "$unit" | sed 's/%i/pkgtest/g')
 env -i PATH="$SAFE_PATH" HOME="$WORK/home" LC_ALL=C.UTF-8 PERFTUNE_JOURNAL_DIR="$WORK/journal" \
 	perftune set --hold --name pkgtest "sysctl.vm.stat_interval=$new" > "$WORK/hold.log" 2>&1 &
 HOLD_PID=$!
-for i in $(seq 100); do
+for i in $(seq 600); do # up to 60 s: a loaded machine
 	grep -q '^holding' "$WORK/hold.log" && break
 	sleep 0.1
 done
