@@ -6,7 +6,11 @@
 # unit runs guest-boot.sh, which runs this script:
 #
 #   tests/vm/run-vm --init systemd --build-dir BUILD --source-dir SRC \
-#       tests/vm/guest-systemd-tests.sh [PERFTUNE]
+#       tests/vm/guest-systemd-tests.sh [PERFTUNE [unit|packages]]
+#
+# The second argument runs one group alone: "unit" (the tests below) or
+# "packages" (a package's life under systemd, guest-package-tests.sh);
+# without it, both.
 #
 # The unit is installed into /run/systemd/system as built (BUILD/systemd/
 # perftune@.service), with only the path of perftune in Exec*= changed to the
@@ -36,8 +40,11 @@ source /run/vm-devices.env
 read -r -a SCSI <<<"$SCSI_DISKS"
 JOURNAL_DIR=/run/perftune
 WORK=$(mktemp -d /run/vm-tests.XXXXXX)
+GROUP=${2:-all}
 # shellcheck source=guest-lib.sh source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
+# shellcheck source=guest-package-tests.sh source-path=SCRIPTDIR
+source "$(dirname "${BASH_SOURCE[0]}")/guest-package-tests.sh"
 
 PROFILE=vm-systemd
 UNIT=perftune@$PROFILE.service
@@ -88,7 +95,12 @@ WAIT=180
 
 # progress TEXT: a line on the console at once (a test's transcript shows only
 # when it ends), so that a hung step can be told in the console log.
-progress() { echo "vm-systemd-tests: $*" >/dev/console 2>/dev/null || true; }
+# (with the guest's uptime: the console log then says what each step cost)
+progress() {
+	local up _
+	read -r up _ </proc/uptime
+	echo "vm-systemd-tests: [${up}s] $*" >/dev/console 2>/dev/null || true
+}
 
 # wait_state STATE...: wait until the unit's ActiveState is one of STATE.
 wait_state() {
@@ -116,10 +128,12 @@ wait_held() {
 			fail "$UNIT ended ($(prop ActiveState), result $(prop Result)) instead of holding"
 			;;
 		esac
+		# status --json: a row (a line) per key; awk, not python3, whose
+		# start-up alone takes seconds under TCG on a busy machine
 		if ((pid > 0)) && "$PT" status --json 2>/dev/null |
-			python3 -c 'import json, sys
-rows = [r for r in json.load(sys.stdin) if r["transaction"] == sys.argv[1]]
-sys.exit(0 if rows and all(r["held"] and r["pid"] == int(sys.argv[2]) for r in rows) else 1)' "$PROFILE" "$pid"; then
+			awk -v t="\"transaction\": \"$PROFILE\"," -v p="\"pid\": $pid," -v h='"held": true,' '
+				index($0, t) { n++; if (!index($0, p) || !index($0, h)) bad++ }
+				END { exit !(n > 0 && !bad) }'; then
 			HOLDER=$pid
 			return 0
 		fi
@@ -365,14 +379,29 @@ test_security() {
 	}
 }
 
+unit_tests() {
+	run_test "the unit loads, with the build tree's perftune" test_unit_loads
+	run_test "the library under each seccomp directive of the unit" test_probe_filters
+	run_test "the shipped unit as is" test_shipped_unit
+	run_test "systemctl start: applies and holds" test_start_holds
+	run_test "systemctl stop: restores every value" test_stop_restores
+	run_test "kill -9 of the holder: ExecStopPost restores" test_kill9_execstoppost
+	run_test "systemd-analyze security" test_security
+}
+
 setup
-run_test "the unit loads, with the build tree's perftune" test_unit_loads
-run_test "the library under each seccomp directive of the unit" test_probe_filters
-run_test "the shipped unit as is" test_shipped_unit
-run_test "systemctl start: applies and holds" test_start_holds
-run_test "systemctl stop: restores every value" test_stop_restores
-run_test "kill -9 of the holder: ExecStopPost restores" test_kill9_execstoppost
-run_test "systemd-analyze security" test_security
+case $GROUP in
+all)
+	unit_tests
+	package_tests
+	;;
+unit) unit_tests ;;
+packages) package_tests ;;
+*)
+	echo "guest-systemd-tests: unknown group '$GROUP' (unit, packages)"
+	exit 1
+	;;
+esac
 
 echo "$PASSED passed, $FAILED failed"
 ((FAILED == 0))
