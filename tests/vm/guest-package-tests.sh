@@ -93,6 +93,7 @@ run_pkg_tool() {
 		sed 's/^/    /' "$WORK/pkg.out"
 		fail "$* failed"
 	}
+	progress "$1 returned"
 	sed 's/^/    /' "$WORK/pkg.out"
 }
 
@@ -186,6 +187,36 @@ test_pkg_install() {
 	unit_log
 }
 
+# A disk added under the held unit (issue 35's hotplug): a scsi_debug host
+# more, whose disk the profile's devices=sd* selects, gets its elevator
+# from the holder; removal gives it back (test_pkg_remove), then the host
+# goes.
+SDEBUG=/sys/bus/pseudo/drivers/scsi_debug
+test_pkg_hotplug() {
+	local d new='' end=$((SECONDS + WAIT))
+	[[ $(prop ActiveState) == active ]] || fail "$UNIT is not running (the install failed)"
+	echo "\$ echo 1 >$SDEBUG/add_host"
+	progress "scsi_debug add_host"
+	echo 1 >"$SDEBUG/add_host"
+	while [[ -z $new ]] && ((SECONDS < end)); do
+		for d in /sys/block/sd*; do
+			d=${d##*/}
+			[[ " ${SCSI[*]} " == *" $d "* ]] || new=$d
+		done
+		[[ -n $new ]] || sleep 0.2
+	done
+	[[ -n $new ]] || fail "no new disk after add_host"
+	echo "$new" >"$WORK/hot-disk"
+	echo "    new disk: $new (model $(<"/sys/block/$new/device/model"))"
+	progress "waiting for $new to get kyber"
+	while [[ $(sched "$new") != kyber ]] && ((SECONDS < end)); do sleep 0.2; done
+	unit_log
+	eq "$new scheduler (added under the held unit)" "$(sched "$new")" kyber
+	pt_ok status
+	grep -q "block\.$new\.scheduler.*HOTPLUG" <<<"$OUT" || fail "status shows no HOTPLUG key for $new"
+	pkg_in_force 1
+}
+
 test_pkg_upgrade() {
 	local t0
 	[[ $(prop ActiveState) == active ]] || fail "$UNIT is not running (the install failed)"
@@ -224,6 +255,9 @@ test_pkg_reboot() {
 	sc stop 'perftune@*.service'
 	pkg_all_back
 	rm -rf /run/perftune
+	# boot: systemd reads the enablement links afresh (dpkg's postinst
+	# enables with --no-reload: PID 1 has not seen the link yet)
+	sc daemon-reload
 	# boot: what multi-user.target wants, of ours (the enabled instances)
 	read -r -a wants <<<"$(systemctl show -P Wants multi-user.target)"
 	for u in "${wants[@]}"; do [[ $u == perftune@* ]] && echo "    multi-user.target wants $u"; done
@@ -247,6 +281,15 @@ test_pkg_remove() {
 	[[ ! -e /usr/lib/perftune/profiles/$PKG ]] || fail "/usr/lib/perftune/profiles/$PKG left"
 	pkg_all_back
 	no_transactions
+	if [[ -s $WORK/hot-disk ]]; then
+		local hot
+		hot=$(<"$WORK/hot-disk")
+		# a scsi_debug disk of the same module parameters starts as the others did
+		eq "$hot scheduler (added under the hold) after removal" "$(sched "$hot")" "$(orig "scheduler.${SCSI[0]}")"
+		echo "\$ echo -1 >$SDEBUG/add_host"
+		echo -1 >"$SDEBUG/add_host"
+		rm "$WORK/hot-disk"
+	fi
 }
 
 # package_tests: the life of the .deb, then of the .rpm
@@ -257,6 +300,9 @@ package_tests() {
 	run_test "example package: built, originals noted" test_pkg_setup
 	for PKG_FMT in deb rpm; do
 		run_test "$PKG_FMT: install -> $UNIT enabled, active, in force" test_pkg_install
+		# once is enough: the holder is the same for both
+		[[ $PKG_FMT == rpm ]] ||
+			run_test "scsi_debug add_host under the held unit -> the new disk gets its elevator" test_pkg_hotplug
 		run_test "$PKG_FMT: upgrade to 2.0 -> new values in force, no original seen" test_pkg_upgrade
 		run_test "$PKG_FMT: reboot (simulated) -> in force again" test_pkg_reboot
 		run_test "$PKG_FMT: removal -> every value back, disabled, no journal" test_pkg_remove
