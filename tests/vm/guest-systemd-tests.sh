@@ -66,7 +66,25 @@ snapshot() {
 	echo "pmqos=$(pmqos_now)"
 	echo "gro.$NET_E1000E=$(gro_now)"
 	echo "module.dummy=$(dummy_now)"
+	for f in /proc/sys/vm/nr_hugepages /proc/sys/kernel/numa_balancing \
+		"$THP" "$AVC" /proc/irq/default_smp_affinity "$WQ_MASK" \
+		/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor; do
+		echo "$f=$(<"$f")"
+	done
+	# every IRQ's mask ([scheduler] isolated_cores moves the movable ones)
+	for f in /proc/irq/[0-9]*/smp_affinity_list; do echo "$f=$(<"$f")"; done
 }
+
+# The other families' files (every family a profile can hold, issue 36).
+THP=/sys/kernel/mm/transparent_hugepage/enabled
+AVC=/sys/fs/selinux/avc/cache_threshold
+WQ_MASK=/sys/devices/virtual/workqueue/cpumask
+GOV=/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor
+ISOLATED=3
+# thp_now: the mode in brackets
+thp_now() { sed 's/.*\[\(.*\)\].*/\1/' "$THP"; }
+# cpu_in_mask FILE CPU: whether a hex mask (commas between words) has CPU
+cpu_in_mask() { (((16#$(tr -d ',\n' <"$1") >> $2) & 1)); }
 
 # gro_now: generic-receive-offload of the e1000e NIC (ethtool -k), on or off
 gro_now() { ethtool -k "$NET_E1000E" | sed -n 's/^generic-receive-offload: \([a-z]*\).*/\1/p'; }
@@ -151,6 +169,18 @@ in_force() {
 	eq "PM QoS CPU latency (held)" "$(pmqos_now)" 0
 	eq "$NET_E1000E gro (ethtool netlink: AF_NETLINK)" "$(gro_now)" "$WANT_GRO"
 	eq "dummy module (libkmod: ProtectKernelModules=no, @module)" "$(dummy_now)" loaded
+	eq "THP ([vm])" "$(thp_now)" "$WANT_THP"
+	eq "huge pages (vm.nr_hugepages: hugepages.nr)" "$(</proc/sys/vm/nr_hugepages)" "$WANT_HP"
+	eq "NUMA balancing (kernel.numa_balancing)" "$(</proc/sys/kernel/numa_balancing)" "$WANT_NUMAB"
+	eq "SELinux AVC cache threshold ([selinux])" "$(<"$AVC")" "$WANT_AVC"
+	eq "cpu0 governor ([cpu] governor: cpufreq)" "$(<"$GOV")" "$WANT_GOV"
+	if cpu_in_mask /proc/irq/default_smp_affinity "$ISOLATED"; then
+		fail "default IRQ mask $(</proc/irq/default_smp_affinity) still has CPU $ISOLATED"
+	fi
+	if cpu_in_mask "$WQ_MASK" "$ISOLATED"; then
+		fail "workqueue mask $(<"$WQ_MASK") still has CPU $ISOLATED"
+	fi
+	echo "    ok: default IRQ mask $(</proc/irq/default_smp_affinity), workqueue mask $(<"$WQ_MASK"): no CPU $ISOLATED"
 }
 
 # all_back: every value as before the test started, no journal left.
@@ -177,6 +207,15 @@ setup() {
 	WANT_SCHED=$(other_sched "$DISK")
 	if [[ $(gro_now) == on ]]; then WANT_GRO=off; else WANT_GRO=on; fi
 	[[ $(dummy_now) == absent ]] || fail "dummy is loaded before the test"
+	if [[ $(thp_now) == never ]]; then WANT_THP=madvise; else WANT_THP=never; fi
+	WANT_HP=$(($(</proc/sys/vm/nr_hugepages) + 4))
+	WANT_NUMAB=$((!$(</proc/sys/kernel/numa_balancing)))
+	WANT_AVC=$(($(<"$AVC") == 8192 ? 4096 : 8192))
+	WANT_GOV=
+	for g in $(<"${GOV%/*}/scaling_available_governors"); do
+		[[ $g == "$(<"$GOV")" ]] || { WANT_GOV=$g; break; }
+	done
+	[[ -n $WANT_GOV ]] || fail "cpu0 offers no governor but $(<"$GOV")"
 	mkdir -p "/etc/perftune/profiles/$PROFILE"
 	cat >"/etc/perftune/profiles/$PROFILE/tuned.conf" <<-EOF
 		[main]
@@ -185,6 +224,14 @@ setup() {
 		[sysctl]
 		vm.swappiness=$WANT_SWAPPINESS
 		vm.dirty_ratio=$WANT_DIRTY
+		vm.nr_hugepages=$WANT_HP
+		kernel.numa_balancing=$WANT_NUMAB
+
+		[vm]
+		transparent_hugepages=$WANT_THP
+
+		[selinux]
+		avc_cache_threshold=$WANT_AVC
 
 		[disk]
 		devices=$DISK
@@ -192,6 +239,11 @@ setup() {
 
 		[cpu]
 		force_latency=0
+		governor=$WANT_GOV
+
+		# IRQs, the default IRQ mask, workqueues and threads off CPU $ISOLATED
+		[scheduler]
+		isolated_cores=$ISOLATED
 
 		# the unit as shipped holds every family (issue 36): ethtool over
 		# generic netlink, a module through libkmod
