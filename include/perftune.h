@@ -1244,7 +1244,8 @@ int perftune_tx_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, unsi
  * else the kernel's); below another root (perftune_ctx_set_root()), lines
  * "ACTION SUBSYSTEM NAME" written to the FIFO run/perftune-uevents of that
  * root (made if missing).  The devices present when it is called are taken
- * as the commit's.  The descriptor is the transaction's: do not close it;
+ * as the commit's: call it right after the commit, since a device added
+ * between the two is not seen.  The descriptor is the transaction's: do not close it;
  * it stays valid until perftune_tx_unref().  A second call returns the same
  * one.
  * Return: the descriptor (>= 0), -EINVAL (@tx NULL, not a held transaction),

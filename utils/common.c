@@ -275,11 +275,11 @@ static int hold_watch(struct perftune_ctx *ctx, struct perftune_tx *tx)
 }
 
 /* until a signal of @set: the watch's events dispatched (devices added are tuned) */
-static int wait_signal(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t *set)
+static int wait_signal(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t *set, int watch)
 {
 	struct signalfd_siginfo si;
 	struct pollfd p[2] = { { .fd = signalfd(-1, set, SFD_CLOEXEC), .events = POLLIN },
-			       { .fd = hold_watch(ctx, tx), .events = POLLIN } };
+			       { .fd = watch, .events = POLLIN } };
 	int sig = 0;
 
 	if (p[0].fd < 0) { /* no signalfd (seccomp): signals alone, as before */
@@ -326,15 +326,19 @@ int hold_until_signal(struct perftune_ctx *ctx, struct perftune_tx **txp, sigset
 		      hold_reload_fn reload, void *ud)
 {
 	char name[128]; /* a reload frees the transaction it replaces, and its name */
-	int sig = 0, r;
+	int sig = 0, r, watch;
 	bool ours;
 
 	snprintf(name, sizeof(name), "%s", perftune_tx_name(*txp));
+	/* following devices before "holding" is said: one added after it is seen */
+	watch = hold_watch(ctx, *txp);
 	printf("holding transaction '%s' (pid %d); SIGTERM or Ctrl-C restores it%s\n", name,
 	       getpid(), reload ? ", SIGHUP reloads it" : "");
 	fflush(stdout);
-	while ((sig = wait_signal(ctx, *txp, set)) == SIGHUP && reload)
-		reload(ctx, txp, ud);		 /* a failure keeps what is in force: it says why */
+	while ((sig = wait_signal(ctx, *txp, set, watch)) == SIGHUP && reload) {
+		reload(ctx, txp, ud); /* a failure keeps what is in force: it says why */
+		watch = hold_watch(ctx, *txp);
+	}
 	ours = holder_of(ctx, name) == getpid(); /* else perftune_tx_replace() took it over */
 	r = perftune_tx_rollback(*txp);
 	if (r < 0)

@@ -15,12 +15,16 @@ a=$((swap0 == 10 ? 11 : 10)) b=$((swap0 == 20 ? 21 : 20))
 q=$((lat0 > 100 ? 77 : lat0))
 # the kernel ends a request with its fd; a fake machine's file keeps the last one written
 lat_back() { [ -n "$R" ] || eq "$1" "$(lat)" "$lat0"; }
-inside() { echo "$(cat $SW) $(lat)" >"$WORK/inside"; }
-export -f lat inside
 export SW WORK R
+# CMD's look at the values, a script: valgrind (the sanitize tier runs the CLI
+# under it) drops exported shell functions from the environment it passes on
+inside="$WORK/inside.sh"
+cat >"$inside" <<'EOF'
+echo "$(cat "$SW") $(od -An -t d4 -N 4 "$R/dev/cpu_dma_latency" | tr -d ' ')" >"$WORK/inside"
+EOF
 
 # held while CMD runs, read inside it, given back after
-$P run -n r1 sysctl.vm.swappiness=$a pmqos.cpu_dma_latency_us=$q -- bash -c inside
+$P run -n r1 sysctl.vm.swappiness=$a pmqos.cpu_dma_latency_us=$q -- bash "$inside"
 eq "run exits with CMD's status 0" "$?" 0
 eq "CMD sees the sysctl and the PM QoS request" "$(cat "$WORK/inside")" "$a $q"
 eq "sysctl given back" "$(cat $SW)" "$swap0"
@@ -68,7 +72,7 @@ lat_back "PM QoS back after restore --orphans"
 # nested runs stack: the inner one's original is the outer one's value
 $P run -n outer sysctl.vm.swappiness=$a -- \
 	$P run -n inner sysctl.vm.swappiness=$b pmqos.cpu_dma_latency_us=$q -- bash -c \
-	"inside; $P status >$WORK/status"
+	"bash $inside; $P status >$WORK/status"
 eq "nested run exits 0" "$?" 0
 eq "the inner run's values inside" "$(cat "$WORK/inside")" "$b $q"
 check "both held inside" bash -c "grep -q '^outer: held' $WORK/status && grep -q '^inner: held' $WORK/status"

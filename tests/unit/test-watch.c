@@ -397,6 +397,7 @@ START_TEST(fault_at_every_hotplug_write_keeps_the_rest)
 	ck_assert_int_eq(perftune_tx_dispatch(tx), 0);
 	f.sim.fault_at = 0;
 	assert_same(before); /* sdd given back, sda..sdc as committed */
+	snap_free(before);
 	ck_assert_int_eq(status_count(PERFTUNE_STATUS_REFUSED, "block.sdd"), 1);
 	ck_assert_str_eq(fx_read(&f, "sys/block/sdd/queue/scheduler"), "[mq-deadline] kyber none");
 	ck_assert_int_ge(perftune_tx_rollback(tx), 0);
