@@ -1129,9 +1129,13 @@ int perftune_experiment_plot(struct perftune_experiment *exp, const char *title,
  */
 int perftune_run_set_times(struct perftune_run *run, double wall, double user, double sys);
 
-/** Flags of perftune_experiment_report(). */
+/**
+ * Flags of perftune_experiment_report() and of the other perftune_*_report()
+ * calls (LIBPERFTUNE_5): what the perftune program prints of an object, as
+ * text or as the JSON perftune(8) documents, in a malloc'd string.
+ */
 enum {
-	PERFTUNE_REPORT_JSON = 1 << 0, /* one JSON object, else the text table */
+	PERFTUNE_REPORT_JSON = 1 << 0, /* JSON (the program's --json), else its text */
 };
 
 /**

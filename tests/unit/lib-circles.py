@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 SUBDIRS = ("core", "engine", "io", "object", "family", "net", "profile", "export", "shared", "why",
-           "experiment")
+           "experiment", "report")
 
 
 def source_name(obj):
