@@ -352,6 +352,19 @@ int perftune_tx_commit(struct perftune_tx *tx);
  */
 int perftune_tx_replace(struct perftune_tx *tx, const char *old);
 
+/**
+ * perftune_tx_holder() - the live process that holds transaction @name
+ * (since LIBPERFTUNE_5): the pid perftune_status() shows for it, this
+ * process's own included.  A program tells with it whether another process
+ * holds a name (perftune apply then takes its place with perftune_tx_replace())
+ * or whether its own hold was taken over by a replace (the pid is no longer
+ * its own).
+ * Return: the pid (> 0); 0 (no transaction @name, or no live process holds
+ *   it: committed without a hold, or orphaned); -EINVAL (@name not a
+ *   transaction name, or a journal that cannot be read), -errno.
+ */
+int perftune_tx_holder(struct perftune_ctx *ctx, const char *name);
+
 /** One staged tunable of a transaction (perftune_tx_changes()). */
 struct perftune_change;
 struct perftune_change_iter;
@@ -1278,6 +1291,19 @@ int perftune_tx_watch(struct perftune_tx *tx);
  *   watching), -ENOMEM, -errno reading the events.
  */
 int perftune_tx_dispatch(struct perftune_tx *tx);
+
+/**
+ * perftune_tx_follow() - perftune_tx_watch() and perftune_tx_dispatch() in
+ * one blocking call (since LIBPERFTUNE_5): the events of devices added are
+ * dispatched as they come, until @stop_fd becomes readable (a signalfd, an
+ * eventfd, a pipe: the caller's way to end it; it is not read).  A dispatch
+ * that fails is logged as a warning and following goes on.  The context's
+ * lock is not held while waiting.
+ * Return: 0 (@stop_fd readable); -EINVAL (@tx NULL, @stop_fd < 0); an error
+ *   of perftune_tx_watch(), at once (nothing is followed: wait on @stop_fd
+ *   alone); -errno of poll().
+ */
+int perftune_tx_follow(struct perftune_tx *tx, int stop_fd);
 
 #ifdef __cplusplus
 }

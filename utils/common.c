@@ -7,7 +7,6 @@
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include "common.h"
@@ -263,83 +262,58 @@ int commit_tx(struct perftune_ctx *ctx, struct perftune_tx *tx, bool hold, sigse
 	return r < 0 ? lib_error(ctx, r, "commit") : 0;
 }
 
-/* the transaction's hotplug watch: its fd, or -1 (held all the same, without it) */
-static int hold_watch(struct perftune_ctx *ctx, struct perftune_tx *tx)
+/* the transaction's hotplug watch opened (held all the same without it) */
+static void hold_watch(struct perftune_ctx *ctx, struct perftune_tx *tx)
 {
-	int fd = perftune_tx_watch(tx);
-
-	if (fd < 0)
+	if (perftune_tx_watch(tx) < 0)
 		fprintf(stderr, "%s: warning: devices added now are not tuned: %s\n", program,
 			perftune_ctx_last_error(ctx));
-	return fd;
 }
 
-/* until a signal of @set: the watch's events dispatched (devices added are tuned) */
-static int wait_signal(struct perftune_ctx *ctx, struct perftune_tx *tx, sigset_t *set, int watch)
+/* until a signal of @set, the watch's events dispatched (devices added are tuned) */
+static int wait_signal(struct perftune_tx *tx, sigset_t *set)
 {
 	struct signalfd_siginfo si;
-	struct pollfd p[2] = { { .fd = signalfd(-1, set, SFD_CLOEXEC), .events = POLLIN },
-			       { .fd = watch, .events = POLLIN } };
-	int sig = 0;
+	int fd = signalfd(-1, set, SFD_CLOEXEC), sig = 0;
 
-	if (p[0].fd < 0) { /* no signalfd (seccomp): signals alone, as before */
+	if (fd < 0) { /* no signalfd (seccomp): signals alone, as before */
 		sigwait(set, &sig);
 		return sig;
 	}
-	while (!sig) {
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
-			break;
-		if ((p[1].revents & POLLIN) && perftune_tx_dispatch(tx) < 0)
-			fprintf(stderr, "%s: warning: %s\n", program, perftune_ctx_last_error(ctx));
-		if ((p[0].revents & POLLIN) && read(p[0].fd, &si, sizeof(si)) == sizeof(si))
-			sig = (int)si.ssi_signo;
-	}
-	close(p[0].fd);
+	perftune_tx_follow(tx, fd); /* at once if the watch failed: its warning was said */
+	if (read(fd, &si, sizeof(si)) == sizeof(si))
+		sig = (int)si.ssi_signo;
+	close(fd);
 	return sig;
-}
-
-/* the live process that holds transaction @name (status shows its keys), or 0 */
-static pid_t holder_of(struct perftune_ctx *ctx, const char *name)
-{
-	struct perftune_status_iter *it;
-	const struct perftune_status_entry *e;
-	pid_t pid = 0;
-
-	if (perftune_status(ctx, &it) < 0)
-		return 0;
-	while ((e = perftune_status_iter_next(it)))
-		if (!strcmp(perftune_status_entry_tx_name(e), name) &&
-		    (perftune_status_entry_flags(e) & PERFTUNE_STATUS_HELD))
-			pid = perftune_status_entry_pid(e);
-	perftune_status_iter_free(it);
-	return pid;
 }
 
 pid_t held_elsewhere(struct perftune_ctx *ctx, const char *name)
 {
-	pid_t pid = holder_of(ctx, name);
+	int pid = perftune_tx_holder(ctx, name);
 
-	return pid == getpid() ? 0 : pid;
+	if (pid < 0 || pid == getpid())
+		return 0;
+	return pid;
 }
 
 int hold_until_signal(struct perftune_ctx *ctx, struct perftune_tx **txp, sigset_t *set,
 		      hold_reload_fn reload, void *ud)
 {
 	char name[128]; /* a reload frees the transaction it replaces, and its name */
-	int sig = 0, r, watch;
+	int sig = 0, r;
 	bool ours;
 
 	snprintf(name, sizeof(name), "%s", perftune_tx_name(*txp));
 	/* following devices before "holding" is said: one added after it is seen */
-	watch = hold_watch(ctx, *txp);
+	hold_watch(ctx, *txp);
 	printf("holding transaction '%s' (pid %d); SIGTERM or Ctrl-C restores it%s\n", name,
 	       getpid(), reload ? ", SIGHUP reloads it" : "");
 	fflush(stdout);
-	while ((sig = wait_signal(ctx, *txp, set, watch)) == SIGHUP && reload) {
+	while ((sig = wait_signal(*txp, set)) == SIGHUP && reload) {
 		reload(ctx, txp, ud); /* a failure keeps what is in force: it says why */
-		watch = hold_watch(ctx, *txp);
+		hold_watch(ctx, *txp);
 	}
-	ours = holder_of(ctx, name) == getpid(); /* else perftune_tx_replace() took it over */
+	ours = perftune_tx_holder(ctx, name) == getpid(); /* else perftune_tx_replace() took it */
 	r = perftune_tx_rollback(*txp);
 	if (r < 0)
 		return lib_error(ctx, r, "rollback");

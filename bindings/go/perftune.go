@@ -462,6 +462,19 @@ func (c *Context) restore(op, name string, flags C.uint) (int, error) {
 	}, name)
 }
 
+// Holder returns the pid of the live process that holds the transaction
+// called name (this one's own included), or 0 when none does: no such
+// transaction, committed without a hold, or orphaned. It tells whether
+// another process holds a name, or whether a hold of one's own was taken
+// over by [Tx.Replace]. Errors wrap EINVAL (a bad name).
+func (c *Context) Holder(name string) (int, error) {
+	return c.doCount("holder", name, func(p *C.struct_perftune_ctx) C.int {
+		n := C.CString(name)
+		defer C.free(unsafe.Pointer(n))
+		return C.perftune_tx_holder(p, n)
+	}, name)
+}
+
 // ItemFlags are the facts [Context.Status] and [Tx.Changes] report per key.
 type ItemFlags uint
 

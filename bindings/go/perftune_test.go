@@ -893,6 +893,15 @@ func TestHoldEndsWithTx(t *testing.T) {
 	if e := st[0]; !e.Flags.Has(perftune.ItemHeld) || e.PID != os.Getpid() {
 		t.Errorf("held entry %+v (flags %v), want held by pid %d", e, e.Flags, os.Getpid())
 	}
+	if pid, err := c.Holder("held"); err != nil || pid != os.Getpid() {
+		t.Errorf("Holder(held) = %d, %v; want %d", pid, err, os.Getpid())
+	}
+	if pid, err := c.Holder("nosuch"); err != nil || pid != 0 {
+		t.Errorf("Holder(nosuch) = %d, %v; want 0", pid, err)
+	}
+	if _, err := c.Holder("../x"); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("Holder(../x) error %v, want EINVAL", err)
+	}
 	if got := ft.read(t, "proc/sys/vm/swappiness"); got != "33" {
 		t.Fatalf("swappiness = %q while held", got)
 	}
@@ -904,6 +913,9 @@ func TestHoldEndsWithTx(t *testing.T) {
 	}
 	if j := ft.journals(t); len(j) != 0 {
 		t.Errorf("journals after the hold ended: %v", j)
+	}
+	if pid, err := c.Holder("held"); err != nil || pid != 0 {
+		t.Errorf("Holder(held) after Close = %d, %v; want 0", pid, err)
 	}
 }
 

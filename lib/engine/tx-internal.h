@@ -52,9 +52,9 @@ struct pt_tx_rule {
 };
 /*
  * Rules from above the engine (a profile's devices=, rotational=, ...): set
- * by pt_tx_follow() (watch.h), called through these pointers only.
+ * by pt_tx_set_rules() (watch.h), called through these pointers only.
  */
-struct pt_tx_follow_ops {
+struct pt_tx_rules_ops {
 	/* stage into @sub what device @name of @subsystem gets: the number of keys, -errno */
 	int (*stage_device)(void *data, struct perftune_tx *sub, const char *subsystem,
 			    const char *name);
@@ -79,8 +79,8 @@ struct perftune_tx {
 	/* hotplug (watch.c): what selects devices added while the transaction is held */
 	struct pt_tx_rule *rules; /* keys given with a glob, in staging order */
 	size_t nrules, caprules;
-	const struct pt_tx_follow_ops *follow;
-	void *follow_data;
+	const struct pt_tx_rules_ops *profile_rules; /* a staged profile's, with its data */
+	void *profile_data;
 	struct pt_watch *watch; /* perftune_tx_watch()'s, freed through watch_free */
 	void (*watch_free)(struct pt_watch *w);
 	char replaces[PT_TX_NAME_MAX + 1]; /* perftune_tx_replace(): whose place it takes, or "" */

@@ -188,3 +188,34 @@ int pt_tx_replace_finish(struct perftune_ctx *ctx, struct perftune_tx *tx,
 	end_old_holder(ctx, old);
 	return 0;
 }
+
+static int tx_holder_impl(struct perftune_ctx *ctx, const char *name)
+{
+	struct pt_jinfo ji;
+	int r = pt_journal_load(ctx, name, &ji);
+
+	if (r == -ENOENT) {
+		pt_err_clear(ctx);
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	r = 0;
+	if (ji.held)
+		r = (int)ji.pid;
+	pt_jinfo_free(&ji);
+	return r;
+}
+
+PERFTUNE_EXPORT int perftune_tx_holder(struct perftune_ctx *ctx, const char *name)
+{
+	int r;
+
+	if (!ctx || !name)
+		return pt_api_ret(-EINVAL);
+	pt_lock(ctx);
+	pt_err_clear(ctx);
+	r = tx_holder_impl(ctx, name);
+	pt_unlock(ctx);
+	return pt_api_ret(r);
+}

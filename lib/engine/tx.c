@@ -138,8 +138,8 @@ PERFTUNE_EXPORT struct perftune_tx *perftune_tx_unref(struct perftune_tx *tx)
 	pt_attr_cache_destroy(tx->files);
 	if (tx->watch)
 		tx->watch_free(tx->watch);
-	if (tx->follow)
-		tx->follow->free(tx->follow_data);
+	if (tx->profile_rules)
+		tx->profile_rules->free(tx->profile_data);
 	for (size_t i = 0; i < tx->nrules; i++)
 		pt_free_all(tx->rules[i].key, tx->rules[i].value);
 	free(tx->rules);

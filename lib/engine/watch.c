@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Hotplug under a hold.  A held transaction keeps what selected its devices
- * (keys given with a glob, tx-stage.c; a profile's rules, pt_tx_follow());
+ * (keys given with a glob, tx-stage.c; a profile's rules, pt_tx_set_rules());
  * perftune_tx_watch() opens an event source (uevent.c) and
  * perftune_tx_dispatch() gives each device added since what those rules
  * select for it: one more commit under the transaction's name, so its
@@ -12,6 +12,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,18 +64,18 @@ static void watch_free(struct pt_watch *w)
 	free(w);
 }
 
-void pt_tx_follow(struct perftune_tx *tx, const struct pt_tx_follow_ops *ops, void *data)
+void pt_tx_set_rules(struct perftune_tx *tx, const struct pt_tx_rules_ops *ops, void *data)
 {
-	if (tx->follow)
-		tx->follow->free(tx->follow_data);
-	tx->follow = NULL;
-	tx->follow_data = NULL;
+	if (tx->profile_rules)
+		tx->profile_rules->free(tx->profile_data);
+	tx->profile_rules = NULL;
+	tx->profile_data = NULL;
 	if (!(tx->flags & PERFTUNE_TX_HOLD) || (tx->flags & PERFTUNE_TX_DRY_RUN)) {
 		ops->free(data);
 		return;
 	}
-	tx->follow = ops;
-	tx->follow_data = data;
+	tx->profile_rules = ops;
+	tx->profile_data = data;
 }
 
 /* "sys/block/NAME/...", "sys/class/net/NAME/...": @path is below @dir/@name */
@@ -303,8 +304,8 @@ static int tune_device(struct perftune_tx *tx, const struct pt_uevent *ev)
 	if (r < 0)
 		return r;
 	n = r = stage_rules(tx, sub, ev);
-	if (r >= 0 && tx->follow) {
-		r = tx->follow->stage_device(tx->follow_data, sub, ev->subsystem, ev->name);
+	if (r >= 0 && tx->profile_rules) {
+		r = tx->profile_rules->stage_device(tx->profile_data, sub, ev->subsystem, ev->name);
 		n += r;
 	}
 	if (r >= 0 && n > 0)
@@ -383,4 +384,44 @@ static int tx_dispatch_impl(struct perftune_tx *tx)
 PERFTUNE_EXPORT int perftune_tx_dispatch(struct perftune_tx *tx)
 {
 	return locked(tx, tx_dispatch_impl);
+}
+
+/*
+ * Until @stop_fd is readable: the watch's events dispatched as they come.
+ * Waiting happens without the context's lock (another thread may use the
+ * context meanwhile); a dispatch that fails is logged and following goes on,
+ * as the device that refused is given back alone by the dispatch itself.
+ */
+static int follow(struct perftune_tx *tx, int stop_fd)
+{
+	struct pollfd p[2] = { { .fd = stop_fd, .events = POLLIN }, { .events = POLLIN } };
+	int r = perftune_tx_watch(tx);
+
+	if (r < 0)
+		return r;
+	p[1].fd = r;
+	for (;;) {
+		p[0].revents = p[1].revents = 0;
+		if (poll(p, 2, -1) < 0 && errno == EINTR)
+			continue;
+		if (p[0].revents == 0 && p[1].revents == 0)
+			return pt_api_ret(pt_err(tx->ctx, -errno, "transaction '%s': poll: %s",
+						 tx->name, strerror(errno)));
+		if (p[0].revents)
+			return 0;
+		if (!(p[1].revents & POLLIN)) /* closed: the transaction ended meanwhile */
+			return pt_api_ret(pt_err(tx->ctx, -EBADF,
+						 "transaction '%s': its watch was closed",
+						 tx->name));
+		if (perftune_tx_dispatch(tx) < 0)
+			pt_log(tx->ctx, PERFTUNE_LOG_WARNING, "%s",
+			       perftune_ctx_last_error(tx->ctx));
+	}
+}
+
+PERFTUNE_EXPORT int perftune_tx_follow(struct perftune_tx *tx, int stop_fd)
+{
+	if (!tx || stop_fd < 0)
+		return pt_api_ret(-EINVAL);
+	return follow(tx, stop_fd);
 }

@@ -18,7 +18,7 @@
  * @data is freed through @ops when replaced or with @tx.  A transaction
  * without PERFTUNE_TX_HOLD frees @data at once: nothing follows it.
  */
-void pt_tx_follow(struct perftune_tx *tx, const struct pt_tx_follow_ops *ops, void *data);
+void pt_tx_set_rules(struct perftune_tx *tx, const struct pt_tx_rules_ops *ops, void *data);
 /* @t is a file (or object) of device @name of @subsystem ("block", "net") */
 bool pt_tunable_on_device(const struct pt_tunable *t, const char *subsystem, const char *name);
 

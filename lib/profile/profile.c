@@ -191,7 +191,7 @@ static void follow_free(void *data)
 	perftune_profile_free(data);
 }
 
-static const struct pt_tx_follow_ops follow_ops = {
+static const struct pt_tx_rules_ops follow_ops = {
 	.stage_device = follow_stage,
 	.free = follow_free,
 };
@@ -265,7 +265,7 @@ static int profile_stage_impl(struct perftune_profile *p, struct perftune_tx *tx
 	}
 	if (r >= 0) { /* a held one: devices added later, by the same rules */
 		__atomic_add_fetch(&p->refs, 1, __ATOMIC_SEQ_CST);
-		pt_tx_follow(tx, &follow_ops, p);
+		pt_tx_set_rules(tx, &follow_ops, p);
 	}
 	pt_unlock(p->ctx);
 	if (r < 0)

@@ -10,8 +10,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -171,6 +173,84 @@ START_TEST(watch_needs_a_committed_held_transaction)
 	perftune_tx_unref(tx);
 	ck_assert_int_eq(perftune_tx_watch(NULL), -EINVAL);
 	ck_assert_int_eq(perftune_tx_dispatch(NULL), -EINVAL);
+}
+END_TEST
+
+/* the thread that ends perftune_tx_follow(): once sdd's scheduler is "none" (the
+ * event dispatched), or after 60 s without it (the test's assertions then fail) */
+static void *stop_when_tuned(void *arg)
+{
+	char path[PATH_MAX], buf[128];
+	int efd = *(int *)arg;
+
+	snprintf(path, sizeof(path), "%s/sys/block/sdd/queue/scheduler", f.root);
+	for (int i = 0; i < 6000; i++) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = -1;
+		if (fd >= 0) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+		}
+		if (n > 0)
+			buf[n] = '\0';
+		if (n > 0 && strstr(buf, "[none]"))
+			break;
+		usleep(10000);
+	}
+	if (eventfd_write(efd, 1) < 0)
+		abort();
+	return NULL;
+}
+
+/* perftune_tx_follow() dispatches until the caller's descriptor is readable */
+START_TEST(follow_dispatches_until_the_stop_descriptor)
+{
+	struct snap *before = snap_take(f.root);
+	struct perftune_tx *tx = hold(sched_none, 2), *plain;
+	int efd = eventfd(0, EFD_CLOEXEC);
+	pthread_t th;
+
+	ck_assert_int_ge(efd, 0);
+	ck_assert_int_eq(perftune_tx_follow(NULL, efd), -EINVAL);
+	ck_assert_int_eq(perftune_tx_follow(tx, -1), -EINVAL);
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "plain", 0, &plain), 0);
+	ck_assert_int_eq(perftune_tx_follow(plain, efd), -EINVAL); /* not held: no watch */
+	perftune_tx_unref(plain);
+	add_disk("sdd", 5, "[mq-deadline] kyber none", "1");
+	event("add block sdd");
+	ck_assert_int_eq(pthread_create(&th, NULL, stop_when_tuned, &efd), 0);
+	ck_assert_int_eq(perftune_tx_follow(tx, efd), 0);
+	pthread_join(th, NULL);
+	ck_assert_str_eq(fx_read(&f, "sys/block/sdd/queue/scheduler"), "mq-deadline kyber [none]");
+	ck_assert_int_eq(status_count(PERFTUNE_STATUS_HOTPLUG, "block.sdd.scheduler"), 1);
+	ck_assert_int_eq(perftune_tx_follow(tx, efd), 0); /* still readable: at once */
+	ck_assert_int_eq(perftune_tx_rollback(tx), 4);
+	del_disk("sdd");
+	assert_same(before);
+	snap_free(before);
+	perftune_tx_unref(tx);
+	close(efd);
+}
+END_TEST
+
+/* perftune_tx_holder(): this process while it holds, 0 once given back or unheld */
+START_TEST(holder_is_the_live_process_that_holds)
+{
+	struct perftune_tx *tx = hold(sched_none, 2), *plain;
+
+	ck_assert_int_eq(perftune_tx_holder(f.ctx, "hp"), getpid());
+	ck_assert_int_eq(perftune_tx_holder(f.ctx, "nosuch"), 0);
+	ck_assert_int_eq(perftune_tx_holder(f.ctx, "../x"), -EINVAL);
+	ck_assert_int_eq(perftune_tx_holder(NULL, "hp"), -EINVAL);
+	ck_assert_int_ge(perftune_tx_rollback(tx), 0);
+	ck_assert_int_eq(perftune_tx_holder(f.ctx, "hp"), 0);
+	perftune_tx_unref(tx);
+	ck_assert_int_eq(perftune_tx_new(f.ctx, "plain", 0, &plain), 0);
+	ck_assert_int_ge(perftune_tx_set(plain, "block.sda.scheduler", "none"), 1);
+	ck_assert_int_ge(perftune_tx_commit(plain), 0);
+	ck_assert_int_eq(perftune_tx_holder(f.ctx, "plain"), 0); /* committed, not held */
+	ck_assert_int_ge(perftune_restore(f.ctx, "plain", 0), 0);
+	perftune_tx_unref(plain);
 }
 END_TEST
 
@@ -510,6 +590,8 @@ static Suite *watch_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, watch_needs_a_committed_held_transaction);
+	tcase_add_test(tc, follow_dispatches_until_the_stop_descriptor);
+	tcase_add_test(tc, holder_is_the_live_process_that_holds);
 	tcase_add_test(tc, disk_added_under_a_glob_hold_is_tuned_and_given_back);
 	tcase_add_test(tc, change_events_make_no_duplicates);
 	tcase_add_test(tc, device_removed_is_not_written_at_restore);

@@ -347,6 +347,14 @@ class Context:
             self._call(_lib.perftune_restore, None if name is None else _text("name", name), flags)
         )
 
+    def holder(self, name: str) -> int:
+        """The pid of the live process that holds transaction ``name``
+        (this one's own included), or 0 when none does: no such
+        transaction, committed without a hold, or orphaned.  Tells whether
+        another process holds a name, or whether a hold of one's own was
+        taken over by a replace.  Raises ValueError for a bad name."""
+        return int(self._call(_lib.perftune_tx_holder, _text("name", name)))
+
     def status(self) -> List[StatusEntry]:
         """Every key of every journaled transaction: original, written and
         current value, holder, flags (drift, orphaned, held, ...)."""

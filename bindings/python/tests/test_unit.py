@@ -644,9 +644,14 @@ def test_hold_ends_with_the_transaction(ctx: perftune.Context, tree: FakeTree) -
     assert tree.read(SWAP) == "3"
     (e,) = ctx.status()
     assert e.held and e.pid == os.getpid()
+    assert ctx.holder("held") == os.getpid()
+    assert ctx.holder("nosuch") == 0
+    with pytest.raises(ValueError):
+        ctx.holder("../x")
     tx.close()
     assert tree.read(SWAP) == "60"
     assert ctx.status() == []
+    assert ctx.holder("held") == 0
 
 
 def test_hold_ends_when_the_object_is_collected(ctx: perftune.Context, tree: FakeTree) -> None:
