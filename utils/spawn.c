@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include "common.h"
 #include "spawn.h"
+#include "shared/trust.h"
 
 char *find_program(const char *name, const char *path)
 {
@@ -54,51 +55,16 @@ char *find_program(const char *name, const char *path)
 	return NULL;
 }
 
-/* why @st (of a directory unless @file) may be changed by another than root, or NULL */
-static const char *untrusted(const struct stat *st, bool file)
-{
-	if (st->st_uid != 0)
-		return "owned by another user than root";
-	if ((st->st_mode & S_IWGRP) && st->st_gid != 0)
-		return "writable by its group";
-	if ((st->st_mode & S_IWOTH) && (file || !(st->st_mode & S_ISVTX)))
-		return "writable by others";
-	return NULL;
-}
-
 /* 0 if as root @prog may be run: it and the directories above it can be
- * changed by root alone (a directory others write only with the sticky bit),
- * else -EPERM and why not */
+ * changed by root alone (shared/trust.c), else -EPERM and why not */
 static int trusted(const char *name, const char *prog, char *why, size_t size)
 {
-	char real[PATH_MAX];
-	const char *bad, *at;
-	struct stat st;
+	char chain[PATH_MAX + 64];
 
-	if (geteuid() != 0)
+	if (geteuid() != 0 || pt_trust_check(prog, NULL, chain, sizeof(chain)) == 0)
 		return 0;
-	if (!realpath(prog, real)) {
-		snprintf(why, size, "%s: %s", prog, strerror(errno));
-		return -EPERM;
-	}
-	/* "/usr/bin/gnuplot" -> "/usr/bin" -> "/usr" -> "" (the root) */
-	for (bool file = true;; file = false) {
-		at = "/";
-		if (real[0])
-			at = real;
-		if (stat(at, &st) < 0)
-			bad = strerror(errno);
-		else
-			bad = untrusted(&st, file);
-		if (bad)
-			break;
-		if (!real[0])
-			return 0;
-		*strrchr(real, '/') = '\0';
-	}
-	snprintf(why, size,
-		 "%s %s: %s is %s: as root, perftune runs no program that others can change", name,
-		 prog, at, bad);
+	snprintf(why, size, "%s %s: %s: as root, perftune runs no program that others can change",
+		 name, prog, chain);
 	return -EPERM;
 }
 

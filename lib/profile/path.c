@@ -19,6 +19,7 @@
 #include "perftune.h"
 #include "macro.h"
 #include "shared/array.h"
+#include "shared/trust.h"
 #include "shared/util.h"
 #include "core/ctx.h"
 #include "core/log.h"
@@ -65,67 +66,14 @@ oom:
 	return NULL;
 }
 
-/* ---- whom a file is trusted from ---- */
-
-/* "" if @st may be trusted, else why not; @sticky_ok: o+w with the sticky bit is fine */
-static const char *unsafe_stat(const struct stat *st, bool sticky_ok)
-{
-	if (st->st_uid != 0 && st->st_uid != geteuid())
-		return "owned by another user than root";
-	if ((st->st_mode & S_IWOTH) &&
-	    !(sticky_ok && S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX)))
-		return "writable by others";
-	if ((st->st_mode & S_IWGRP) && st->st_gid != 0)
-		return "writable by its group";
-	return "";
-}
-
-/*
- * Check @file and the directories above it (after resolving links): the file
- * and every directory up to @top (NULL: the file's own directory) strictly,
- * those above with sticky directories allowed.  0 if trusted, else -EPERM
- * with @why "PATH is REASON".
- */
-static int check_chain(const char *file, const char *top, char *why, size_t size)
-{
-	char real[PATH_MAX], rtop[PATH_MAX] = "";
-	bool strict = true;
-
-	if (!realpath(file, real))
-		return 0; /* not there: the open fails with its own message */
-	if (top && !realpath(top, rtop))
-		return 0;
-	if (!top) {
-		snprintf(rtop, sizeof(rtop), "%s", real);
-		*(strrchr(rtop, '/') == rtop ? rtop + 1 : strrchr(rtop, '/')) = '\0';
-	}
-	for (;;) {
-		struct stat st;
-		const char *r;
-		char *slash;
-		if (stat(real, &st) < 0)
-			return 0;
-		r = unsafe_stat(&st, !strict);
-		if (*r) {
-			snprintf(why, size, "%s is %s (mode %04o)", real, r,
-				 (unsigned)(st.st_mode & 07777));
-			return -EPERM;
-		}
-		if (!strcmp(real, rtop))
-			strict = false; /* from here up: above the search directory */
-		if (!strcmp(real, "/"))
-			return 0;
-		slash = strrchr(real, '/');
-		*(slash == real ? slash + 1 : slash) = '\0';
-	}
-}
+/* ---- whom a file is trusted from (shared/trust.c) ---- */
 
 /* A profile given by path: read, with a warning when others can write it. */
 void pt_profile_warn_unsafe(struct perftune_ctx *ctx, const char *file)
 {
 	char why[PATH_MAX + 128];
 
-	if (check_chain(file, NULL, why, sizeof(why)) < 0)
+	if (pt_trust_check(file, NULL, why, sizeof(why)) < 0)
 		pt_log(ctx, PERFTUNE_LOG_WARNING,
 		       "profile %s can be changed by others than root: %s", file, why);
 }
@@ -135,7 +83,7 @@ bool pt_profile_trusted(struct perftune_ctx *ctx, const char *file, const char *
 {
 	char why[PATH_MAX + 128];
 
-	if (check_chain(file, dir, why, sizeof(why)) == 0)
+	if (pt_trust_check(file, dir, why, sizeof(why)) == 0)
 		return true;
 	pt_log(ctx, PERFTUNE_LOG_WARNING, "profile %s refused: %s", file, why);
 	return false;
@@ -296,7 +244,7 @@ int pt_profile_vars_path(struct perftune_ctx *ctx, const char *name, char **path
 				ctx, -EPERM,
 				"variables file %s refused: a symbolic link or not a regular file",
 				f);
-		if (check_chain(f, dirs[i], why, sizeof(why)) < 0)
+		if (pt_trust_check(f, dirs[i], why, sizeof(why)) < 0)
 			return pt_err(ctx, -EPERM, "variables file %s refused: %s", f, why);
 		*path = strdup(f);
 		if (!*path)
