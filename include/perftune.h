@@ -1168,6 +1168,46 @@ enum {
 int perftune_experiment_report(struct perftune_experiment *exp, unsigned flags, const char *metric,
 			       const char *log, const char *plot, char **text);
 
+/**
+ * perftune_tx_report() - what perftune set and apply print of @tx
+ * (perftune(8)), after its commit.  A dry run (PERFTUNE_TX_DRY_RUN) shows
+ * each staged key, a commit the keys it wrote, kept or gave back.  Text: a
+ * line "key: old -> new" per change, a note in parentheses, and with a
+ * profile @p (the one staged into @tx, perftune_profile_stage()) a line per
+ * option it skipped ("skipped: [section] option: reason") or kept ("kept:
+ * key = value (option: why)").  With PERFTUNE_REPORT_JSON one JSON object
+ * (set --json's: transaction, dry_run, changes, warnings; with @p apply
+ * --json's: profile, path, transaction, dry_run, changes, skipped, kept,
+ * warnings), ending in a newline.
+ * @p: the profile applied, or NULL (a transaction of single keys);
+ * @text: receives a malloc'd string; free() it;
+ * @warnings: text only: receives a malloc'd string of one line per key that a
+ *            persistent source will put back (perftune_tx_conflicts()),
+ *            "warning: key: kind location puts back value (note)", or NULL
+ *            if none (perftune prints each line on stderr after "perftune: ");
+ *            NULL to skip that search, which reads the configuration files.
+ *            With PERFTUNE_REPORT_JSON the warnings are the object's member
+ *            and *@warnings is NULL.
+ * Return: 0, -EINVAL (@tx or @text NULL, unknown @flags), -ENOMEM.
+ */
+int perftune_tx_report(struct perftune_tx *tx, struct perftune_profile *p, unsigned flags,
+		       char **text, char **warnings);
+
+/**
+ * perftune_status_report() - the journaled transactions as perftune status
+ * prints them (perftune(8)): a line per transaction with its state (applied,
+ * held, ORPHANED, incomplete) and holder pid, under it a line per key
+ * "key: original -> written, now current" with DRIFT, GONE, MOVED, HOTPLUG
+ * or REFUSED and the note; "no transactions" if none.  With
+ * PERFTUNE_REPORT_JSON status --json's array, one object per entry, ending
+ * in a newline.  The metrics of status --format prometheus are
+ * perftune_status_metrics().
+ * @text: receives a malloc'd string; free() it.
+ * Return: 0, -EINVAL (@ctx or @text NULL, unknown @flags), -ENOMEM, and those
+ *         of perftune_status(): -EACCES/-EPERM/-ELOOP, -EIO.
+ */
+int perftune_status_report(struct perftune_ctx *ctx, unsigned flags, char **text);
+
 /* ---- Output files (LIBPERFTUNE_5) -------------------------------------------
  * A file written on a path the caller gives (an export, a metrics file,
  * perftune compare's log and plot), maybe as root in a directory that others

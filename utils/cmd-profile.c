@@ -7,80 +7,6 @@
 #include <unistd.h>
 #include "common.h"
 
-static void item_text(const struct perftune_profile_item *e)
-{
-	unsigned fl = perftune_profile_item_flags(e);
-	const char *key = perftune_profile_item_key(e), *note = perftune_profile_item_note(e);
-
-	if (fl & PERFTUNE_PROFILE_ITEM_SKIPPED) {
-		note = perftune_profile_item_skip_reason(e);
-		printf("skipped: %s", perftune_profile_item_option(e));
-		if (key && !(note && strstr(note, key))) /* unless the reason names it */
-			printf(" (%s)", key);
-		printf(": %s\n", or_str(note, ""));
-	} else if (fl & PERFTUNE_PROFILE_ITEM_UNCHANGED) {
-		printf("kept: %s = %s (%s: %s)\n", key, perftune_profile_item_value(e),
-		       perftune_profile_item_option(e), or_str(note, ""));
-	}
-}
-
-static void items_json(struct json *j, struct perftune_profile *p, unsigned want, const char *name)
-{
-	struct perftune_profile_item_iter *it;
-	const struct perftune_profile_item *e;
-
-	json_break(j, 2);
-	json_key(j, name);
-	json_open(j, '[', 4);
-	if (perftune_profile_items(p, &it) >= 0) {
-		while ((e = perftune_profile_item_iter_next(it))) {
-			if (!(perftune_profile_item_flags(e) & want))
-				continue;
-			json_open(j, '{', 0);
-			json_kv(j, "option", perftune_profile_item_option(e));
-			json_kv(j, "key", perftune_profile_item_key(e));
-			json_kv(j, "value", perftune_profile_item_value(e));
-			json_kv(j, "origin", perftune_profile_item_location(e));
-			json_kv(j, "reason",
-				or_str(perftune_profile_item_skip_reason(e),
-				       perftune_profile_item_note(e)));
-			json_close(j);
-		}
-		perftune_profile_item_iter_free(it);
-	}
-	json_close(j);
-}
-
-static void report(struct perftune_ctx *ctx, struct perftune_profile *p, struct perftune_tx *tx,
-		   bool dry, bool json)
-{
-	struct perftune_profile_item_iter *it;
-	const struct perftune_profile_item *e;
-	struct json j = JSON_INIT(stdout);
-
-	if (!json) {
-		print_changes(tx, dry);
-		if (perftune_profile_items(p, &it) >= 0) {
-			while ((e = perftune_profile_item_iter_next(it)))
-				item_text(e);
-			perftune_profile_item_iter_free(it);
-		}
-		print_conflicts(ctx, tx, dry, NULL);
-		return;
-	}
-	json_open(&j, '{', 0);
-	json_kv(&j, "profile", perftune_profile_name(p));
-	json_kv(&j, "path", perftune_profile_path(p));
-	json_kv(&j, "transaction", perftune_tx_name(tx));
-	json_kb(&j, "dry_run", dry);
-	print_changes_json(&j, tx, dry);
-	items_json(&j, p, PERFTUNE_PROFILE_ITEM_SKIPPED, "skipped");
-	items_json(&j, p, PERFTUNE_PROFILE_ITEM_UNCHANGED, "kept");
-	print_conflicts(ctx, tx, dry, &j);
-	json_break(&j, 0);
-	json_close(&j);
-}
-
 /* what apply was given: a SIGHUP to its hold applies it again */
 struct apply {
 	const char *path, *replace;
@@ -151,7 +77,7 @@ static void reload(struct perftune_ctx *ctx, struct perftune_tx **txp, void *ud)
 		return;
 	}
 	printf("reloaded transaction '%s' from %s\n", perftune_tx_name(tx), a->path);
-	report(ctx, p, tx, false, a->json);
+	print_tx_report(ctx, tx, p, a->json);
 	fflush(stdout);
 	perftune_tx_unref(*txp);
 	perftune_profile_free(a->p);
@@ -201,7 +127,7 @@ static int run_apply(struct perftune_ctx *ctx, int argc, char **argv)
 	ret = commit_tx(ctx, tx, a.txflags & PERFTUNE_TX_HOLD, &set);
 	if (ret)
 		goto out;
-	report(ctx, a.p, tx, dry, a.json);
+	print_tx_report(ctx, tx, a.p, a.json);
 	a.replace = NULL; /* a reload replaces what is held now */
 	if ((a.txflags & PERFTUNE_TX_HOLD) && !dry)
 		ret = hold_until_signal(ctx, &tx, &set, reload, &a);

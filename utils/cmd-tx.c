@@ -29,25 +29,6 @@ static int set_error(struct perftune_ctx *ctx, int r, const char *key)
 	return EXIT_FAIL;
 }
 
-static void set_report(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, bool json)
-{
-	struct json j = JSON_INIT(stdout);
-
-	if (!json) {
-		print_changes(tx, dry);
-		print_conflicts(ctx, tx, dry, NULL);
-		return;
-	}
-	json_open(&j, '{', 0);
-	json_kv(&j, "transaction", perftune_tx_name(tx));
-	json_kb(&j, "dry_run", dry);
-	print_changes_json(&j, tx, dry);
-	print_conflicts(ctx, tx, dry, &j);
-	json_break(&j, 0);
-	json_close(&j);
-	fflush(stdout);
-}
-
 static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 {
 	const char *name = NULL, *replace = NULL;
@@ -96,7 +77,9 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 	ret = commit_tx(ctx, tx, flags & PERFTUNE_TX_HOLD, &set);
 	if (ret)
 		goto out;
-	set_report(ctx, tx, dry, json);
+	print_tx_report(ctx, tx, NULL, json);
+	if (json)
+		fflush(stdout);
 	if (flags & PERFTUNE_TX_HOLD && !dry)
 		ret = hold_until_signal(ctx, &tx, &set, NULL, NULL);
 out:
@@ -174,42 +157,6 @@ const struct cmd cmd_restore = {
 	"  -h, --help  this help",
 };
 
-static void status_json(struct perftune_status_iter *it)
-{
-	static const struct {
-		const char *name;
-		unsigned flag;
-	} flags[] = {
-		{ "held", PERFTUNE_STATUS_HELD },
-		{ "orphaned", PERFTUNE_STATUS_ORPHANED },
-		{ "committed", PERFTUNE_STATUS_COMMITTED },
-		{ "drift", PERFTUNE_STATUS_DRIFT },
-		{ "shadowed", PERFTUNE_STATUS_SHADOWED },
-		{ "gone", PERFTUNE_STATUS_GONE },
-		{ "moved", PERFTUNE_STATUS_MOVED },
-		{ "hotplug", PERFTUNE_STATUS_HOTPLUG },
-		{ "refused", PERFTUNE_STATUS_REFUSED },
-	};
-	const struct perftune_status_entry *e;
-	struct json j = JSON_INIT(stdout);
-
-	json_open(&j, '[', 2);
-	while ((e = perftune_status_iter_next(it))) {
-		json_open(&j, '{', 0);
-		json_kv(&j, "transaction", perftune_status_entry_tx_name(e));
-		json_kv(&j, "key", perftune_status_entry_key(e));
-		json_kv(&j, "original", perftune_status_entry_original(e));
-		json_kv(&j, "written", perftune_status_entry_written(e));
-		json_kv(&j, "current", perftune_status_entry_current(e));
-		json_ki(&j, "pid", perftune_status_entry_pid(e));
-		for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-			json_kb(&j, flags[i].name, perftune_status_entry_flags(e) & flags[i].flag);
-		json_kv(&j, "note", perftune_status_entry_note(e));
-		json_close(&j);
-	}
-	json_close(&j);
-}
-
 /* status --format prometheus: the library's metrics, on stdout or to @output atomically */
 static int status_prometheus(struct perftune_ctx *ctx, const char *output)
 {
@@ -242,82 +189,24 @@ static int parse_status(int argc, char **argv, int *format, const char **output)
 	return 0;
 }
 
-/* the state of a transaction, from the flags of its entries */
-static const char *tx_state(unsigned fl)
-{
-	if (fl & PERFTUNE_STATUS_ORPHANED)
-		return "ORPHANED (holder gone: restore it)";
-	if (fl & PERFTUNE_STATUS_HELD)
-		return "held";
-	if (fl & PERFTUNE_STATUS_COMMITTED)
-		return "applied";
-	return "incomplete";
-}
-
-static void status_entry(const struct perftune_status_entry *e)
-{
-	unsigned fl = perftune_status_entry_flags(e);
-
-	if (fl & PERFTUNE_STATUS_REFUSED) { /* a device added under a hold, not tuned */
-		printf("  %s: REFUSED", perftune_status_entry_key(e));
-		print_if(" - ", perftune_status_entry_note(e), "");
-		putchar('\n');
-		return;
-	}
-	printf("  %s: %s -> %s, now %s", perftune_status_entry_key(e),
-	       perftune_status_entry_original(e),
-	       or_str(perftune_status_entry_written(e), "(not written)"),
-	       or_str(perftune_status_entry_current(e), "?"));
-	if (fl & PERFTUNE_STATUS_DRIFT)
-		fputs(" DRIFT", stdout);
-	if (fl & PERFTUNE_STATUS_GONE)
-		fputs(" GONE", stdout);
-	if (fl & PERFTUNE_STATUS_MOVED)
-		fputs(" MOVED", stdout);
-	if (fl & PERFTUNE_STATUS_HOTPLUG)
-		fputs(" HOTPLUG", stdout);
-	print_if(" - ", perftune_status_entry_note(e), "");
-	putchar('\n');
-}
-
 static int run_status(struct perftune_ctx *ctx, int argc, char **argv)
 {
-	struct perftune_status_iter *it;
-	const struct perftune_status_entry *e;
-	const char *last = NULL, *output = NULL;
-	char lastbuf[128] = "";
+	const char *output = NULL;
 	int format = FORMAT_TEXT, r = parse_status(argc, argv, &format, &output);
+	unsigned flags = 0;
+	char *text;
 
 	if (r)
 		return r;
 	if (format == FORMAT_PROMETHEUS)
 		return status_prometheus(ctx, output);
-	r = perftune_status(ctx, &it);
+	if (format == FORMAT_JSON)
+		flags = PERFTUNE_REPORT_JSON;
+	r = perftune_status_report(ctx, flags, &text);
 	if (r < 0)
 		return lib_error(ctx, r, "status");
-	if (format == FORMAT_JSON) {
-		status_json(it);
-		perftune_status_iter_free(it);
-		return 0;
-	}
-	while ((e = perftune_status_iter_next(it))) {
-		if (!last || strcmp(lastbuf, perftune_status_entry_tx_name(e))) {
-			snprintf(lastbuf, sizeof(lastbuf), "%s", perftune_status_entry_tx_name(e));
-			last = lastbuf;
-			printf("%s: %s", last, tx_state(perftune_status_entry_flags(e)));
-			if (perftune_status_entry_pid(e))
-				printf(" pid %d", perftune_status_entry_pid(e));
-			putchar('\n');
-		}
-		if (*perftune_status_entry_key(e))
-			status_entry(e);
-		else
-			printf("  error: %s\n",
-			       or_str(perftune_status_entry_note(e), "unreadable journal"));
-	}
-	if (!last)
-		puts("no transactions");
-	perftune_status_iter_free(it);
+	fputs(text, stdout);
+	free(text);
 	return 0;
 }
 

@@ -1,57 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* perftune verify | why, and the warnings of set and apply about sources that put keys back */
+/* perftune verify | why */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
-
-/* ---- warnings: a persistent source that will put a key back ---- */
-
-static void print_conflict(struct json *j, const struct perftune_source *s)
-{
-	const char *v = perftune_source_value(s);
-
-	if (j) {
-		json_open(j, '{', 0);
-		json_kv(j, "key", perftune_source_key(s));
-		json_kv(j, "kind", perftune_source_kind(s));
-		json_kv(j, "location", perftune_source_location(s));
-		json_kv(j, "value", v);
-		json_kv(j, "note", perftune_source_note(s));
-		json_close(j);
-		return;
-	}
-	fprintf(stderr, "%s: warning: %s: %s %s ", program, perftune_source_key(s),
-		perftune_source_kind(s), perftune_source_location(s));
-	if (v)
-		fprintf(stderr, "puts back %s", v);
-	else
-		fputs("sets it again", stderr);
-	fprintf(stderr, " (%s)\n", perftune_source_note(s));
-}
-
-/* one line per key written (each change of a dry run) that a persistent source will put back */
-void print_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, struct json *j)
-{
-	struct perftune_source_iter *it = NULL;
-	const struct perftune_source *s;
-	unsigned flags = 0;
-
-	if (j) {
-		json_break(j, 2);
-		json_key(j, "warnings");
-		json_open(j, '[', 4);
-	}
-	if (dry)
-		flags = PERFTUNE_CONFLICTS_STAGED;
-	if (perftune_tx_conflicts(ctx, tx, flags, &it) < 0)
-		it = NULL; /* out of memory: no warnings */
-	while ((s = perftune_source_iter_next(it)))
-		print_conflict(j, s);
-	perftune_source_iter_free(it);
-	if (j)
-		json_close(j);
-}
 
 /* ---- why ---- */
 

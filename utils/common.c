@@ -191,60 +191,29 @@ void print_if(const char *before, const char *s, const char *after)
 		printf("%s%s%s", before, s, after);
 }
 
-void print_changes(struct perftune_tx *tx, bool dry)
+void print_tx_report(struct perftune_ctx *ctx, struct perftune_tx *tx, struct perftune_profile *p,
+		     bool json)
 {
-	struct perftune_change_iter *it;
-	const struct perftune_change *e;
+	char *text, *warnings, *line, *next;
+	unsigned flags = 0;
+	int r;
 
-	if (perftune_tx_changes(tx, &it) < 0)
+	if (json)
+		flags = PERFTUNE_REPORT_JSON;
+	r = perftune_tx_report(tx, p, flags, &text, &warnings);
+	if (r < 0) { /* the transaction is in force all the same */
+		lib_error(ctx, r, "report");
 		return;
-	while ((e = perftune_change_iter_next(it))) {
-		unsigned fl = perftune_change_flags(e);
-		const char *note = perftune_change_note(e), *old = perftune_change_old_value(e);
-		if (!dry && !(fl & (PERFTUNE_CHANGE_WRITTEN | PERFTUNE_CHANGE_UNCHANGED |
-				    PERFTUNE_CHANGE_GIVEN_BACK)))
-			continue;
-		if (!old || !*old)
-			old = "?";
-		printf("%s: %s -> %s", perftune_change_key(e), old, perftune_change_new_value(e));
-		if (fl & PERFTUNE_CHANGE_UNCHANGED)
-			fputs(" (unchanged)", stdout);
-		if (fl & PERFTUNE_CHANGE_GIVEN_BACK)
-			fputs(" (given back: only the replaced transaction had it)", stdout);
-		print_if(" (", note, ")");
-		putchar('\n');
 	}
-	perftune_change_iter_free(it);
-}
-
-void print_changes_json(struct json *j, struct perftune_tx *tx, bool dry)
-{
-	struct perftune_change_iter *it;
-	const struct perftune_change *e;
-
-	json_break(j, 2);
-	json_key(j, "changes");
-	json_open(j, '[', 4);
-	if (perftune_tx_changes(tx, &it) >= 0) {
-		while ((e = perftune_change_iter_next(it))) {
-			unsigned fl = perftune_change_flags(e);
-			if (!dry && !(fl & (PERFTUNE_CHANGE_WRITTEN | PERFTUNE_CHANGE_UNCHANGED |
-					    PERFTUNE_CHANGE_GIVEN_BACK)))
-				continue;
-			json_open(j, '{', 0);
-			json_kv(j, "key", perftune_change_key(e));
-			json_kv(j, "old", perftune_change_old_value(e));
-			json_kv(j, "new", perftune_change_new_value(e));
-			json_kb(j, "unchanged", fl & PERFTUNE_CHANGE_UNCHANGED);
-			if (fl &
-			    PERFTUNE_CHANGE_GIVEN_BACK) /* only after a replace: old output unchanged */
-				json_kb(j, "given_back", true);
-			json_kv(j, "note", perftune_change_note(e));
-			json_close(j);
-		}
-		perftune_change_iter_free(it);
+	fputs(text, stdout);
+	for (line = warnings; line && *line; line = next) {
+		next = strchrnul(line, '\n');
+		if (*next)
+			next++;
+		fprintf(stderr, "%s: %.*s", program, (int)(next - line), line);
 	}
-	json_close(j);
+	free(text);
+	free(warnings);
 }
 
 int commit_tx(struct perftune_ctx *ctx, struct perftune_tx *tx, bool hold, sigset_t *set)

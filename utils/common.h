@@ -39,10 +39,12 @@ void print_cmd_help(const struct cmd *c, FILE *f);
 const char *or_str(const char *s, const char *fallback);
 /* @before, @s and @after on stdout, unless @s is NULL */
 void print_if(const char *before, const char *s, const char *after);
-/* "key: old -> new (note)" for each staged key (all of them with @dry, else those written) */
-void print_changes(struct perftune_tx *tx, bool dry);
-/* the same as the member "changes": [...] of @j, on a line of its own */
-void print_changes_json(struct json *j, struct perftune_tx *tx, bool dry);
+/*
+ * perftune_tx_report() of @tx (and of profile @p, or NULL) on stdout, each of its
+ * warnings on stderr after "perftune: "; its failure (out of memory) printed
+ */
+void print_tx_report(struct perftune_ctx *ctx, struct perftune_tx *tx, struct perftune_profile *p,
+		     bool json);
 /* Commit @tx; with @hold, SIGTERM/SIGINT/SIGHUP (@set) are blocked first so that
  * one arriving mid-commit is taken by hold_until_signal.  0, or EXIT_FAIL with the message. */
 int commit_tx(struct perftune_ctx *ctx, struct perftune_tx *tx, bool hold, sigset_t *set);
@@ -65,13 +67,6 @@ mode_t output_mode(void);
  * perftune_output_write_file() (0644); 0, or EXIT_FAIL with the message naming
  * the file and the reason. */
 int write_output(struct perftune_ctx *ctx, const char *output, const char *text);
-
-/*
- * One warning per key of @tx (written, or staged with @dry) that a persistent
- * source (sysctl.d, udev, TuneD, the command line) will put back: on stderr,
- * or with @j as its member "warnings": [...] on a line of its own (perftune_tx_conflicts()).
- */
-void print_conflicts(struct perftune_ctx *ctx, struct perftune_tx *tx, bool dry, struct json *j);
 
 /*
  * Options of a command, as a table: cmd_parse() builds getopt_long()'s

@@ -171,6 +171,7 @@ PT_OUT_HANDLE(struct perftune_profile, pp)
 	free(*$1); /* only non-NULL if argout did not run */
 }
 %apply char **value { char **text }; /* perftune_export_*: malloc'd too */
+%apply char **value { char **warnings }; /* perftune_tx_report(): None if none */
 
 /* "NAME=VALUE" strings: a sequence of str (or None) -> NULL-terminated array */
 %typemap(in) const char *const *vars (PyObject *seq = NULL, const char **arr = NULL) {

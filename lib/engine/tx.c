@@ -22,6 +22,7 @@
 #include "shared/array.h"
 #include "engine/journal.h"
 #include "engine/restore.h"
+#include "engine/tx.h"
 #include "engine/tx-internal.h"
 
 static int tx_new_impl(struct perftune_ctx *ctx, const char *name, unsigned flags,
@@ -157,6 +158,16 @@ PERFTUNE_EXPORT const char *perftune_tx_name(struct perftune_tx *tx)
 	if (tx)
 		return tx->name;
 	return NULL;
+}
+
+struct perftune_ctx *pt_tx_ctx(struct perftune_tx *tx)
+{
+	return tx->ctx;
+}
+
+unsigned pt_tx_flags(struct perftune_tx *tx)
+{
+	return tx->flags;
 }
 
 int pt_tx_enter(struct perftune_tx *tx, const char *key, struct pt_fcache **prev)

@@ -17,7 +17,7 @@ import subprocess
 import threading
 import weakref
 from types import TracebackType
-from typing import Any, Callable, Iterable, Iterator, List, Mapping, Sequence, Union
+from typing import Any, Callable, Iterable, Iterator, List, Mapping, Sequence, Tuple, Union
 
 from . import _perftune as _lib
 from ._compare import (
@@ -373,6 +373,16 @@ class Context:
                 note=_lib.perftune_status_entry_note(e) or None,
             ),
         )
+
+    def status_report(self, json: bool = False) -> str:
+        """:meth:`status` as ``perftune status`` prints it: a line per
+        transaction (applied, held, ORPHANED, incomplete; its holder's pid),
+        under it a line per key ``key: original -> written, now current``
+        with DRIFT, GONE, MOVED, HOTPLUG or REFUSED; ``"no transactions"``
+        if none.  ``json``: ``perftune status --json``'s array."""
+        flags = _lib.PERFTUNE_REPORT_JSON if json else 0
+        _rc, text = self._call(_lib.perftune_status_report, flags)
+        return str(text)
 
     # ---- why and verify --------------------------------------------------------
 
@@ -993,6 +1003,26 @@ class Transaction:
             if rc < 0:
                 raise error_from_errno(rc, _lib.perftune_ctx_last_error(self._ctx_ptr))
         return _drain("source", it, source_from_c)
+
+    def report(
+        self, profile: Profile | None = None, json: bool = False
+    ) -> Tuple[str, str | None]:
+        """What ``perftune set`` prints of this transaction after its commit
+        (with the ``profile`` staged into it: ``perftune apply``), as
+        ``(text, warnings)``.  ``text``: a line ``key: old -> new`` per key
+        written (a dry run: per key staged), with a profile a line per
+        option skipped or kept; ``warnings``: a line ``warning: key: kind
+        location puts back value (note)`` per key that a persistent source
+        will put back (:meth:`conflicts`; ``perftune`` prints them on
+        stderr), or None.  ``json``: the object of ``perftune set --json``
+        (``apply --json``), the warnings a member of it and ``warnings``
+        None."""
+        if profile is not None and not isinstance(profile, Profile):
+            raise TypeError(f"profile must be a Profile, not {type(profile).__name__}")
+        flags = _lib.PERFTUNE_REPORT_JSON if json else 0
+        p = None if profile is None else profile._handle()
+        _rc, text, warnings = self._call(_lib.perftune_tx_report, p, flags)
+        return str(text), warnings
 
     def close(self) -> None:
         """Release the transaction.  Staged values are dropped; committed
