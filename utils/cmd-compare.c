@@ -245,10 +245,12 @@ static void progress(struct compare *c, const struct perftune_run *run)
  * the number in @v, or -1 with the reason in @why */
 static int read_metric(struct compare *c, int fd, double *v, char *why, size_t size)
 {
-	int r = -errno;
+	int r;
 
 	/* from the start: CMD's writes moved the offset we share */
-	if (lseek(fd, 0, SEEK_SET) == 0)
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		r = -errno;
+	else
 		r = perftune_metric_feed_fd(c->m, fd, c->run.errfd);
 	if (r > 0)
 		fprintf(stderr, "%s: warning: cannot write the log %s: %s\n", program, c->log,
