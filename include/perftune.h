@@ -1224,7 +1224,7 @@ const char *perftune_profile_default_path(void);
  * own ("net[driver=ixgbe].txqueuelen=1000", "net[v\=1].txqueuelen=1000"); in
  * a bracket '\' takes the next character.  The key is not parsed: a bad
  * selector is perftune_tx_set()'s to name.
- * @ctx: for the message (perftune_ctx_last_error()), or NULL;
+ * @ctx: for the message (perftune_ctx_last_error());
  * @key: receives the key, a malloc'd string; free() it (NULL on an error);
  * @value: receives the value, a pointer into @setting after the '='.
  * Return: 0, -EINVAL (no '=' outside brackets, an empty key, a bracket not

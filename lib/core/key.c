@@ -214,10 +214,12 @@ PERFTUNE_EXPORT int perftune_setting_split(struct perftune_ctx *ctx, const char 
 {
 	const char *eq;
 
-	if (!setting || !key || !value)
+	if (!key || !value)
 		return -EINVAL;
 	*key = NULL;
 	*value = NULL;
+	if (!ctx || !setting)
+		return -EINVAL;
 	eq = setting_eq(setting);
 	if (!eq || eq == setting)
 		return pt_err(ctx, -EINVAL, "'%s' is not KEY=VALUE", setting);
