@@ -1264,6 +1264,60 @@ int perftune_output_write_file(struct perftune_ctx *ctx, const char *path, const
  */
 const char *perftune_profile_default_path(void);
 
+/* ---- From the perftune program (LIBPERFTUNE_5) ------------------------------
+ * What perftune set, run, verify and compare did on their own and a binding
+ * needs as much: KEY=VALUE split where the key ends, a measured command's
+ * output read for a metric while it is copied to a log, the log itself, and
+ * an experiment's progress.
+ */
+
+/**
+ * perftune_setting_split() - split a "KEY=VALUE" setting where the key ends:
+ * at the first '=' outside the key's brackets, which may hold '=' of their
+ * own ("net[driver=ixgbe].txqueuelen=1000", "net[v\=1].txqueuelen=1000"); in
+ * a bracket '\' takes the next character.  The key is not parsed: a bad
+ * selector is perftune_tx_set()'s to name.
+ * @ctx: for the message (perftune_ctx_last_error());
+ * @key: receives the key, a malloc'd string; free() it (NULL on an error);
+ * @value: receives the value, a pointer into @setting after the '='.
+ * Return: 0, -EINVAL (no '=' outside brackets, an empty key, a bracket not
+ *         closed: "'SETTING' is not KEY=VALUE"; a NULL argument), -ENOMEM.
+ */
+int perftune_setting_split(struct perftune_ctx *ctx, const char *setting, char **key,
+			   const char **value);
+
+/**
+ * perftune_metric_feed_fd() - perftune_metric_feed() all that @fd gives, from
+ * its offset to its end (a pipe's writers gone, a file's end), each chunk
+ * also written to @copy_fd unless it is -1 (perftune compare's log).  A
+ * write to @copy_fd that fails stops the copy, not the reading: the output
+ * is still read to its end for the metric.  Then call perftune_metric_end().
+ * Return: 0; a positive errno: @fd was read to its end, but writing @copy_fd
+ *         failed (the message: "cannot copy the output: ..."); a negative
+ *         errno: reading @fd failed (-ENOMEM, or read(2)'s: "cannot read the
+ *         output: ..."), this output is forgotten and @metric ready for the
+ *         next; -EINVAL (@metric NULL, @fd negative).
+ */
+int perftune_metric_feed_fd(struct perftune_metric *metric, int fd, int copy_fd);
+
+/**
+ * perftune_output_open_log() - a log at @path, for several writers (a
+ * command's standard output and error, the caller's own lines): a new empty
+ * file of mode @mode made as perftune_output_open() makes it and renamed over
+ * the path at once, or a character device opened in place.
+ * Return: a file descriptor in append mode, close-on-exec, the caller's to
+ *         close; or the errors of perftune_output_open() and
+ *         perftune_output_commit().
+ */
+int perftune_output_open_log(struct perftune_ctx *ctx, const char *path, unsigned mode);
+
+/**
+ * perftune_run_eta() - in the measure callback: the seconds the runs left
+ * (this one included) will take at the pace of those before it, from the
+ * start of perftune_experiment_run(); NaN in the first run (and for NULL).
+ */
+double perftune_run_eta(const struct perftune_run *run);
+
 /* ---- Conflicts of a transaction (LIBPERFTUNE_5) ---------------------------- */
 
 /** Flags of perftune_tx_conflicts(). */

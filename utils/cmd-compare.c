@@ -7,7 +7,6 @@
  * and abort the experiment, which gives the change back; CMD gets SIGKILL if
  * perftune dies (PDEATHSIG), and the journal covers the change then. */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +28,6 @@ struct compare {
 	struct perftune_profile *prof;
 	struct perftune_experiment *exp;
 	struct perftune_metric *m;
-	double started;
 };
 
 /* --rounds, --warmup, --seed: a number from e->bit to 100000 */
@@ -148,9 +146,13 @@ static int check_args(struct compare *c, int argc, char **argv, int dd)
 				   "give either --profile P or KEY=VALUE..., not neither");
 	if (c->vars.n && !c->profile)
 		return usage_error(&cmd_compare, "-v VAR=VALUE needs --profile");
-	for (int i = 0; i < c->nkeys; i++)
-		if (!setting_eq(c->keys[i]) || c->keys[i][0] == '=')
-			return usage_error(&cmd_compare, "'%s' is not KEY=VALUE", c->keys[i]);
+	for (int i = 0; i < c->nkeys; i++) {
+		const char *value;
+		char *key;
+		if (perftune_setting_split(c->ctx, c->keys[i], &key, &value) < 0)
+			return usage_error(&cmd_compare, "%s", perftune_ctx_last_error(c->ctx));
+		free(key);
+	}
 	r = check_outputs(c);
 	if (r)
 		return r;
@@ -178,10 +180,12 @@ static int check_change(struct compare *c, bool *noop)
 	if (r >= 0 && c->profile)
 		r = perftune_experiment_set_profile(c->exp, c->prof);
 	for (int i = 0; r >= 0 && i < c->nkeys; i++) {
-		char *eq = setting_eq(c->keys[i]);
-		*eq = '\0'; /* KEY=VALUE split in place, for the call */
-		r = perftune_experiment_set(c->exp, c->keys[i], eq + 1);
-		*eq = '=';
+		const char *value;
+		char *key;
+		r = perftune_setting_split(c->ctx, c->keys[i], &key, &value);
+		if (r >= 0)
+			r = perftune_experiment_set(c->exp, key, value);
+		free(key);
 	}
 	if (r >= 0 && c->random_order)
 		r = perftune_experiment_set_order(c->exp, PERFTUNE_ORDER_RANDOM);
@@ -220,9 +224,9 @@ static int check_change(struct compare *c, bool *noop)
 
 static void progress(struct compare *c, const struct perftune_run *run)
 {
-	unsigned done = perftune_run_index(run), total = perftune_run_total(run);
+	double eta = perftune_run_eta(run);
 	char what[64], when[32] = "ETA ...";
-	long eta;
+	long s;
 
 	if (!c->progress)
 		return;
@@ -230,43 +234,29 @@ static void progress(struct compare *c, const struct perftune_run *run)
 		snprintf(what, sizeof(what), "round %u/%u", perftune_run_round(run), c->rounds);
 	else
 		snprintf(what, sizeof(what), "warmup %u/%u", perftune_run_warmup(run), c->warmup);
-	if (done) {
-		eta = lround((now_s() - c->started) / done * (total - done));
-		snprintf(when, sizeof(when), "ETA %ld:%02ld", eta / 60, eta % 60);
+	if (!isnan(eta)) {
+		s = lround(eta);
+		snprintf(when, sizeof(when), "ETA %ld:%02ld", s / 60, s % 60);
 	}
 	fprintf(stderr, "\r\033[K%s, %s", what, when);
 }
 
-#define CHUNK (1024 * 1024)
-
-/* CMD's stdout (a memfd) appended to the log and read for the metric a chunk
- * at a time: 0 with the number in @v, or -1 with the reason in @why */
+/* CMD's stdout (a memfd) appended to the log and read for the metric: 0 with
+ * the number in @v, or -1 with the reason in @why */
 static int read_metric(struct compare *c, int fd, double *v, char *why, size_t size)
 {
-	char *buf = malloc(CHUNK);
-	bool logged = true;
-	off_t off = 0;
-	ssize_t n = -1;
 	int r;
 
-	errno = ENOMEM;
-	while (buf && (n = pread(fd, buf, CHUNK, off)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		off += n;
-		if (logged && write(c->run.errfd, buf, (size_t)n) != n) {
-			fprintf(stderr, "%s: warning: cannot write the log %s: %s\n", program,
-				c->log, strerror(errno));
-			logged = false;
-		}
-		perftune_metric_feed(c->m, buf, (size_t)n);
-	}
-	free(buf);
-	if (n) {
-		snprintf(why, size, "cannot read CMD's output: %s", strerror(errno));
-		perftune_metric_end(c->m, v); /* ready for the next output all the same */
+	/* from the start: CMD's writes moved the offset we share */
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		r = -errno;
+	else
+		r = perftune_metric_feed_fd(c->m, fd, c->run.errfd);
+	if (r > 0)
+		fprintf(stderr, "%s: warning: cannot write the log %s: %s\n", program, c->log,
+			strerror(r));
+	if (r < 0) {
+		snprintf(why, size, "cannot read CMD's output: %s", strerror(-r));
 		return -1;
 	}
 	r = perftune_metric_end(c->m, v);
@@ -373,28 +363,13 @@ static int plot(struct compare *c)
 	return r;
 }
 
-/* the log is a new file renamed over the path at once (perftune_output_open():
- * never a link, a FIFO or another user's file followed or opened), written
- * from then on */
+/* the log is a new file renamed over the path at once (never a link, a FIFO
+ * or another user's file followed or opened), CMD's output and ours appended */
 static int open_log(struct compare *c)
 {
-	struct perftune_output *o = NULL;
-	int r = perftune_output_open(c->ctx, c->log, output_mode(), &o);
-
-	if (r >= 0)
-		r = perftune_output_commit(o);
-	if (r < 0) {
-		perftune_output_free(o);
+	c->run.errfd = perftune_output_open_log(c->ctx, c->log, output_mode());
+	if (c->run.errfd < 0)
 		return path_error(c->ctx, "--log");
-	}
-	/* the fd outlives the object; CMD's output and ours are appended */
-	c->run.errfd = fcntl(perftune_output_fd(o), F_DUPFD_CLOEXEC, 0);
-	perftune_output_free(o);
-	if (c->run.errfd < 0 || fcntl(c->run.errfd, F_SETFL, O_APPEND) < 0) {
-		fprintf(stderr, "%s: --log %s: %s; nothing was changed\n", program, c->log,
-			strerror(errno));
-		return EXIT_FAIL;
-	}
 	return 0;
 }
 
@@ -405,7 +380,6 @@ static int experiment(struct compare *c)
 	int r = signals_to_fd(&c->run);
 	if (r < 0)
 		return lib_error(NULL, r, "signalfd");
-	c->started = now_s();
 	r = perftune_experiment_run(c->exp, measure, c);
 	if (r < 0)
 		return stop(c, r);

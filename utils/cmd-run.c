@@ -36,16 +36,22 @@ static int stage(struct perftune_ctx *ctx, char **ops, int n, const char *name,
 		 struct cmd_vars *vars, struct perftune_tx **tx)
 {
 	struct perftune_profile *p = NULL;
-	bool profile = !setting_eq(ops[0]);
+	const char *value;
+	char *key = NULL;
+	/* a PROFILE has no '=' (but for one in a key's brackets) */
+	bool profile = perftune_setting_split(ctx, ops[0], &key, &value) < 0 && ops[0][0] != '=';
 	int r;
 
+	free(key);
 	if (profile && n > 1)
 		return usage_error(&cmd_run, "run takes one PROFILE or KEY=VALUE settings");
 	if (!profile && vars->n)
 		return usage_error(&cmd_run, "-v VAR=VALUE is for a profile");
-	for (int k = 0; k < n && !profile; k++)
-		if (!setting_eq(ops[k]) || ops[k][0] == '=')
-			return usage_error(&cmd_run, "'%s' is not KEY=VALUE", ops[k]);
+	for (int k = 0; k < n && !profile; k++) {
+		if (perftune_setting_split(ctx, ops[k], &key, &value) < 0)
+			return usage_error(&cmd_run, "%s", perftune_ctx_last_error(ctx));
+		free(key);
+	}
 	if (profile && (r = perftune_profile_load(ctx, ops[0], vars->v, &p)) < 0)
 		goto fail;
 	r = perftune_tx_new(ctx, name, PERFTUNE_TX_HOLD, tx);
@@ -56,10 +62,10 @@ static int stage(struct perftune_ctx *ctx, char **ops, int n, const char *name,
 	if (r >= 0 && profile)
 		r = perftune_profile_stage(p, *tx, PERFTUNE_PROFILE_HOLD);
 	for (int k = 0; r >= 0 && k < n && !profile; k++) {
-		char *eq = setting_eq(ops[k]);
-		*eq = '\0'; /* KEY alone, in place, and back */
-		r = perftune_tx_set(*tx, ops[k], eq + 1);
-		*eq = '=';
+		r = perftune_setting_split(ctx, ops[k], &key, &value);
+		if (r >= 0)
+			r = perftune_tx_set(*tx, key, value);
+		free(key);
 	}
 	perftune_profile_free(p);
 	if (r >= 0)

@@ -46,15 +46,19 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 	int i = cmd_parse(&cmd_set, argc, argv, opts, ""), r, ret = 0;
 	bool dry = flags & PERFTUNE_TX_DRY_RUN;
 	struct perftune_tx *tx;
+	const char *value;
+	char *key;
 	sigset_t set;
 
 	if (i < 0)
 		return EXIT_USAGE;
 	if (i >= argc)
 		return usage_error(&cmd_set, "set needs at least one KEY=VALUE");
-	for (int k = i; k < argc; k++)
-		if (!setting_eq(argv[k]) || argv[k][0] == '=')
-			return usage_error(&cmd_set, "'%s' is not KEY=VALUE", argv[k]);
+	for (int k = i; k < argc; k++) {
+		if (perftune_setting_split(ctx, argv[k], &key, &value) < 0)
+			return usage_error(&cmd_set, "%s", perftune_ctx_last_error(ctx));
+		free(key);
+	}
 	r = perftune_tx_new(ctx, or_str(name, or_str(replace, "default")), flags, &tx);
 	if (r == -EINVAL)
 		return usage_error(&cmd_set, "%s", perftune_ctx_last_error(ctx));
@@ -65,11 +69,11 @@ static int run_set(struct perftune_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	for (int k = i; k < argc; k++) {
-		char *key = strdup(argv[k]), *eq = setting_eq(key);
-		*eq = '\0';
-		r = perftune_tx_set(tx, key, eq + 1);
+		r = perftune_setting_split(ctx, argv[k], &key, &value);
+		if (r >= 0)
+			r = perftune_tx_set(tx, key, value);
 		if (r < 0)
-			ret = set_error(ctx, r, key);
+			ret = set_error(ctx, r, or_str(key, argv[k]));
 		free(key);
 		if (r < 0)
 			goto out;

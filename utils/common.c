@@ -314,19 +314,3 @@ int write_output(struct perftune_ctx *ctx, const char *output, const char *text)
 		return lib_error(ctx, r, output);
 	return 0;
 }
-
-char *setting_eq(const char *kv)
-{
-	for (const char *p = kv; *p; p++) {
-		if (*p == '=')
-			return (char *)p;
-		if (*p != '[')
-			continue;
-		while (*++p && *p != ']') /* a key's bracket: '\' takes the next character */
-			if (*p == '\\' && p[1])
-				p++;
-		if (!*p)
-			return NULL;
-	}
-	return NULL;
-}

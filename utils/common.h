@@ -109,10 +109,6 @@ struct cmd_opt {
 int cmd_parse(const struct cmd *c, int argc, char **argv, const struct cmd_opt *opts,
 	      const char *order);
 
-/* the '=' of "KEY=VALUE": the first outside the key's brackets, which may hold '=' of their
- * own ("net[driver=ixgbe].txqueuelen=1", "net[v\=1].txqueuelen=1"); NULL if none */
-char *setting_eq(const char *kv);
-
 /* status and verify: --json, --format text|json|prometheus (int *e->dest) */
 enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_PROMETHEUS };
 int opt_format(const struct cmd *c, const struct cmd_opt *e, const char *arg);

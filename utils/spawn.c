@@ -152,7 +152,8 @@ int run_filter(struct perftune_ctx *ctx, const char *prog, const char *input, co
 	return 0;
 }
 
-double now_s(void)
+/* wall time in seconds (CLOCK_MONOTONIC) */
+static double now_s(void)
 {
 	struct timespec ts;
 

@@ -54,7 +54,5 @@ int signals_to_fd(struct child_run *r);
 /* a signal read from r->sigfd (not SIGCHLD) kept in r->sig, with @pid > 0
  * ended (SIGTERM to its group) or, with r->forward, sent the signal; r->sig */
 int take_signals(struct child_run *r, pid_t pid);
-/* wall time in seconds (CLOCK_MONOTONIC) */
-double now_s(void);
 
 #endif

@@ -470,6 +470,65 @@ static PyObject *pt_median(PyObject *values)
 }
 %}
 
+/* ---- from the perftune program (LIBPERFTUNE_5) -------------------------- */
+
+/* perftune_setting_split(ctx, setting) -> (rc, key, value); key malloc'd, value
+ * a pointer into the setting's UTF-8 (alive until freearg) */
+%typemap(in, numinputs=0) char **key (char *tmp = NULL) {
+	$1 = &tmp;
+}
+%typemap(argout, fragment="SWIG_FromCharPtr") char **key {
+	PyObject *k = *$1 ? SWIG_FromCharPtr(*$1) : (Py_INCREF(Py_None), Py_None);
+
+	free(*$1);
+	*$1 = NULL;
+	$result = pt_append($result, k);
+	if (!$result)
+		SWIG_fail;
+}
+%typemap(freearg) char **key {
+	free(*$1);
+}
+%typemap(in, numinputs=0) const char **value (const char *tmp = NULL) {
+	$1 = ($1_ltype)&tmp;
+}
+%typemap(argout, fragment="SWIG_FromCharPtr") const char **value {
+	$result = pt_append($result, *$1 ? SWIG_FromCharPtr((const char *)*$1) : (Py_INCREF(Py_None), Py_None));
+	if (!$result)
+		SWIG_fail;
+}
+%typemap(freearg) const char **value ""; /* not char **value's free(): it points into setting */
+
+/* the metric of a command's output: perftune_metric_end(m) -> (rc, value) */
+PT_OUT_HANDLE(struct perftune_metric, metricp)
+%typemap(in, numinputs=0) double *value (double tmp = 0) {
+	$1 = &tmp;
+}
+%typemap(argout) double *value {
+	$result = pt_append($result, PyFloat_FromDouble(*$1));
+	if (!$result)
+		SWIG_fail;
+}
+/* perftune_metric_feed(m, data): any bytes-like object */
+%ignore perftune_metric_feed;
+%rename(perftune_metric_feed) pt_metric_feed_buffer;
+%nothread pt_metric_feed_buffer; /* holds a Python buffer: releases the GIL itself */
+%inline %{
+static PyObject *pt_metric_feed_buffer(struct perftune_metric *metric, PyObject *data)
+{
+	Py_buffer b;
+
+	if (PyObject_GetBuffer(data, &b, PyBUF_SIMPLE) < 0)
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	perftune_metric_feed(metric, b.buf, (size_t)b.len);
+	Py_END_ALLOW_THREADS
+	PyBuffer_Release(&b);
+	Py_RETURN_NONE;
+}
+%}
+%ignore perftune_run_eta; /* the measure callable gets the run's fields, not the run */
+
 /* the whole public API, unchanged (uint64_t: the experiment's seed) */
 /* a Python file object is the handle of an output file: only the checks and
  * perftune_output_write_file() are wrapped (Context.write_file) */

@@ -8,8 +8,10 @@
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "perftune.h"
+#include "macro.h"
 #include "shared/keyname.h"
 #include "shared/util.h"
 #include "core/key.h"
@@ -186,17 +188,46 @@ bool pt_glob(const char *s)
 	return strpbrk(s, "*?") != NULL;
 }
 
-const char *pt_setting_eq(const char *kv)
+/* The '=' of "KEY=VALUE": the first outside the key's brackets, which may
+ * hold '=' of their own ("net[driver=ixgbe].txqueuelen=1", "net[v\=1]...");
+ * in a bracket '\' takes the next character.  NULL if none, or if a bracket
+ * is not closed.  What a bracket holds is the key parser's to check: a bad
+ * escape is named there, not taken for a setting without '='. */
+static const char *setting_eq(const char *kv)
 {
-	const char *why;
-
 	for (const char *p = kv; *p; p++) {
 		if (*p == '=')
 			return p;
-		if (*p == '[' && !(p = pt_key_bracket_end(p, &why)))
+		if (*p != '[')
+			continue;
+		while (*++p && *p != ']')
+			if (*p == '\\' && p[1])
+				p++;
+		if (!*p)
 			return NULL;
 	}
 	return NULL;
+}
+
+PERFTUNE_EXPORT int perftune_setting_split(struct perftune_ctx *ctx, const char *setting,
+					   char **key, const char **value)
+{
+	const char *eq;
+
+	if (!key || !value)
+		return -EINVAL;
+	*key = NULL;
+	*value = NULL;
+	if (!ctx || !setting)
+		return -EINVAL;
+	eq = setting_eq(setting);
+	if (!eq || eq == setting)
+		return pt_err(ctx, -EINVAL, "'%s' is not KEY=VALUE", setting);
+	*key = strndup(setting, (size_t)(eq - setting));
+	if (!*key)
+		return pt_err(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+	*value = eq + 1;
+	return 0;
 }
 
 bool pt_comp_matches(const struct pt_comp *c, const char *name)

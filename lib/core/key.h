@@ -89,9 +89,6 @@ typedef int (*pt_stage_fn)(struct perftune_ctx *ctx, const struct pt_tunable *t,
 int pt_key_parse(struct perftune_ctx *ctx, const char *key, struct pt_keyparts *kp);
 /* the ']' closing the '[' at @open, past escaped characters; NULL and *@why (or NULL) if none */
 const char *pt_key_bracket_end(const char *open, const char **why);
-/* the '=' of "KEY=VALUE": the first outside the key's brackets ("net[driver=x].txqueuelen=1",
- * "net[v\=1].txqueuelen=1"), or NULL */
-const char *pt_setting_eq(const char *kv);
 /* A printable, bounded copy of user input @key for error messages, in @buf. */
 const char *pt_key_shown(const char *key, char *buf, size_t size);
 bool pt_glob(const char *s);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* perftune_metric_*: the number a program's output reports (perftune compare
  * --metric), read while the output streams in (the scanner: metric-scan.c).
- * The caller runs the program and feeds its output: nothing here runs one. */
+ * The caller runs the program and feeds its output, or the file descriptor
+ * it reads it from: nothing here runs one. */
 #include <errno.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "perftune.h"
 #include "macro.h"
 #include "core/log.h"
@@ -72,6 +74,58 @@ PERFTUNE_EXPORT void perftune_metric_feed(struct perftune_metric *m, const void 
 {
 	if (m && data)
 		pt_metric_scan_feed(&m->scan, data, size);
+}
+
+#define FEED_CHUNK (1024 * 1024)
+
+/* all @n bytes of @buf to @fd: 0, or the errno of the write */
+static int copy_out(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return errno;
+		if (w == 0)
+			return EIO;
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+PERFTUNE_EXPORT int perftune_metric_feed_fd(struct perftune_metric *m, int fd, int copy_fd)
+{
+	int copy_err = 0, err = 0;
+	char *buf;
+	ssize_t n;
+
+	if (!m || fd < 0)
+		return -EINVAL;
+	buf = malloc(FEED_CHUNK);
+	if (!buf)
+		err = ENOMEM;
+	while (buf && (n = read(fd, buf, FEED_CHUNK)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = errno;
+			break;
+		}
+		/* a copy that fails stops; the metric still reads the output to its end */
+		if (copy_fd >= 0 && !copy_err)
+			copy_err = copy_out(copy_fd, buf, (size_t)n);
+		pt_metric_scan_feed(&m->scan, buf, (size_t)n);
+	}
+	free(buf);
+	if (err) {
+		pt_metric_scan_reset(&m->scan); /* this output is lost: ready for the next */
+		return pt_err(m->ctx, -err, "cannot read the output: %s", strerror(err));
+	}
+	if (copy_err)
+		return pt_err(m->ctx, copy_err, "cannot copy the output: %s", strerror(copy_err));
+	return 0;
 }
 
 PERFTUNE_EXPORT int perftune_metric_end(struct perftune_metric *m, double *value)

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include "perftune.h"
 #include "macro.h"
 #include "core/ctx.h"
@@ -26,7 +27,16 @@ struct perftune_run {
 	unsigned index, total;
 	enum perftune_state state;
 	char label[64];
+	double started; /* CLOCK_MONOTONIC seconds when the first run began */
 };
+
+static double monotonic_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 /* stage the change into @tx: the profile or the settings */
 static int stage(struct perftune_experiment *exp, struct perftune_tx *tx)
@@ -169,6 +179,7 @@ static int run_all(struct perftune_experiment *exp, perftune_measure_fn measure,
 	struct perftune_run run = { .exp = exp, .total = 2 * (exp->warmup + exp->rounds) };
 	uint64_t rng = exp->seed ^ 0x6f72646572ULL;
 
+	run.started = monotonic_s();
 	for (unsigned i = 0; i < exp->warmup + exp->rounds; i++) {
 		enum perftune_state order[2] = { PERFTUNE_BASELINE, PERFTUNE_TUNED };
 		run.round = i < exp->warmup ? 0 : i - exp->warmup + 1;
@@ -277,6 +288,14 @@ PERFTUNE_EXPORT unsigned perftune_run_total(const struct perftune_run *run)
 	if (run)
 		return run->total;
 	return 0;
+}
+
+PERFTUNE_EXPORT double perftune_run_eta(const struct perftune_run *run)
+{
+	if (!run || !run->index)
+		return NAN;
+	/* the pace of the runs so far, for those left */
+	return (monotonic_s() - run->started) / run->index * (run->total - run->index);
 }
 
 PERFTUNE_EXPORT const char *perftune_run_label(const struct perftune_run *run)

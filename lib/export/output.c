@@ -273,6 +273,33 @@ PERFTUNE_EXPORT void perftune_output_free(struct perftune_output *out)
 	free(out);
 }
 
+static int output_open_log_impl(struct perftune_ctx *ctx, const char *path, unsigned mode)
+{
+	struct perftune_output *o = NULL;
+	int r = output_open_impl(ctx, path, mode, &o), fd = -1;
+
+	if (r >= 0)
+		r = perftune_output_commit(o);
+	/* a descriptor of its own, in append mode: the writers that share it
+	 * (a child's stdout and stderr, the caller) never write over each other */
+	if (r >= 0 && (fd = fcntl(o->fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		r = pt_err(ctx, -errno, "%s: %s", path, strerror(errno));
+	if (r >= 0 && fcntl(fd, F_SETFL, O_APPEND) < 0)
+		r = pt_err(ctx, -errno, "%s: %s", path, strerror(errno));
+	perftune_output_free(o);
+	if (r < 0 && fd >= 0)
+		close(fd);
+	if (r < 0)
+		return r;
+	return fd;
+}
+
+PERFTUNE_EXPORT int perftune_output_open_log(struct perftune_ctx *ctx, const char *path,
+					     unsigned mode)
+{
+	return pt_api_ret(output_open_log_impl(ctx, path, mode));
+}
+
 static int write_all(struct perftune_output *o, const char *text)
 {
 	size_t len = strlen(text), done = 0;

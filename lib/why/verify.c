@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "perftune.h"
 #include "macro.h"
@@ -234,14 +235,13 @@ static int verify_impl(struct perftune_ctx *ctx, const char *const *settings,
 	if (settings)
 		r = begin(&c, ctx, iterp);
 	for (size_t i = 0; r >= 0 && settings[i]; i++) {
-		char key[PERFTUNE_KEY_MAX];
-		const char *eq = pt_setting_eq(settings[i]);
-		if (!eq || eq == settings[i] || (size_t)(eq - settings[i]) >= sizeof(key)) {
-			r = pt_err(ctx, -EINVAL, "'%s' is not KEY=VALUE", settings[i]);
-			break;
-		}
-		snprintf(key, sizeof(key), "%.*s", (int)(eq - settings[i]), settings[i]);
-		r = check_key(&c, key, eq + 1);
+		const char *value;
+		char *key;
+
+		r = perftune_setting_split(ctx, settings[i], &key, &value);
+		if (r >= 0)
+			r = check_key(&c, key, value);
+		free(key);
 	}
 	if (r < 0 && !c.it)
 		return r;

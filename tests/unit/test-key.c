@@ -345,21 +345,55 @@ END_TEST
 START_TEST(setting_splits_outside_brackets)
 {
 	static const struct {
-		const char *kv;
-		int at; /* -1: none */
+		const char *kv, *key; /* key NULL: not KEY=VALUE */
 	} cases[] = {
-		{ "sysctl.vm.swappiness=10", 20 },
-		{ "net[driver=ixgbe].txqueuelen=700", 28 },
-		{ "net[v\\=1].txqueuelen=7=8", 20 },
-		{ "net[a\\]=b].txqueuelen=7", 21 },
-		{ "net[v=1.txqueuelen", -1 },
-		{ "sysctl.vm.swappiness", -1 },
+		{ "sysctl.vm.swappiness=10", "sysctl.vm.swappiness" },
+		{ "net[driver=ixgbe].txqueuelen=700", "net[driver=ixgbe].txqueuelen" },
+		{ "net[v\\=1].txqueuelen=7=8", "net[v\\=1].txqueuelen" },
+		{ "net[a\\]=b].txqueuelen=7", "net[a\\]=b].txqueuelen" },
+		/* a bad bracket is the key's parser's to name, after the split */
+		{ "sysctl.net.[a[b].x=1", "sysctl.net.[a[b].x" },
+		{ "sysctl.net.[\\x0g]=1", "sysctl.net.[\\x0g]" },
+		{ "net[v=1.txqueuelen", NULL },
+		{ "net[v\\]=1", NULL },
+		{ "sysctl.vm.swappiness", NULL },
+		{ "=10", NULL },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		const char *eq = pt_setting_eq(cases[i].kv);
-		ck_assert_msg((eq ? (int)(eq - cases[i].kv) : -1) == cases[i].at, "%s", cases[i].kv);
+		const char *value = "x";
+		char *key = (char *)"x", want[300];
+		int r = perftune_setting_split(f.ctx, cases[i].kv, &key, &value);
+
+		if (!cases[i].key) {
+			ck_assert_msg(r == -EINVAL && !key && !value, "%s: %d", cases[i].kv, r);
+			snprintf(want, sizeof(want), "'%s' is not KEY=VALUE", cases[i].kv);
+			ck_assert_str_eq(perftune_ctx_last_error(f.ctx), want);
+			continue;
+		}
+		ck_assert_msg(r == 0, "%s: %d %s", cases[i].kv, r, perftune_ctx_last_error(f.ctx));
+		ck_assert_str_eq(key, cases[i].key);
+		ck_assert_ptr_eq(value, cases[i].kv + strlen(cases[i].key) + 1);
+		free(key);
 	}
+	/* no context for the message: refused, not a crash */
+	ck_assert_int_eq(perftune_setting_split(NULL, "a", &(char *){ NULL }, &(const char *){ NULL }),
+			 -EINVAL);
+	ck_assert_int_eq(perftune_setting_split(f.ctx, NULL, &(char *){ NULL }, &(const char *){ NULL }),
+			 -EINVAL);
+}
+END_TEST
+
+/* the key of a split setting is parsed as any key: its bad bracket is named */
+START_TEST(setting_split_key_fault_named_by_parser)
+{
+	const char *value;
+	char *key, *v = NULL;
+
+	ck_assert_int_eq(perftune_setting_split(f.ctx, "sysctl.net.[a[b].x=1", &key, &value), 0);
+	ck_assert_int_eq(perftune_get(f.ctx, key, &v), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "bad character in [] selector"));
+	free(key);
 }
 END_TEST
 
@@ -519,6 +553,7 @@ static Suite *key_suite(void)
 	tcase_add_test(tc, bracket_escapes_spell_names);
 	tcase_add_test(tc, any_name_round_trips_through_its_key);
 	tcase_add_test(tc, setting_splits_outside_brackets);
+	tcase_add_test(tc, setting_split_key_fault_named_by_parser);
 	tcase_add_test(tc, glob_characters_in_a_sysctl_name_are_literal);
 	tcase_add_test(tc, glob_characters_in_device_names_are_literal);
 	tcase_add_test(tc, exports_name_the_object_not_a_pattern);

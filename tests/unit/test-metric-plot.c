@@ -4,11 +4,17 @@
  * output after output with the messages compare prints; perftune_experiment_plot()
  * writes the script of a run experiment (text only) and refuses one not run;
  * perftune_profile_default_path() is the path the CLI puts its build tree's
- * profiles before.  The scanner's chunks and long lines: test-compare-metric.c.
+ * profiles before; perftune_metric_feed_fd() reads a file descriptor to its
+ * end and copies it; perftune_run_eta() is the pace of the runs so far.  The
+ * scanner's chunks and long lines: test-compare-metric.c.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <math.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "harness.h"
 
 static struct fx f;
@@ -69,6 +75,118 @@ START_TEST(metric_refuses_a_bad_regex_naming_it)
 }
 END_TEST
 
+/* @n bytes of @text in a new memfd, its offset at 0 */
+static int memfd_with(const char *text, size_t n)
+{
+	int fd = memfd_create("test-metric", MFD_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, n), (ssize_t)n);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	return fd;
+}
+
+/* an output longer than the chunk read: its metric, and every byte copied */
+START_TEST(metric_feed_fd_reads_to_the_end_and_copies)
+{
+	size_t n = 3 * 1024 * 1024 / 2, len;
+	char *out = malloc(n + 16), *back = malloc(n + 16);
+	struct perftune_metric *m;
+	int fd, copy, p[2];
+	double v = 0;
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_ptr_nonnull(back);
+	for (size_t i = 0; i < n; i++)
+		out[i] = i % 64 == 63 ? '\n' : 'a' + (char)(i % 26);
+	len = n + (size_t)sprintf(out + n, "t=4.25\nx\n");
+	ck_assert_int_eq(perftune_metric_new(f.ctx, "t=([0-9.]+)", &m), 0);
+	fd = memfd_with(out, len);
+	copy = memfd_create("test-copy", MFD_CLOEXEC);
+	ck_assert_int_eq(perftune_metric_feed_fd(m, fd, copy), 0);
+	ck_assert_int_eq(perftune_metric_end(m, &v), 0);
+	ck_assert_double_eq(v, 4.25);
+	ck_assert_int_eq(pread(copy, back, n + 16, 0), (ssize_t)len);
+	ck_assert(memcmp(out, back, len) == 0);
+	/* from the fd's offset: nothing left there is an output without a match */
+	ck_assert_int_eq(perftune_metric_feed_fd(m, fd, -1), 0);
+	ck_assert_int_eq(perftune_metric_end(m, &v), -ENOENT);
+	close(fd);
+	close(copy);
+	/* a pipe, read until its writer is gone */
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	ck_assert_int_eq(write(p[1], "t=1\nt=2", 7), 7);
+	close(p[1]);
+	ck_assert_int_eq(perftune_metric_feed_fd(m, p[0], -1), 0);
+	close(p[0]);
+	ck_assert_int_eq(perftune_metric_end(m, &v), 0);
+	ck_assert_double_eq(v, 2);
+	perftune_metric_free(m);
+	free(out);
+	free(back);
+}
+END_TEST
+
+START_TEST(metric_feed_fd_names_a_failed_copy_and_a_failed_read)
+{
+	struct perftune_metric *m;
+	int fd, ro = open("/dev/null", O_RDONLY | O_CLOEXEC), wo;
+	double v = 0;
+
+	ck_assert_int_eq(perftune_metric_new(f.ctx, "t=([0-9.]+)", &m), 0);
+	/* the copy fails: positive errno, the output still read for the metric */
+	fd = memfd_with("t=5\n", 4);
+	ck_assert_int_eq(perftune_metric_feed_fd(m, fd, ro), EBADF);
+	ck_assert_str_eq(perftune_ctx_last_error(f.ctx),
+			 "cannot copy the output: Bad file descriptor");
+	ck_assert_int_eq(perftune_metric_end(m, &v), 0);
+	ck_assert_double_eq(v, 5);
+	close(fd);
+	/* the read fails: negative errno, what came before is forgotten */
+	wo = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	perftune_metric_feed(m, "t=9\n", 4);
+	ck_assert_int_eq(perftune_metric_feed_fd(m, wo, -1), -EBADF);
+	ck_assert_str_eq(perftune_ctx_last_error(f.ctx),
+			 "cannot read the output: Bad file descriptor");
+	perftune_metric_feed(m, "none\n", 5);
+	ck_assert_int_eq(perftune_metric_end(m, &v), -ENOENT);
+	ck_assert_int_eq(perftune_metric_feed_fd(NULL, ro, -1), -EINVAL);
+	ck_assert_int_eq(perftune_metric_feed_fd(m, -1, -1), -EINVAL);
+	close(ro);
+	close(wo);
+	perftune_metric_free(m);
+}
+END_TEST
+
+/* perftune_run_eta() in each run: none in the first, a finite figure after */
+static int measure_eta(struct perftune_run *run, void *ud, double *value)
+{
+	unsigned *finite = ud;
+	double eta = perftune_run_eta(run);
+
+	if (perftune_run_index(run) == 0)
+		ck_assert(isnan(eta));
+	else if (isfinite(eta) && eta >= 0)
+		(*finite)++;
+	*value = 1 + perftune_run_index(run) % 3;
+	return 0;
+}
+
+START_TEST(run_eta_is_none_first_then_the_pace)
+{
+	struct perftune_experiment *e;
+	unsigned finite = 0;
+
+	ck_assert_int_eq(perftune_experiment_new(f.ctx, "eta-test", &e), 0);
+	ck_assert_int_eq(perftune_experiment_set(e, "sysctl.vm.swappiness", "10"), 0);
+	ck_assert_int_eq(perftune_experiment_set_rounds(e, 3), 0);
+	ck_assert_int_eq(perftune_experiment_run(e, measure_eta, &finite), 0);
+	ck_assert_uint_eq(finite, 2 * (1 + 3) - 1);
+	ck_assert(isnan(perftune_run_eta(NULL)));
+	perftune_experiment_free(e);
+}
+END_TEST
+
 /* 100 + k baseline, 80 + k tuned: the tuned state is better */
 static int measure(struct perftune_run *run, void *ud, double *value)
 {
@@ -125,6 +243,9 @@ static Suite *metric_plot_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, metric_reads_each_output_in_turn_with_its_errors);
 	tcase_add_test(tc, metric_refuses_a_bad_regex_naming_it);
+	tcase_add_test(tc, metric_feed_fd_reads_to_the_end_and_copies);
+	tcase_add_test(tc, metric_feed_fd_names_a_failed_copy_and_a_failed_read);
+	tcase_add_test(tc, run_eta_is_none_first_then_the_pace);
 	tcase_add_test(tc, plot_script_of_a_run_experiment);
 	tcase_add_test(tc, default_profile_path_is_the_one_searched);
 	suite_add_tcase(s, tc);

@@ -132,6 +132,45 @@ START_TEST(character_device_is_written_in_place)
 }
 END_TEST
 
+/* a log: a new empty file at the path at once, its fd appending, shared by writers */
+START_TEST(log_is_a_new_file_appended_by_each_writer)
+{
+	struct stat before, after;
+	int a, b;
+
+	ck_assert_int_eq(perftune_output_write_file(f.ctx, at("log"), "old run\n", 0644), 0);
+	ck_assert_int_eq(stat(at("log"), &before), 0);
+	a = perftune_output_open_log(f.ctx, at("log"), 0640);
+	ck_assert_msg(a >= 0, "%s", perftune_ctx_last_error(f.ctx));
+	ck_assert_int_eq(stat(at("log"), &after), 0); /* committed: no leftover beside it */
+	ck_assert_uint_ne(before.st_ino, after.st_ino);
+	ck_assert_uint_eq(after.st_mode & 07777, 0640);
+	ck_assert_int_eq(after.st_size, 0);
+	ck_assert_int_eq(entries(), 1);
+	ck_assert_int_ne(fcntl(a, F_GETFL) & O_APPEND, 0);
+	ck_assert_int_ne(fcntl(a, F_GETFD) & FD_CLOEXEC, 0);
+	/* a second writer (a child's stderr) never writes over the first */
+	b = open(at("log"), O_WRONLY);
+	ck_assert_int_ge(b, 0);
+	ck_assert_int_eq(write(a, "one\n", 4), 4);
+	ck_assert_int_eq(lseek(b, 0, SEEK_SET), 0);
+	ck_assert_int_eq(fcntl(b, F_SETFL, O_APPEND), 0);
+	ck_assert_int_eq(write(b, "two\n", 4), 4);
+	ck_assert_int_eq(write(a, "three", 5), 5);
+	close(a);
+	close(b);
+	ck_assert_str_eq(contents("log"), "one\ntwo\nthree");
+	a = perftune_output_open_log(f.ctx, "/dev/null", 0644);
+	ck_assert_int_ge(a, 0);
+	close(a);
+	ck_assert_int_eq(mkfifo(at("fifo"), 0644), 0);
+	ck_assert_int_eq(perftune_output_open_log(f.ctx, at("fifo"), 0644), -EPERM);
+	ck_assert_ptr_nonnull(strstr(perftune_ctx_last_error(f.ctx), "it is a FIFO"));
+	ck_assert_int_eq(perftune_output_open_log(f.ctx, at("no/such/dir"), 0644), -ENOENT);
+	ck_assert_int_eq(perftune_output_open_log(NULL, at("x"), 0644), -EINVAL);
+}
+END_TEST
+
 START_TEST(bad_paths_and_arguments)
 {
 	struct perftune_output *o;
@@ -175,6 +214,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, link_fifo_and_directory_are_refused_untouched);
 	tcase_add_test(tc, not_committed_is_removed_and_the_old_file_stays);
 	tcase_add_test(tc, character_device_is_written_in_place);
+	tcase_add_test(tc, log_is_a_new_file_appended_by_each_writer);
 	tcase_add_test(tc, bad_paths_and_arguments);
 	tcase_add_test(tc, another_users_file_in_a_sticky_directory_is_refused);
 	suite_add_tcase(s, tc);

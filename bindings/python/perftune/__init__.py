@@ -28,6 +28,7 @@ from ._errors import (
     PerftunePermissionError,
     PerftuneValueError,
 )
+from ._metric import Metric
 from ._profile import Profile
 from ._types import (
     Applied,
@@ -61,6 +62,7 @@ __all__ = [
     "ItemFlag",
     "LogPriority",
     "MemPolicy",
+    "Metric",
     "PerftuneError",
     "PerftuneNotFound",
     "PerftunePermissionError",

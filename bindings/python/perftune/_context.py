@@ -10,7 +10,6 @@ so the C context and the log callback) alive.
 from __future__ import annotations
 
 import contextlib
-import errno
 import itertools
 import os
 import subprocess
@@ -29,6 +28,7 @@ from ._compare import (
     run_experiment,
 )
 from ._errors import PerftuneError, error_from_errno
+from ._metric import Metric
 from ._profile import Profile, export_format
 from ._types import (
     Applied,
@@ -98,14 +98,6 @@ def _path(what: str, p: object) -> str:
     except TypeError:
         raise TypeError(f"{what} must be str or os.PathLike[str], not {type(p).__name__}") from None
     return os.path.abspath(_text(what, fs))
-
-
-def _setting(s: object) -> tuple[str, str]:
-    """A "KEY=VALUE" string as (key, value)."""
-    key, eq, value = _text("setting", s).partition("=")
-    if not eq:
-        raise error_from_errno(-errno.EINVAL, f"{s}: a setting is KEY=VALUE")
-    return key, value
 
 
 def _str(s: str | None) -> str:
@@ -581,7 +573,7 @@ class Context:
                 raise TypeError("hold(): variables are for a profile name or path; change is "
                                 "a profile, {key: value} or KEY=VALUE strings")
             else:
-                pairs = change.items() if isinstance(change, Mapping) else map(_setting, change)
+                pairs = change.items() if isinstance(change, Mapping) else map(self.split_setting, change)
                 for k, v in pairs:
                     tx.set(_text("key", k), _value(v))
             tx.commit()
@@ -700,7 +692,7 @@ class Context:
                 if isinstance(change, Mapping):
                     pairs = [(_text("key", k), _value(v)) for k, v in change.items()]
                 else:
-                    pairs = [_setting(s) for s in change]
+                    pairs = [self.split_setting(s) for s in change]
                 for k, v in pairs:
                     self._call(lambda _c, k=k, v=v: _lib.perftune_experiment_set(exp, k, v))
             # p (the Profile the experiment borrows) is alive until the run ends
@@ -737,6 +729,32 @@ class Context:
         character device (``/dev/null``) is written in place.  The path is
         taken as given, not below the context's root."""
         self._call(_lib.perftune_output_write_file, _path("path", path), text, 0o644)
+
+    # ---- from the perftune program ------------------------------------------
+
+    def split_setting(self, setting: str) -> tuple[str, str]:
+        """A ``"KEY=VALUE"`` setting as (key, value), split where ``perftune
+        set`` splits it: at the first ``=`` outside the key's brackets
+        (``"net[driver=ixgbe].txqueuelen=1000"``).  PerftuneValueError
+        ("'SETTING' is not KEY=VALUE") if there is none or the key is empty."""
+        _rc, key, value = self._call(_lib.perftune_setting_split, _text("setting", setting))
+        return str(key), str(value)
+
+    def metric(self, regex: str) -> Metric:
+        """A :class:`Metric`: the number ``regex`` (POSIX extended, exactly
+        one capture group) finds in a command's output, as ``perftune compare
+        --metric REGEX``.  PerftuneValueError naming the regex if it does
+        not compile or has not one group."""
+        _rc, ptr = self._call(_lib.perftune_metric_new, _text("regex", regex))
+        return Metric(self, ptr)
+
+    def open_log(self, path: StrPath, mode: int = 0o644) -> int:
+        """A log at ``path`` as ``perftune compare --log`` makes it: a new
+        empty file made beside the path and renamed over it (the refusals of
+        :meth:`write_file`), or a character device opened in place.  Returns
+        a file descriptor in append mode, close-on-exec, yours to close: a
+        command's stdout and stderr and your own lines may share it."""
+        return int(self._call(_lib.perftune_output_open_log, _path("path", path), mode))
 
     # ---- NUMA placement ------------------------------------------------------
 

@@ -7,6 +7,10 @@ machine as found afterwards.  The measure is a number the workload prints
 from __future__ import annotations
 
 import dataclasses
+import errno
+import os
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -227,7 +231,7 @@ def test_compare_fn_bad_measure_stops(ctx, tree, journal_dir, ret, exc, text) ->
     [
         ({"no.such.key": "1"}, {}, perftune.PerftuneError, "no.such"),
         ({"thp.enabled": "bogus"}, {}, perftune.PerftuneValueError, "thp.enabled"),
-        (["thp.enabled"], {}, perftune.PerftuneValueError, "thp.enabled: a setting is KEY=VALUE"),
+        (["thp.enabled"], {}, perftune.PerftuneValueError, "'thp.enabled' is not KEY=VALUE"),
         ({}, {}, perftune.PerftuneValueError, "no change given"),
         ({"thp.enabled": "always"}, dict(rounds=2), perftune.PerftuneValueError, "rounds 2"),
         ({"thp.enabled": "always"}, dict(warmup=-1), perftune.PerftuneValueError, "warmup -1"),
@@ -272,3 +276,48 @@ def test_compare_fn_low_level_run_gives_the_exception_back(ctx) -> None:
         lib.perftune_experiment_free(exp)
     assert lib.perftune_median([3.0, 1.0, 2.0, 10.0]) == (0, 2.5)
     assert lib.perftune_median([])[0] == -22
+
+
+def test_split_setting_is_the_clis(ctx) -> None:
+    """Context.split_setting: perftune_setting_split, '=' outside the key's brackets."""
+    assert ctx.split_setting("thp.enabled=always") == ("thp.enabled", "always")
+    assert ctx.split_setting("net[driver=ixgbe].txqueuelen=7=8") == (
+        "net[driver=ixgbe].txqueuelen", "7=8")
+    for bad in ("thp.enabled", "=1", "net[v=1.txqueuelen"):
+        with pytest.raises(perftune.PerftuneValueError, match=re.escape(f"'{bad}' is not KEY=VALUE")):
+            ctx.split_setting(bad)
+    with pytest.raises(TypeError):
+        ctx.split_setting(None)  # type: ignore[arg-type]
+
+
+def test_metric_of_a_command_output_read_and_copied(ctx, tmp_path) -> None:
+    """Context.metric: a command's stdout read from its pipe for the number
+    and copied to a log, output after output, with the library's errors."""
+    log = tmp_path / "out.log"
+    with ctx.metric(r"t=([0-9.]+)") as m, open(log, "wb") as copy:
+        proc = subprocess.Popen(["printf", "a\\nt=1.5 t=2.5\\nb\\n"], stdout=subprocess.PIPE)
+        assert m.feed_fd(proc.stdout, copy_to=copy) == 0
+        assert proc.wait() == 0
+        proc.stdout.close()
+        assert m.end() == 2.5
+        m.feed(b"t=7")
+        assert m.end() == 7.0  # the last output's, alone
+        m.feed(b"nothing\n")
+        with pytest.raises(perftune.PerftuneNotFound, match="'t=\\(\\[0-9.\\]\\+\\)' matched nothing"):
+            m.end()
+        # a copy that fails: its errno, the output still read
+        r, w = os.pipe()
+        os.write(w, b"t=3\n")
+        os.close(w)
+        ro = os.open(os.devnull, os.O_RDONLY)
+        try:
+            assert m.feed_fd(r, copy_to=ro) == errno.EBADF
+        finally:
+            os.close(r)
+            os.close(ro)
+        assert m.end() == 3.0
+    assert log.read_bytes() == b"a\nt=1.5 t=2.5\nb\n"
+    with pytest.raises(ValueError, match="closed"):
+        m.end()
+    with pytest.raises(perftune.PerftuneValueError, match="capture groups"):
+        ctx.metric("(a)(b)")

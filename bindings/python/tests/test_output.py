@@ -46,3 +46,27 @@ def test_write_file_is_the_librarys(ctx: perftune.Context, tmp_path: Path) -> No
     ctx.write_file(out, "new\n")
     assert out.read_text() == "new\n"
     assert out.stat().st_mode & 0o777 == 0o644
+
+
+def test_open_log_is_a_new_file_appended(ctx: perftune.Context, tmp_path: Path) -> None:
+    """Context.open_log: perftune_output_open_log, as compare --log."""
+    log = tmp_path / "run.log"
+    log.write_text("old run\n")
+    ino = log.stat().st_ino
+    fd = ctx.open_log(log)
+    try:
+        assert log.stat().st_ino != ino and log.read_text() == ""
+        assert os.get_inheritable(fd) is False
+        os.write(fd, b"one\n")
+        with open(log, "ab") as other:
+            other.write(b"two\n")
+        os.write(fd, b"three\n")
+    finally:
+        os.close(fd)
+    assert log.read_text() == "one\ntwo\nthree\n"
+    assert log.stat().st_mode & 0o777 == 0o644
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(perftune.PerftuneError) as e:
+        ctx.open_log(fifo)
+    assert e.value.errno == errno.EPERM and "it is a FIFO" in str(e.value)
