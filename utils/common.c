@@ -372,6 +372,23 @@ int write_output(struct perftune_ctx *ctx, const char *output, const char *text)
 	return 0;
 }
 
+int print_report(char *text)
+{
+	int r = 0;
+
+	if (fputs(text, stdout) < 0)
+		r = EXIT_FAIL;
+	free(text);
+	return r;
+}
+
+unsigned report_flags(bool json)
+{
+	if (json)
+		return PERFTUNE_REPORT_JSON;
+	return 0;
+}
+
 char *setting_eq(const char *kv)
 {
 	for (const char *p = kv; *p; p++) {

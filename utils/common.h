@@ -65,6 +65,10 @@ mode_t output_mode(void);
  * perftune_output_write_file() (0644); 0, or EXIT_FAIL with the message naming
  * the file and the reason. */
 int write_output(struct perftune_ctx *ctx, const char *output, const char *text);
+/* @text, a report of the library (perftune_*_report()), on stdout, then freed: 0, or EXIT_FAIL */
+int print_report(char *text);
+/* the perftune_*_report() flags of --json */
+unsigned report_flags(bool json);
 
 /*
  * One warning per key of @tx (written, or staged with @dry) that a persistent
