@@ -82,6 +82,15 @@ def tree(tmp_path: Path) -> FakeTree:
 
 
 @pytest.fixture
+def sysctl_d(tree: FakeTree) -> Path:
+    """etc/sysctl.d of the tree, with vm.swappiness = 10 on line 2 of 90-app.conf."""
+    d = tree.root / "etc" / "sysctl.d"
+    d.mkdir(parents=True)
+    (d / "90-app.conf").write_text("# app\nvm.swappiness = 10\n")
+    return d
+
+
+@pytest.fixture
 def journal_dir(tmp_path: Path) -> Path:
     return tmp_path / "j"  # created 0700 by the library when first needed
 

@@ -17,14 +17,6 @@ import perftune
 from conftest import FakeTree
 
 
-@pytest.fixture
-def sysctl_d(tree: FakeTree) -> Path:
-    d = tree.root / "etc" / "sysctl.d"
-    d.mkdir(parents=True)
-    (d / "90-app.conf").write_text("vm.swappiness = 10\n")
-    return d
-
-
 def cli(tree: FakeTree, journal_dir: Path, *args: str) -> str:
     """perftune's standard output for ARGS on the fake tree (the exit status is verify's)."""
     path = os.environ.get("PERFTUNE_CLI")
@@ -93,10 +85,10 @@ def test_reports_hold_the_values(
     )
     assert json.loads(ctx.describe_report("sysctl.vm.swappiness", json=True))["value"] == "60"
     why = ctx.why_report("sysctl.vm.swappiness")
-    assert why.endswith("after a reboot: 10 (sysctl.d /etc/sysctl.d/90-app.conf:1)\n")
+    assert why.endswith("after a reboot: 10 (sysctl.d /etc/sysctl.d/90-app.conf:2)\n")
     (src,) = json.loads(ctx.why_report("sysctl.vm.swappiness", json=True))["sources"]
     assert (src["location"], src["value"], src["wins"]) == (
-        "/etc/sysctl.d/90-app.conf:1",
+        "/etc/sysctl.d/90-app.conf:2",
         "10",
         True,
     )

@@ -11,14 +11,6 @@ import perftune
 from conftest import FakeTree
 
 
-@pytest.fixture
-def sysctl_d(tree: FakeTree) -> Path:
-    d = tree.root / "etc" / "sysctl.d"
-    d.mkdir(parents=True)
-    (d / "90-app.conf").write_text("# app\nvm.swappiness = 10\n")
-    return d
-
-
 def test_why_names_the_sysctl_d_line(ctx: perftune.Context, sysctl_d: Path) -> None:
     (src,) = ctx.why("sysctl.vm.swappiness")
     assert isinstance(src, perftune.Source)
