@@ -744,6 +744,31 @@ int perftune_export_transaction(struct perftune_ctx *ctx, const char *name,
 int perftune_export_profile(struct perftune_profile *p, enum perftune_export_format format,
 			    char **text);
 
+/**
+ * Flags of perftune_export_named() and perftune_verify_named(): what a name
+ * given to them may be (LIBPERFTUNE_5).  Without either, a journaled
+ * transaction of that name, else a profile (a name with a '/' is a profile's
+ * path, never a transaction's name).
+ */
+enum {
+	PERFTUNE_NAMED_PROFILE = 1 << 0,     /* a profile, even if a transaction has its name */
+	PERFTUNE_NAMED_TRANSACTION = 1 << 1, /* a journaled transaction only */
+};
+
+/**
+ * perftune_export_named() - perftune_export_transaction() of transaction
+ * @name, else (none of that name) perftune_export_profile() of profile @name
+ * loaded with @vars (as perftune_profile_load() takes them), as perftune
+ * export NAME|PROFILE looks it up.  Since LIBPERFTUNE_5.
+ * @flags: PERFTUNE_NAMED_*;
+ * @text: receives a malloc'd string; free() it.
+ * Return: as those calls: the number of keys exported; -ENOENT (neither: the
+ *   message is the profile's, unless PERFTUNE_NAMED_TRANSACTION), -EINVAL
+ *   (both flags, a bad @format), any error of perftune_profile_load().
+ */
+int perftune_export_named(struct perftune_ctx *ctx, const char *name, const char *const *vars,
+			  enum perftune_export_format format, unsigned flags, char **text);
+
 /* ------------------------------------------------------------------------ */
 /* Why and verify: what else sets a key, and whether a setting is in force  */
 /* (LIBPERFTUNE_2)                                                          */
@@ -872,6 +897,17 @@ int perftune_verify_profile(struct perftune_profile *p, struct perftune_check_it
  */
 int perftune_verify_transaction(struct perftune_ctx *ctx, const char *name,
 				struct perftune_check_iter **iterp);
+
+/**
+ * perftune_verify_named() - perftune_verify_transaction() of transaction
+ * @name, else (none of that name) perftune_verify_profile() of profile @name
+ * loaded with @vars, as perftune verify NAME|PROFILE looks it up (flags:
+ * PERFTUNE_NAMED_*, as perftune_export_named()).  Since LIBPERFTUNE_5.
+ * Return: as perftune_verify(); -ENOENT (neither: the message is the
+ *   profile's), any error of perftune_profile_load().
+ */
+int perftune_verify_named(struct perftune_ctx *ctx, const char *name, const char *const *vars,
+			  unsigned flags, struct perftune_check_iter **iterp);
 
 /**
  * perftune_verify_metrics() - the checks of @it (read to its end) as
@@ -1149,6 +1185,8 @@ int perftune_run_set_times(struct perftune_run *run, double wall, double user, d
  */
 enum {
 	PERFTUNE_REPORT_JSON = 1 << 0, /* JSON (the program's --json), else its text */
+	/* perftune_list_report() only: leave out the read-only tunables (list --writable) */
+	PERFTUNE_REPORT_WRITABLE = 1 << 1,
 };
 
 /**
@@ -1207,6 +1245,64 @@ int perftune_tx_report(struct perftune_tx *tx, struct perftune_profile *p, unsig
  *         of perftune_status(): -EACCES/-EPERM/-ELOOP, -EIO.
  */
 int perftune_status_report(struct perftune_ctx *ctx, unsigned flags, char **text);
+/*
+ * The reports of reading, why and verify (LIBPERFTUNE_5): what perftune
+ * list, describe, list-profiles, why and verify print, byte for byte, text
+ * or with PERFTUNE_REPORT_JSON the JSON perftune(8) documents (ending in a
+ * newline).  @text receives a malloc'd string; free() it.  A flag a report
+ * does not take is -EINVAL.
+ */
+
+/**
+ * perftune_list_report() - perftune_list() of @prefix (NULL: all) as perftune
+ * list prints it: "KEY = VALUE" per tunable, "(unreadable)" for a value that
+ * cannot be read, " (read-only)" after a read-only one; JSON: an array of
+ * {key, value, read_only, note}.  PERFTUNE_REPORT_WRITABLE leaves the
+ * read-only tunables out.
+ * Return: 0, -EINVAL, -ENOMEM, any error of perftune_list().
+ */
+int perftune_list_report(struct perftune_ctx *ctx, const char *prefix, unsigned flags, char **text);
+
+/**
+ * perftune_desc_report() - @d as perftune describe prints it: key, value
+ * (with its unit, or "(unreadable: REASON)"), file, choices, range, whether
+ * writable and why not, info; JSON: one object of those.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int perftune_desc_report(struct perftune_desc *d, unsigned flags, char **text);
+
+/**
+ * perftune_profile_list_report() - perftune_profile_list() as perftune
+ * list-profiles prints it: a line per profile with its summary (or why it
+ * cannot be read) and its variables, those unset after them; JSON: an array
+ * of {name, summary, path, error, variables, unset}.
+ * Return: 0, -EINVAL, -ENOMEM, any error of perftune_profile_list().
+ */
+int perftune_profile_list_report(struct perftune_ctx *ctx, unsigned flags, char **text);
+
+/**
+ * perftune_why_report() - @key's value now (perftune_get()) and its sources
+ * (perftune_why()) as perftune why prints them: a numbered line per source
+ * with its marks ([wins], [overridden], [differs from now], [error]) and its
+ * note, then what a reboot brings back (the last persistent source in
+ * effect); JSON: {key, value, sources}.  A value that cannot be read is
+ * shown as such (JSON: null), it does not fail the call.
+ * Return: 0, -EINVAL (also a malformed or mistyped key: the message), -ENOENT,
+ *   -ENODEV, -EOPNOTSUPP, -ENOMEM.
+ */
+int perftune_why_report(struct perftune_ctx *ctx, const char *key, unsigned flags, char **text);
+
+/**
+ * perftune_verify_report() - the checks of @it (read to its end) as perftune
+ * verify prints them: a line per setting ("differs KEY = EXPECTED (REASON)")
+ * and the counts per state; JSON: {verified: @what, in_force, settings,
+ * counts}.  @what: the profile, transaction or "settings" verified (JSON
+ * only; NULL: null).
+ * Return: the number of settings not in force (differs, clamped, needs
+ *   reboot: as perftune_verify() returns it), -EINVAL, -ENOMEM.
+ */
+int perftune_verify_report(struct perftune_check_iter *it, const char *what, unsigned flags,
+			   char **text);
 
 /* ---- Output files (LIBPERFTUNE_5) -------------------------------------------
  * A file written on a path the caller gives (an export, a metrics file,

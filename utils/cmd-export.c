@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* perftune export */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
@@ -29,9 +28,9 @@ static int run_export(struct perftune_ctx *ctx, int argc, char **argv)
 		{ "var", 'v', OPT_CALL, &vars, 0, export_var },
 		{ 0 },
 	};
-	int i = cmd_parse(&cmd_export, argc, argv, opts, ""), r = -ENOENT;
+	int i = cmd_parse(&cmd_export, argc, argv, opts, ""), r;
 	enum perftune_export_format fmt;
-	struct perftune_profile *p = NULL;
+	unsigned named = 0;
 	char *text = NULL;
 
 	if (i < 0)
@@ -43,15 +42,12 @@ static int run_export(struct perftune_ctx *ctx, int argc, char **argv)
 	if (profile && transaction)
 		return usage_error(&cmd_export, "give --profile or --transaction, not both");
 	what = argv[i];
+	if (profile)
+		named = PERFTUNE_NAMED_PROFILE;
+	if (transaction)
+		named = PERFTUNE_NAMED_TRANSACTION;
 	/* a journaled transaction of that name first, else a profile */
-	if (!profile && !strchr(what, '/'))
-		r = perftune_export_transaction(ctx, what, fmt, &text);
-	if (r == -ENOENT && !transaction) {
-		r = perftune_profile_load(ctx, what, vars.v, &p);
-		if (r >= 0)
-			r = perftune_export_profile(p, fmt, &text);
-		perftune_profile_free(p);
-	}
+	r = perftune_export_named(ctx, what, vars.v, fmt, named, &text);
 	if (r < 0)
 		return lib_error(ctx, r, what);
 	r = write_output(ctx, output, text);

@@ -166,64 +166,20 @@ const struct cmd cmd_apply = {
 	"  -h, --help           this help",
 };
 
-/* "a b" (the library's space-separated names) as ["a", "b"]; [] for NULL */
-static void names_json(struct json *j, const char *key, const char *names)
-{
-	char *dup = strdup(or_str(names, "")), *save = NULL;
-
-	json_key(j, key);
-	json_open(j, '[', 0);
-	for (char *n = strtok_r(dup, " ", &save); dup && n; n = strtok_r(NULL, " ", &save))
-		json_str(j, n);
-	json_close(j);
-	free(dup);
-}
-
 static int run_list_profiles(struct perftune_ctx *ctx, int argc, char **argv)
 {
-	struct perftune_profile_entry_iter *it;
-	const struct perftune_profile_entry *e;
-	struct json j = JSON_INIT(stdout);
 	bool json = false;
 	int i = parse_simple(&cmd_list_profiles, argc, argv, &json), r;
+	char *text = NULL;
 
 	if (i < 0)
 		return EXIT_USAGE;
 	if (i != argc)
 		return usage_error(&cmd_list_profiles, "list-profiles takes no operands");
-	r = perftune_profile_list(ctx, &it);
+	r = perftune_profile_list_report(ctx, report_flags(json), &text);
 	if (r < 0)
 		return lib_error(ctx, r, "list-profiles");
-	if (json)
-		json_open(&j, '[', 2);
-	while ((e = perftune_profile_entry_iter_next(it))) {
-		const char *sum = perftune_profile_entry_summary(e),
-			   *err = perftune_profile_entry_error(e);
-		const char *vars = perftune_profile_entry_variables(e),
-			   *unset = perftune_profile_entry_unset_variables(e);
-		if (!json) {
-			printf("%-28s %s", perftune_profile_entry_name(e),
-			       or_str(sum, or_str(err, "")));
-			if (vars)
-				printf(" (variables: %s", vars);
-			if (unset)
-				printf("; unset: %s", unset);
-			printf("%s\n", vars ? ")" : "");
-			continue;
-		}
-		json_open(&j, '{', 0);
-		json_kv(&j, "name", perftune_profile_entry_name(e));
-		json_kv(&j, "summary", sum);
-		json_kv(&j, "path", perftune_profile_entry_path(e));
-		json_kv(&j, "error", err);
-		names_json(&j, "variables", vars);
-		names_json(&j, "unset", unset);
-		json_close(&j);
-	}
-	if (json)
-		json_close(&j);
-	perftune_profile_entry_iter_free(it);
-	return 0;
+	return print_report(text);
 }
 
 const struct cmd cmd_list_profiles = {

@@ -6,9 +6,6 @@
 
 static int run_list(struct perftune_ctx *ctx, int argc, char **argv)
 {
-	struct perftune_tunable_iter *it;
-	const struct perftune_tunable *e;
-	struct json j = JSON_INIT(stdout);
 	bool json = false, writable = false;
 	const struct cmd_opt opts[] = {
 		OPT("json", 'j', OPT_BOOL, &json),
@@ -16,7 +13,9 @@ static int run_list(struct perftune_ctx *ctx, int argc, char **argv)
 		{ 0 },
 	};
 	int i = cmd_parse(&cmd_list, argc, argv, opts, ""), r;
+	unsigned flags = report_flags(json);
 	const char *prefix = NULL;
+	char *text = NULL;
 
 	if (i < 0)
 		return EXIT_USAGE;
@@ -24,33 +23,12 @@ static int run_list(struct perftune_ctx *ctx, int argc, char **argv)
 		return usage_error(&cmd_list, "list takes at most one PREFIX");
 	if (i < argc)
 		prefix = argv[i];
-	r = perftune_list(ctx, prefix, &it);
+	if (writable)
+		flags |= PERFTUNE_REPORT_WRITABLE;
+	r = perftune_list_report(ctx, prefix, flags, &text);
 	if (r < 0)
 		return key_error(&cmd_list, ctx, r, or_str(prefix, "list"));
-	if (json)
-		json_open(&j, '[', 2);
-	while ((e = perftune_tunable_iter_next(it))) {
-		const char *v = perftune_tunable_value(e);
-		bool ro = perftune_tunable_flags(e) & PERFTUNE_TUNABLE_READONLY;
-		if (writable && ro)
-			continue;
-		if (json) {
-			json_open(&j, '{', 0);
-			json_kv(&j, "key", perftune_tunable_key(e));
-			json_kv(&j, "value", v);
-			json_kb(&j, "read_only", ro);
-			if (perftune_tunable_note(e))
-				json_kv(&j, "note", perftune_tunable_note(e));
-			json_close(&j);
-			continue;
-		}
-		printf("%s = %s", perftune_tunable_key(e), or_str(v, "(unreadable)"));
-		puts(ro ? " (read-only)" : "");
-	}
-	if (json)
-		json_close(&j);
-	perftune_tunable_iter_free(it);
-	return 0;
+	return print_report(text);
 }
 
 const struct cmd cmd_list = {
@@ -170,55 +148,12 @@ const struct cmd cmd_get = {
 	"  -h, --help  this help",
 };
 
-static void describe_json(struct perftune_desc *d)
-{
-	struct json j = JSON_INIT(stdout);
-	long long min, max;
-
-	json_open(&j, '{', 0);
-	json_kv(&j, "key", perftune_desc_key(d));
-	json_kv(&j, "value", perftune_desc_value(d));
-	json_kv(&j, "unreadable", perftune_desc_unreadable(d));
-	json_kv(&j, "path", perftune_desc_path(d));
-	json_kv(&j, "choices", perftune_desc_choices(d));
-	if (perftune_desc_range(d, &min, &max)) {
-		json_ki(&j, "min", min);
-		json_ki(&j, "max", max);
-	}
-	json_kv(&j, "unit", perftune_desc_unit(d));
-	json_kb(&j, "writable", perftune_desc_writable(d));
-	json_kv(&j, "reason", perftune_desc_reason(d));
-	json_kv(&j, "info", perftune_desc_info(d));
-	json_close(&j);
-}
-
-static void describe_text(struct perftune_desc *d)
-{
-	long long min, max;
-
-	printf("key:      %s\n", perftune_desc_key(d));
-	if (perftune_desc_value(d)) {
-		printf("value:    %s", perftune_desc_value(d));
-		print_if(" ", perftune_desc_unit(d), "");
-		putchar('\n');
-	} else {
-		printf("value:    (unreadable: %s)\n", or_str(perftune_desc_unreadable(d), "?"));
-	}
-	print_if("file:     ", perftune_desc_path(d), "\n");
-	print_if("choices:  ", perftune_desc_choices(d), "\n");
-	if (perftune_desc_range(d, &min, &max))
-		printf("range:    %lld..%lld\n", min, max);
-	printf("writable: %s", perftune_desc_writable(d) ? "yes" : "no");
-	print_if(" - ", perftune_desc_reason(d), "");
-	putchar('\n');
-	print_if("info:     ", perftune_desc_info(d), "\n");
-}
-
 static int run_describe(struct perftune_ctx *ctx, int argc, char **argv)
 {
 	struct perftune_desc *d;
 	bool json = false;
 	int i = parse_simple(&cmd_describe, argc, argv, &json), r;
+	char *text = NULL;
 
 	if (i < 0)
 		return EXIT_USAGE;
@@ -227,12 +162,11 @@ static int run_describe(struct perftune_ctx *ctx, int argc, char **argv)
 	r = perftune_describe(ctx, argv[i], &d);
 	if (r < 0)
 		return key_error(&cmd_describe, ctx, r, argv[i]);
-	if (json)
-		describe_json(d);
-	else
-		describe_text(d);
+	r = perftune_desc_report(d, report_flags(json), &text);
 	perftune_desc_free(d);
-	return 0;
+	if (r < 0)
+		return lib_error(ctx, r, argv[i]);
+	return print_report(text);
 }
 
 const struct cmd cmd_describe = {

@@ -185,22 +185,12 @@ const char *or_str(const char *s, const char *fallback)
 	return fallback;
 }
 
-void print_if(const char *before, const char *s, const char *after)
-{
-	if (s)
-		printf("%s%s%s", before, s, after);
-}
-
 void print_tx_report(struct perftune_ctx *ctx, struct perftune_tx *tx, struct perftune_profile *p,
 		     bool json)
 {
 	char *text, *warnings, *line, *next;
-	unsigned flags = 0;
-	int r;
+	int r = perftune_tx_report(tx, p, report_flags(json), &text, &warnings);
 
-	if (json)
-		flags = PERFTUNE_REPORT_JSON;
-	r = perftune_tx_report(tx, p, flags, &text, &warnings);
 	if (r < 0) { /* the transaction is in force all the same */
 		lib_error(ctx, r, "report");
 		return;
@@ -312,5 +302,22 @@ int write_output(struct perftune_ctx *ctx, const char *output, const char *text)
 	r = perftune_output_write_file(ctx, output, text, 0644);
 	if (r < 0)
 		return lib_error(ctx, r, output);
+	return 0;
+}
+
+int print_report(char *text)
+{
+	int r = 0;
+
+	if (fputs(text, stdout) < 0)
+		r = EXIT_FAIL;
+	free(text);
+	return r;
+}
+
+unsigned report_flags(bool json)
+{
+	if (json)
+		return PERFTUNE_REPORT_JSON;
 	return 0;
 }

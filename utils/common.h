@@ -37,8 +37,6 @@ int key_error(const struct cmd *c, struct perftune_ctx *ctx, int r, const char *
 void print_cmd_help(const struct cmd *c, FILE *f);
 /* @s, or @fallback for NULL */
 const char *or_str(const char *s, const char *fallback);
-/* @before, @s and @after on stdout, unless @s is NULL */
-void print_if(const char *before, const char *s, const char *after);
 /*
  * perftune_tx_report() of @tx (and of profile @p, or NULL) on stdout, each of its
  * warnings on stderr after "perftune: "; its failure (out of memory) printed
@@ -67,6 +65,10 @@ mode_t output_mode(void);
  * perftune_output_write_file() (0644); 0, or EXIT_FAIL with the message naming
  * the file and the reason. */
 int write_output(struct perftune_ctx *ctx, const char *output, const char *text);
+/* @text, a report of the library (perftune_*_report()), on stdout, then freed: 0, or EXIT_FAIL */
+int print_report(char *text);
+/* the perftune_*_report() flags of --json */
+unsigned report_flags(bool json);
 
 /*
  * Options of a command, as a table: cmd_parse() builds getopt_long()'s

@@ -59,24 +59,14 @@ type ProfileItem struct {
 // value; the message names file, line, section and option), ELOOP (include
 // cycle) or EFBIG.
 func (c *Context) LoadProfile(nameOrPath string, vars map[string]string) (*Profile, error) {
-	args := []string{nameOrPath}
-	names := make([]string, 0, len(vars))
-	for k := range vars {
-		names = append(names, k)
+	pairs, err := varPairs("load profile", nameOrPath, vars)
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(names) // the same call every time
-	pairs := make([]string, 0, len(vars))
-	for _, k := range names {
-		if k == "" || containsByte(k, '=') {
-			return nil, &Error{Op: "load profile", Key: nameOrPath, Errno: syscall.EINVAL,
-				Msg: fmt.Sprintf("variable name %q: empty or contains '='", k)}
-		}
-		pairs = append(pairs, k+"="+vars[k])
-	}
-	args = append(args, pairs...)
+	args := append([]string{nameOrPath}, pairs...)
 	var pp *C.struct_perftune_profile
 	var cctx *C.struct_perftune_ctx
-	err := c.do("load profile", nameOrPath, func(p *C.struct_perftune_ctx) C.int {
+	err = c.do("load profile", nameOrPath, func(p *C.struct_perftune_ctx) C.int {
 		spec := C.CString(nameOrPath)
 		defer C.free(unsafe.Pointer(spec))
 		carr, free := cStringArray(pairs)
@@ -96,6 +86,25 @@ func (c *Context) LoadProfile(nameOrPath string, vars map[string]string) (*Profi
 		Summary: C.GoString(C.perftune_profile_summary(pp))}
 	runtime.SetFinalizer(pr, (*Profile).Close)
 	return pr, nil
+}
+
+// varPairs is a profile's vars as "NAME=VALUE" strings, sorted by name (the
+// same call every time); a name empty or with a '=' is an error of op on key.
+func varPairs(op, key string, vars map[string]string) ([]string, error) {
+	names := make([]string, 0, len(vars))
+	for k := range vars {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	pairs := make([]string, 0, len(vars))
+	for _, k := range names {
+		if k == "" || containsByte(k, '=') {
+			return nil, &Error{Op: op, Key: key, Errno: syscall.EINVAL,
+				Msg: fmt.Sprintf("variable name %q: empty or contains '='", k)}
+		}
+		pairs = append(pairs, k+"="+vars[k])
+	}
+	return pairs, nil
 }
 
 // cStringArray copies ss into a NULL-terminated C array of C strings; free

@@ -27,16 +27,25 @@ func (p *Profile) Verify() ([]Check, int, error) {
 	return out, n, err
 }
 
-// verifyMetrics renders the checks of it (read to its end) as metrics; the
-// iterator is freed here. rc is the verify call's result.
-func verifyMetrics(rc C.int, it *C.struct_perftune_check_iter, what string, text **C.char) C.int {
+// renderChecks runs render with what as a C string unless rc, the verify
+// call's result, is an error; the iterator it is freed here.
+func renderChecks(rc C.int, it *C.struct_perftune_check_iter, what string,
+	render func(what *C.char) C.int) C.int {
 	if rc < 0 {
 		return rc
 	}
 	defer C.perftune_check_iter_free(it)
 	w := C.CString(what)
 	defer C.free(unsafe.Pointer(w))
-	return C.perftune_verify_metrics(it, w, text)
+	return render(w)
+}
+
+// verifyMetrics renders the checks of it (read to its end) as metrics; the
+// iterator is freed here. rc is the verify call's result.
+func verifyMetrics(rc C.int, it *C.struct_perftune_check_iter, what string, text **C.char) C.int {
+	return renderChecks(rc, it, what, func(w *C.char) C.int {
+		return C.perftune_verify_metrics(it, w, text)
+	})
 }
 
 func takeText(text *C.char) string {

@@ -159,3 +159,31 @@ PERFTUNE_EXPORT int perftune_export_profile(struct perftune_profile *p,
 {
 	return pt_api_ret(export_profile_impl(p, format, text));
 }
+
+static int export_named_impl(struct perftune_ctx *ctx, const char *name, const char *const *vars,
+			     enum perftune_export_format format, unsigned flags, char **text)
+{
+	struct perftune_profile *p = NULL;
+	int r = -ENOENT;
+
+	if (!ctx || !name || !text || !pt_named_flags_ok(flags))
+		return -EINVAL;
+	*text = NULL;
+	if (pt_named_tx_first(name, flags))
+		r = perftune_export_transaction(ctx, name, format, text);
+	if (r != -ENOENT || (flags & PERFTUNE_NAMED_TRANSACTION))
+		return r;
+	r = perftune_profile_load(ctx, name, vars, &p);
+	if (r >= 0)
+		r = perftune_export_profile(p, format, text);
+	perftune_profile_free(p);
+	return r;
+}
+
+PERFTUNE_EXPORT int perftune_export_named(struct perftune_ctx *ctx, const char *name,
+					  const char *const *vars,
+					  enum perftune_export_format format, unsigned flags,
+					  char **text)
+{
+	return pt_api_ret(export_named_impl(ctx, name, vars, format, flags, text));
+}

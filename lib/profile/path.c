@@ -253,3 +253,17 @@ int pt_profile_vars_path(struct perftune_ctx *ctx, const char *name, char **path
 	}
 	return 0;
 }
+
+/* ---- a name given to verify or export: a transaction's, else a profile's ---- */
+
+bool pt_named_flags_ok(unsigned flags)
+{
+	const unsigned both = PERFTUNE_NAMED_PROFILE | PERFTUNE_NAMED_TRANSACTION;
+
+	return !(flags & ~both) && flags != both;
+}
+
+bool pt_named_tx_first(const char *name, unsigned flags)
+{
+	return !(flags & PERFTUNE_NAMED_PROFILE) && !strchr(name, '/');
+}

@@ -122,6 +122,10 @@ void pt_profile_warn_unsafe(struct perftune_ctx *ctx, const char *file); /* give
 #define PT_PROFILE_VARS_FILE "variables.conf"
 /* the first <dir>/@name/variables.conf on the search path: 0 and *@path (or NULL), -EPERM */
 int pt_profile_vars_path(struct perftune_ctx *ctx, const char *name, char **path);
+/* perftune_verify_named(), perftune_export_named(): PERFTUNE_NAMED_* @flags known, not both */
+bool pt_named_flags_ok(unsigned flags);
+/* ... and is @name looked up as a journaled transaction before a profile? (a path is not) */
+bool pt_named_tx_first(const char *name, unsigned flags);
 
 /* ---- opt.c: options and sections, TuneD's unit attributes, the merge ---- */
 void pt_pconf_free(struct pt_pconf *c);

@@ -25,3 +25,9 @@ int pt_report_end(struct pt_report *r, char **text)
 	*text = NULL;
 	return -ENOMEM;
 }
+
+void pt_report_if(FILE *f, const char *before, const char *s, const char *after)
+{
+	if (s)
+		fprintf(f, "%s%s%s", before, s, after);
+}

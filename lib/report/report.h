@@ -15,5 +15,7 @@ struct pt_report {
 int pt_report_open(struct pt_report *r);
 /* @r's stream closed: 0 with the string in *@text (free() it), or -ENOMEM with *@text NULL */
 int pt_report_end(struct pt_report *r, char **text);
+/* @before, @s and @after on @f, unless @s is NULL (a field a report shows only when set) */
+void pt_report_if(FILE *f, const char *before, const char *s, const char *after);
 
 #endif

@@ -378,3 +378,32 @@ PERFTUNE_EXPORT int perftune_verify_transaction(struct perftune_ctx *ctx, const 
 {
 	return pt_api_ret(verify_tx_impl(ctx, name, iterp));
 }
+
+/* ---- a name: a transaction's, else a profile's ---- */
+
+static int verify_named_impl(struct perftune_ctx *ctx, const char *name, const char *const *vars,
+			     unsigned flags, struct perftune_check_iter **iterp)
+{
+	struct perftune_profile *p = NULL;
+	int r = -ENOENT;
+
+	if (!ctx || !name || !iterp || !pt_named_flags_ok(flags))
+		return -EINVAL;
+	*iterp = NULL;
+	if (pt_named_tx_first(name, flags))
+		r = perftune_verify_transaction(ctx, name, iterp);
+	if (r != -ENOENT || (flags & PERFTUNE_NAMED_TRANSACTION))
+		return r;
+	r = perftune_profile_load(ctx, name, vars, &p);
+	if (r >= 0)
+		r = perftune_verify_profile(p, iterp);
+	perftune_profile_free(p);
+	return r;
+}
+
+PERFTUNE_EXPORT int perftune_verify_named(struct perftune_ctx *ctx, const char *name,
+					  const char *const *vars, unsigned flags,
+					  struct perftune_check_iter **iterp)
+{
+	return pt_api_ret(verify_named_impl(ctx, name, vars, flags, iterp));
+}

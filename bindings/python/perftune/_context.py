@@ -100,6 +100,31 @@ def _path(what: str, p: object) -> str:
     return os.path.abspath(_text(what, fs))
 
 
+def _settings(settings: Mapping[str, str] | Iterable[str]) -> List[str]:
+    """``{key: value}`` or ``"KEY=VALUE"`` strings as the C API's KEY=VALUE list."""
+    if isinstance(settings, Mapping):
+        return [f"{_text('key', k)}={_text(f'value for {k}', v)}" for k, v in settings.items()]
+    return [_text("setting", s) for s in settings]
+
+
+def _variables(variables: Mapping[str, str] | None) -> List[str] | None:
+    """A profile's ``{VAR: VALUE}`` as the C API's VAR=VALUE list (None: none)."""
+    if variables is None:
+        return None
+    out = []
+    for name, value in variables.items():
+        _text("variable name", name)
+        if not name or "=" in name:
+            raise ValueError(f"bad variable name {name!r}")
+        out.append(f"{name}={_text(f'variable {name}', value)}")
+    return out
+
+
+def _report_flags(json: bool) -> int:
+    """The flags of a perftune_*_report() call: JSON (the CLI's --json), else text."""
+    return _lib.PERFTUNE_REPORT_JSON if json else 0
+
+
 def _str(s: str | None) -> str:
     """A string the C API never returns NULL for (keys, names); typed Optional."""
     return "" if s is None else s
@@ -407,11 +432,7 @@ class Context:
     def verify(self, settings: Mapping[str, str] | Iterable[str]) -> List[Check]:
         """Check ``{key: value}`` (or ``"KEY=VALUE"`` strings) against the
         machine: one :class:`Check` per concrete key."""
-        if isinstance(settings, Mapping):
-            items = [f"{_text('key', k)}={_text(f'value for {k}', v)}" for k, v in settings.items()]
-        else:
-            items = [_text("setting", s) for s in settings]
-        _rc, it = self._call(_lib.perftune_verify, items)
+        _rc, it = self._call(_lib.perftune_verify, _settings(settings))
         return _drain("check", it, check_from_c)
 
     def verify_transaction(self, name: str) -> List[Check]:
@@ -430,13 +451,14 @@ class Context:
         what = _text("name", name)
         if settings is None:
             _rc, it = self._call(_lib.perftune_verify_transaction, what)
-        elif isinstance(settings, Mapping):
-            items = [f"{_text('key', k)}={_text(f'value for {k}', v)}" for k, v in settings.items()]
-            _rc, it = self._call(_lib.perftune_verify, items)
         else:
-            _rc, it = self._call(_lib.perftune_verify, [_text("setting", s) for s in settings])
+            _rc, it = self._call(_lib.perftune_verify, _settings(settings))
+        return self._render_checks(it, lambda: _lib.perftune_verify_metrics(it, what))
+
+    def _render_checks(self, it: Any, render: Callable[[], Any]) -> str:
+        """``render() -> (rc, text)`` of the checks of ``it``, which is freed."""
         try:
-            rc, text = _lib.perftune_verify_metrics(it, what)
+            rc, text = render()
         finally:
             _lib.perftune_check_iter_free(it)
         if rc < 0:
@@ -461,15 +483,7 @@ class Context:
             spec = _text("name_or_path", name_or_path)
         else:
             spec = _path("name_or_path", name_or_path)
-        vars_: list[str] | None = None
-        if variables is not None:
-            vars_ = []
-            for name, value in variables.items():
-                _text("variable name", name)
-                if not name or "=" in name:
-                    raise ValueError(f"bad variable name {name!r}")
-                vars_.append(f"{name}={_text(f'variable {name}', value)}")
-        _rc, ptr = self._call(_lib.perftune_profile_load, spec, vars_)
+        _rc, ptr = self._call(_lib.perftune_profile_load, spec, _variables(variables))
         return Profile(self, ptr)
 
     def profiles(self) -> List[ProfileInfo]:
@@ -497,6 +511,71 @@ class Context:
         f = export_format(format)
         _rc, text = self._call(_lib.perftune_export_transaction, _text("name", name), f)
         return str(text)
+
+    # ---- reports: what the perftune program prints ---------------------------
+
+    def list_report(
+        self, prefix: str | None = None, json: bool = False, writable: bool = False
+    ) -> str:
+        """What ``perftune list [--json] [--writable] [PREFIX]`` prints, byte
+        for byte: ``KEY = VALUE`` lines (read-only ones marked), or with
+        ``json`` an array of ``{key, value, read_only, note}``; ``writable``
+        leaves the read-only tunables out."""
+        flags = _report_flags(json)
+        if writable:
+            flags |= _lib.PERFTUNE_REPORT_WRITABLE
+        if prefix is not None:
+            _text("prefix", prefix)
+        _rc, text = self._call(_lib.perftune_list_report, prefix, flags)
+        return str(text)
+
+    def describe_report(self, key: str, json: bool = False) -> str:
+        """What ``perftune describe [--json] KEY`` prints, byte for byte (the
+        fields of :meth:`describe`)."""
+        _rc, d = self._call(_lib.perftune_describe, _text("key", key))
+        try:
+            rc, text = _lib.perftune_desc_report(d, _report_flags(json))
+        finally:
+            _lib.perftune_desc_free(d)
+        if rc < 0:
+            raise error_from_errno(rc, os.strerror(-rc))
+        return str(text)
+
+    def profiles_report(self, json: bool = False) -> str:
+        """What ``perftune list-profiles [--json]`` prints, byte for byte (the
+        fields of :meth:`profiles`)."""
+        _rc, text = self._call(_lib.perftune_profile_list_report, _report_flags(json))
+        return str(text)
+
+    def why_report(self, key: str, json: bool = False) -> str:
+        """What ``perftune why [--json] KEY`` prints, byte for byte: the value
+        now, each source of :meth:`why` with its marks, and what a reboot
+        brings back."""
+        _rc, text = self._call(_lib.perftune_why_report, _text("key", key), _report_flags(json))
+        return str(text)
+
+    def verify_report(
+        self,
+        target: str | Mapping[str, str] | Iterable[str],
+        variables: Mapping[str, str] | None = None,
+        json: bool = False,
+    ) -> str:
+        """What ``perftune verify [--json] TARGET`` prints, byte for byte.
+
+        :param target: a journaled transaction's name, else a profile (a
+            name or a path), looked up as the command does; or settings,
+            ``{key: value}`` or ``"KEY=VALUE"`` strings (verified
+            ``"settings"``).
+        :param variables: the profile's variables, as :meth:`load_profile`.
+        """
+        if isinstance(target, str):
+            what = _text("target", target)
+            _rc, it = self._call(_lib.perftune_verify_named, what, _variables(variables), 0)
+        else:
+            what = "settings"
+            _rc, it = self._call(_lib.perftune_verify, _settings(target))
+        flags = _report_flags(json)
+        return self._render_checks(it, lambda: _lib.perftune_verify_report(it, what, flags))
 
     def apply(
         self,

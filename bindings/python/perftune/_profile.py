@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import Any, List, Protocol, Union
+from typing import Any, Callable, List, Protocol, Union
 
 from . import _perftune as _lib
 from ._errors import PerftuneValueError, error_from_errno
@@ -116,18 +116,28 @@ class Profile:
             _lib.perftune_check_iter_free(it)
         return out
 
-    def verify_metrics(self) -> str:
-        """:meth:`verify` as Prometheus metrics labelled ``verified`` = the
-        profile's name, as ``perftune verify --format prometheus PROFILE``."""
+    def _verify_text(self, render: Callable[[Any, str], Any]) -> str:
+        """:meth:`verify`'s checks rendered by ``render(it, name) -> (rc, text)``."""
         name = self.name
         with self._lock:
             _rc, it = self._check(_lib.perftune_verify_profile(self._handle()))
             try:
-                rc, text = _lib.perftune_verify_metrics(it, name)
+                rc, text = render(it, name)
             finally:
                 _lib.perftune_check_iter_free(it)
             self._check(rc)
         return str(text)
+
+    def verify_metrics(self) -> str:
+        """:meth:`verify` as Prometheus metrics labelled ``verified`` = the
+        profile's name, as ``perftune verify --format prometheus PROFILE``."""
+        return self._verify_text(_lib.perftune_verify_metrics)
+
+    def verify_report(self, json: bool = False) -> str:
+        """:meth:`verify` as ``perftune verify [--json] PROFILE`` prints it,
+        byte for byte (JSON: ``verified`` is the profile's name)."""
+        flags = _lib.PERFTUNE_REPORT_JSON if json else 0
+        return self._verify_text(lambda it, name: _lib.perftune_verify_report(it, name, flags))
 
     def export(self, format: Union[ExportFormat, str]) -> str:
         """The keys this profile maps to (skipped options left out) as a
