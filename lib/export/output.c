@@ -287,11 +287,11 @@ static int output_open_log_impl(struct perftune_ctx *ctx, const char *path, unsi
 	if (r >= 0 && fcntl(fd, F_SETFL, O_APPEND) < 0)
 		r = pt_err(ctx, -errno, "%s: %s", path, strerror(errno));
 	perftune_output_free(o);
-	if (r < 0 && fd >= 0)
+	if (r >= 0)
+		return fd;
+	if (fd >= 0)
 		close(fd);
-	if (r < 0)
-		return r;
-	return fd;
+	return r;
 }
 
 PERFTUNE_EXPORT int perftune_output_open_log(struct perftune_ctx *ctx, const char *path,

@@ -153,14 +153,21 @@ static void warning_text(FILE *f, const struct perftune_source *s)
 	fprintf(f, " (%s)\n", perftune_source_note(s));
 }
 
+/* a warning's members in JSON, in this order */
+static const struct {
+	const char *name;
+	const char *(*get)(const struct perftune_source *s);
+} warning_members[] = {
+	{ "key", perftune_source_key },		  { "kind", perftune_source_kind },
+	{ "location", perftune_source_location }, { "value", perftune_source_value },
+	{ "note", perftune_source_note },
+};
+
 static void warning_json(struct json *j, const struct perftune_source *s)
 {
 	json_open(j, '{', 0);
-	json_kv(j, "key", perftune_source_key(s));
-	json_kv(j, "kind", perftune_source_kind(s));
-	json_kv(j, "location", perftune_source_location(s));
-	json_kv(j, "value", perftune_source_value(s));
-	json_kv(j, "note", perftune_source_note(s));
+	for (size_t i = 0; i < ARRAY_SIZE(warning_members); i++)
+		json_kv(j, warning_members[i].name, warning_members[i].get(s));
 	json_close(j);
 }
 
