@@ -15,6 +15,7 @@
 #include "core/ctx.h"
 #include "core/log.h"
 #include "shared/json.h"
+#include "shared/report.h"
 #include "experiment-internal.h"
 
 static const char *const time_names[] = { "wall_s", "user_s", "sys_s" };
@@ -169,8 +170,7 @@ static void report_text(struct perftune_experiment *exp, FILE *f, const char *me
 static int report_impl(struct perftune_experiment *exp, unsigned flags, const char *metric,
 		       const char *log, const char *plot, char **text)
 {
-	size_t size;
-	FILE *f;
+	struct pt_report r;
 
 	if (!exp || !text || (flags & ~PERFTUNE_REPORT_JSON))
 		return -EINVAL;
@@ -178,18 +178,13 @@ static int report_impl(struct perftune_experiment *exp, unsigned flags, const ch
 	if (!exp->n[PERFTUNE_BASELINE])
 		return pt_err(exp->ctx, -EINVAL, "experiment '%s' has no results to report",
 			      exp->name);
-	f = open_memstream(text, &size);
-	if (!f)
+	if (pt_report_open(&r) < 0)
 		return -ENOMEM;
 	if (flags & PERFTUNE_REPORT_JSON)
-		report_json(exp, f, metric, log, plot);
+		report_json(exp, r.f, metric, log, plot);
 	else
-		report_text(exp, f, metric, log);
-	if (fclose(f) == 0 && *text)
-		return 0;
-	free(*text);
-	*text = NULL;
-	return -ENOMEM;
+		report_text(exp, r.f, metric, log);
+	return pt_report_end(&r, text);
 }
 
 PERFTUNE_EXPORT int perftune_experiment_report(struct perftune_experiment *exp, unsigned flags,

@@ -11,7 +11,7 @@
 #include "macro.h"
 #include "core/ctx.h"
 #include "shared/json.h"
-#include "report.h"
+#include "shared/report.h"
 
 /* "a b" (the library's space-separated names) as the member "@key": ["a", "b"]; [] for NULL */
 static void names_json(struct json *j, const char *key, const char *names)

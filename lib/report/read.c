@@ -10,7 +10,7 @@
 #include "macro.h"
 #include "core/ctx.h"
 #include "shared/json.h"
-#include "report.h"
+#include "shared/report.h"
 
 static void desc_json(struct perftune_desc *d, FILE *f)
 {

@@ -13,7 +13,7 @@
 #include "macro.h"
 #include "core/ctx.h"
 #include "shared/json.h"
-#include "report.h"
+#include "shared/report.h"
 
 static void status_json(struct perftune_status_iter *it, FILE *f)
 {

@@ -17,7 +17,7 @@
 #include "core/ctx.h"
 #include "engine/tx.h"
 #include "shared/json.h"
-#include "report.h"
+#include "shared/report.h"
 
 static bool dry_run(struct perftune_tx *tx)
 {

@@ -13,7 +13,7 @@
 #include "core/ctx.h"
 #include "shared/array.h"
 #include "shared/json.h"
-#include "report.h"
+#include "shared/report.h"
 
 #define NSTATES (PERFTUNE_CHECK_SKIPPED + 1)
 

@@ -11,7 +11,7 @@
 #include "macro.h"
 #include "core/ctx.h"
 #include "shared/json.h"
-#include "report.h"
+#include "shared/report.h"
 
 static void why_source(FILE *f, const char *key, const struct perftune_source *s, int n)
 {

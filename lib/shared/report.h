@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report.c: the memory stream a report (perftune_*_report()) is written into */
-#ifndef PERFTUNE_REPORT_REPORT_H
-#define PERFTUNE_REPORT_REPORT_H
+#ifndef PERFTUNE_SHARED_REPORT_H
+#define PERFTUNE_SHARED_REPORT_H
 
 #include <stdio.h>
 
