@@ -40,9 +40,15 @@ struct disks {
 
 static int disks_add(struct disks *d, const char *name, const char *via)
 {
-	for (size_t i = 0; i < d->n; i++)
-		if (!strcmp(d->name[i], name))
-			return 0;
+	for (size_t i = 0; i < d->n; i++) {
+		if (strcmp(d->name[i], name))
+			continue;
+		/* selected itself and through a stacked device (block.*: sdb and
+		 * dm-0 over it): the note says so whichever readdir() gave first */
+		if (!d->via[i][0] && via)
+			snprintf(d->via[i], sizeof(*d->via), "%s", via);
+		return 0;
+	}
 	if (d->n == MAX_DISKS)
 		return -E2BIG;
 	if (d->n == d->cap) {
