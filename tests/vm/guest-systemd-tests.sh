@@ -147,10 +147,13 @@ wait_held() {
 			;;
 		esac
 		# status --json: a row (a line) per key; awk, not python3, whose
-		# start-up alone takes seconds under TCG on a busy machine
+		# start-up alone takes seconds under TCG on a busy machine.  Held
+		# and committed: the journal holds its keys from the first one,
+		# before the slower writes (a scheduler switch) are done
 		if ((pid > 0)) && "$PT" status --json 2>/dev/null |
-			awk -v t="\"transaction\": \"$PROFILE\"," -v p="\"pid\": $pid," -v h='"held": true,' '
-				index($0, t) { n++; if (!index($0, p) || !index($0, h)) bad++ }
+			awk -v t="\"transaction\": \"$PROFILE\"," -v p="\"pid\": $pid," -v h='"held": true,' \
+				-v c='"committed": true,' '
+				index($0, t) { n++; if (!index($0, p) || !index($0, h) || !index($0, c)) bad++ }
 				END { exit !(n > 0 && !bad) }'; then
 			HOLDER=$pid
 			return 0
